@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# Starts, stops and inspects the local Elasticsearch node and Redis this project runs against.
+# Elasticsearch comes from the official integ-test-zip distribution on Maven Central (fetched with
+# mvn, cached in .cache/), runs on loopback as a dedicated non-root user, security off, one node.
+#
+#   scripts/services.sh start|stop|status            both services
+#   scripts/services.sh es start|stop|status         Elasticsearch only
+#   scripts/services.sh redis start|status           Redis only
+#
+# Environment: ES_VERSION (default 8.19.7), ES_PORT (9200), ES_USER (elasticsearch),
+# ES_HEAP (512m), ES_JAVA_HOME, REDIS_URL (redis://127.0.0.1:6379), CACHE_DIR (.cache).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ES_VERSION="${ES_VERSION:-8.19.7}"
+ES_PORT="${ES_PORT:-9200}"
+ES_TRANSPORT_PORT="${ES_TRANSPORT_PORT:-$((ES_PORT + 100))}"
+ES_USER="${ES_USER:-elasticsearch}"
+ES_HEAP="${ES_HEAP:-512m}"
+CACHE_DIR="${CACHE_DIR:-$ROOT/.cache}"
+ES_ARTIFACT="org.elasticsearch.distribution.integ-test-zip:elasticsearch:${ES_VERSION}:zip"
+ES_ZIP="$CACHE_DIR/elasticsearch-${ES_VERSION}.zip"
+ES_HOME="$CACHE_DIR/elasticsearch-${ES_VERSION}"
+ES_NODE_DIR="$CACHE_DIR/es-node-${ES_PORT}"   # data, logs and pid of the node on this port
+ES_URL="http://127.0.0.1:${ES_PORT}"
+REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+
+log() { printf '[services] %s\n' "$*" >&2; }
+die() { printf '[services] error: %s\n' "$*" >&2; exit 1; }
+is_root() { [ "$(id -u)" = "0" ]; }
+
+apt_install() {
+  is_root || die "missing $*; install it (Debian: apt-get install $*) or run this script as root"
+  log "installing $* with apt-get"
+  # apt-get update is needed once on a fresh machine before the package lists are known.
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+java_major() { "$1/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1; }
+
+# Elasticsearch 8.19 needs Java 17 or newer; the integ-test zip ships no JDK.
+find_java_home() {
+  local candidate
+  for candidate in "${ES_JAVA_HOME:-}" "${JAVA_HOME:-}" \
+    $(command -v java >/dev/null 2>&1 && dirname "$(dirname "$(readlink -f "$(command -v java)")")") \
+    /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/java-17-openjdk-arm64 /usr/lib/jvm/*; do
+    [ -n "$candidate" ] && [ -x "$candidate/bin/java" ] || continue
+    local major; major="$(java_major "$candidate")"
+    if [ -n "$major" ] && [ "$major" -ge 17 ]; then echo "$candidate"; return 0; fi
+  done
+  return 1
+}
+
+ensure_java() {
+  local home
+  if home="$(find_java_home)"; then echo "$home"; return; fi
+  is_root || die "no Java 17+ found: set ES_JAVA_HOME to a JDK 17+ (Debian: apt-get install openjdk-17-jre-headless)"
+  apt_install openjdk-17-jre-headless
+  home="$(find_java_home)" || die "a JDK was installed but no java 17+ was found under /usr/lib/jvm"
+  echo "$home"
+}
+
+fetch_es() {
+  [ -d "$ES_HOME/bin" ] && return 0
+  mkdir -p "$CACHE_DIR"
+  if [ ! -f "$ES_ZIP" ]; then
+    command -v mvn >/dev/null 2>&1 || { is_root && apt_install maven; } || die "mvn not found: install Apache Maven"
+    log "fetching Elasticsearch ${ES_VERSION} ($ES_ARTIFACT) with mvn"
+    # mvn prints its transfer progress while it downloads (about 100 MB); later runs reuse the cache.
+    mvn -Dstyle.color=never -Dtransitive=false \
+      org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
+      -Dartifact="$ES_ARTIFACT" -DoutputDirectory="$CACHE_DIR/download" -Dmdep.overWriteReleases=true \
+      | grep -Ev '^\[INFO\] (-+|Scanning|Building|BUILD|Total time|Finished at|$)' >&2 \
+      || true
+    [ -f "$CACHE_DIR/download/elasticsearch-${ES_VERSION}.zip" ] || die "mvn could not fetch $ES_ARTIFACT"
+    mv "$CACHE_DIR/download/elasticsearch-${ES_VERSION}.zip" "$ES_ZIP.part"
+    mv "$ES_ZIP.part" "$ES_ZIP"
+  fi
+  command -v unzip >/dev/null 2>&1 || apt_install unzip
+  log "unpacking into $ES_HOME"
+  rm -rf "$ES_HOME.part" && mkdir -p "$ES_HOME.part"
+  unzip -q "$ES_ZIP" -d "$ES_HOME.part"
+  mv "$ES_HOME.part/elasticsearch-${ES_VERSION}" "$ES_HOME" && rmdir "$ES_HOME.part"
+}
+
+# Elasticsearch refuses to run as root, so as root it runs as a dedicated system user.
+run_as_es() {
+  if is_root; then
+    id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
+    setpriv --reuid="$ES_USER" --regid="$ES_USER" --init-groups "$@"
+  else
+    "$@"
+  fi
+}
+
+es_answers() { curl -fsS -m 2 "$ES_URL/_cluster/health" >/dev/null 2>&1; }
+es_pid() { local f="$ES_NODE_DIR/es.pid"; [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && cat "$f"; }
+
+es_status() {
+  if es_answers; then
+    curl -fsS -m 2 "$ES_URL/_cluster/health?filter_path=status,number_of_nodes" && echo
+    log "Elasticsearch answers at $ES_URL"; return 0
+  fi
+  log "Elasticsearch is not answering at $ES_URL"; return 1
+}
+
+es_start() {
+  if es_answers; then log "Elasticsearch already answers at $ES_URL"; return 0; fi
+  local java_home; java_home="$(ensure_java)"
+  fetch_es
+  mkdir -p "$ES_NODE_DIR/data" "$ES_NODE_DIR/logs"
+  # The node writes its keystore into config/ and its data and logs under the node dir.
+  if is_root; then
+    id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
+    chown -R "$ES_USER:$ES_USER" "$ES_HOME" "$ES_NODE_DIR"
+    # The user must be able to reach the cache through every parent directory.
+    local dir="$CACHE_DIR"; while [ "$dir" != "/" ]; do chmod o+x "$dir" 2>/dev/null || true; dir="$(dirname "$dir")"; done
+  fi
+  log "starting Elasticsearch ${ES_VERSION} on $ES_URL (java: $java_home, heap $ES_HEAP)"
+  rm -f "$ES_NODE_DIR/es.pid"
+  run_as_es env ES_JAVA_HOME="$java_home" ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP ${ES_EXTRA_JAVA_OPTS:-}" \
+    "$ES_HOME/bin/elasticsearch" -d -p "$ES_NODE_DIR/es.pid" \
+      -E cluster.name="catalog-dev-${ES_PORT}" \
+      -E node.name="node-${ES_PORT}" \
+      -E network.host=127.0.0.1 \
+      -E http.port="$ES_PORT" \
+      -E transport.port="$ES_TRANSPORT_PORT" \
+      -E discovery.type=single-node \
+      -E xpack.security.enabled=false \
+      -E path.data="$ES_NODE_DIR/data" \
+      -E path.logs="$ES_NODE_DIR/logs" \
+      -E cluster.routing.allocation.disk.threshold_enabled=false \
+      -E action.destructive_requires_name=false \
+      > "$ES_NODE_DIR/logs/startup.out" 2>&1 || { es_fail "the elasticsearch launcher exited with an error"; }
+  local waited=0
+  until es_answers; do
+    if [ "$waited" -ge 120 ]; then es_fail "no answer after ${waited}s"; fi
+    if [ "$waited" -ge 5 ] && [ -z "$(es_pid)" ]; then es_fail "the node process exited"; fi
+    sleep 1; waited=$((waited + 1))
+  done
+  curl -fsS -m 30 "$ES_URL/_cluster/health?wait_for_status=yellow&timeout=30s" >/dev/null || true
+  log "Elasticsearch is up at $ES_URL after ${waited}s"
+}
+
+es_fail() {
+  log "Elasticsearch failed to start: $1. Last lines of its log:"
+  tail -n 40 "$ES_NODE_DIR/logs/startup.out" 2>/dev/null >&2 || true
+  tail -n 40 "$ES_NODE_DIR/logs/catalog-dev-${ES_PORT}.log" 2>/dev/null >&2 || true
+  exit 1
+}
+
+es_stop() {
+  local pid; pid="$(es_pid || true)"
+  if [ -z "$pid" ]; then log "Elasticsearch on port $ES_PORT is not running (from this script)"; return 0; fi
+  log "stopping Elasticsearch (pid $pid)"
+  kill "$pid"
+  local waited=0
+  while kill -0 "$pid" 2>/dev/null; do
+    [ "$waited" -ge 60 ] && { kill -9 "$pid" 2>/dev/null || true; break; }
+    sleep 1; waited=$((waited + 1))
+  done
+  rm -f "$ES_NODE_DIR/es.pid"
+  log "Elasticsearch stopped"
+}
+
+redis_host_port() {
+  local rest="${REDIS_URL#*://}"; rest="${rest#*@}"; rest="${rest%%/*}"
+  REDIS_HOST="${rest%%:*}"; REDIS_PORT="${rest##*:}"
+  [ "$REDIS_PORT" = "$rest" ] && REDIS_PORT=6379
+  [ -n "$REDIS_HOST" ] || REDIS_HOST=127.0.0.1
+}
+
+redis_answers() {
+  redis_host_port
+  if command -v redis-cli >/dev/null 2>&1; then
+    [ "$(redis-cli -u "$REDIS_URL" ping 2>/dev/null)" = "PONG" ]
+  else
+    # No client installed: speak RESP over bash's /dev/tcp.
+    exec 3<>"/dev/tcp/$REDIS_HOST/$REDIS_PORT" 2>/dev/null || return 1
+    printf 'PING\r\n' >&3; local reply; read -r -t 2 reply <&3 || true; exec 3>&-
+    [[ "$reply" == +PONG* ]]
+  fi
+}
+
+redis_status() {
+  if redis_answers; then log "Redis answers at $REDIS_URL"; return 0; fi
+  log "Redis is not answering at $REDIS_URL"; return 1
+}
+
+redis_start() {
+  if redis_answers; then log "Redis already answers at $REDIS_URL"; return 0; fi
+  redis_host_port
+  command -v redis-server >/dev/null 2>&1 || apt_install redis-server
+  log "starting redis-server on $REDIS_HOST:$REDIS_PORT"
+  mkdir -p "$CACHE_DIR/redis-$REDIS_PORT"
+  redis-server --daemonize yes --bind "$REDIS_HOST" --port "$REDIS_PORT" --save "" --appendonly no \
+    --dir "$CACHE_DIR/redis-$REDIS_PORT" --logfile "$CACHE_DIR/redis-$REDIS_PORT/redis.log" \
+    --pidfile "$CACHE_DIR/redis-$REDIS_PORT/redis.pid"
+  local waited=0
+  until redis_answers; do
+    [ "$waited" -ge 20 ] && { tail -n 20 "$CACHE_DIR/redis-$REDIS_PORT/redis.log" >&2; die "Redis did not answer"; }
+    sleep 0.5; waited=$((waited + 1))
+  done
+  log "Redis is up at $REDIS_URL"
+}
+
+redis_stop() {
+  redis_host_port
+  local f="$CACHE_DIR/redis-$REDIS_PORT/redis.pid"
+  if [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; then kill "$(cat "$f")"; log "Redis stopped"
+  else log "no Redis started by this script on port $REDIS_PORT"; fi
+}
+
+case "${1:-}" in
+  es) case "${2:-}" in start) es_start ;; stop) es_stop ;; status) es_status ;; *) die "usage: $0 es start|stop|status" ;; esac ;;
+  redis) case "${2:-}" in start) redis_start ;; stop) redis_stop ;; status) redis_status ;; *) die "usage: $0 redis start|stop|status" ;; esac ;;
+  start) redis_start; es_start ;;
+  stop) es_stop ;;
+  status) rc=0; redis_status || rc=1; es_status || rc=1; exit $rc ;;
+  *) die "usage: $0 start|stop|status | es start|stop|status | redis start|stop|status" ;;
+esac

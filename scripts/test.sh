@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The whole test suite: installs dependencies when missing, makes sure Elasticsearch and Redis
+# answer (starting them with scripts/services.sh when they do not), type-checks, runs mocha.
+# Extra arguments go to mocha (e.g. `npm test -- --grep cursor`).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+
+export ELASTICSEARCH_URL="${ELASTICSEARCH_URL:-http://127.0.0.1:9200}"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+ES_PORT="${ELASTICSEARCH_URL##*:}"; ES_PORT="${ES_PORT%%/*}"
+ES_PORT="$ES_PORT" bash scripts/services.sh start
+
+echo "[test] type-checking"
+npx tsc -p tsconfig.json --noEmit
+
+started=$(date +%s)
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+set +e
+npx mocha "$@" 2>&1 | tee "$out"
+status=${PIPESTATUS[0]}
+set -e
+passed=$(grep -Eo '^ +[0-9]+ passing' "$out" | grep -Eo '[0-9]+' | tail -n1 || true)
+failed=$(grep -Eo '^ +[0-9]+ failing' "$out" | grep -Eo '[0-9]+' | tail -n1 || true)
+pending=$(grep -Eo '^ +[0-9]+ pending' "$out" | grep -Eo '[0-9]+' | tail -n1 || true)
+echo "[test] suite took $(( $(date +%s) - started ))s"
+# The plain closing line CI reads, whatever the runner.
+echo "${passed:-0} passed, ${failed:-0} failed, ${pending:-0} skipped"
+if [ "${passed:-0}" = "0" ] && [ "$status" = "0" ]; then echo "[test] no test ran"; exit 1; fi
+exit "$status"

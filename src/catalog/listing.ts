@@ -1,0 +1,157 @@
+/**
+ * The listing model: the wire shapes of SPEC.md section 2 (what clients see) and the stored
+ * document (what the listing index holds). Internal fields never leave through `toListing`.
+ */
+
+export type ListingType = 'http' | 'mcp';
+export type Scheme = 'exact' | 'upto';
+
+/** SPEC 2.3. `amount` is a base-10 integer string in the asset's smallest unit (DECISIONS). */
+export interface Payment {
+  scheme: Scheme;
+  /** CAIP-2, e.g. `eip155:84532`. */
+  network: string;
+  asset: string;
+  amount: string;
+  /** Seller's receiving address; a documented addition used by the `payTo` filter. */
+  payTo?: string;
+  maxTimeoutSeconds?: number;
+  /** Metered MCP listings only. */
+  pricing?: { unit: string; pricePerUnit: string };
+}
+
+/** SPEC 2.4: seller-declared metadata, matched by search. */
+export interface Describe {
+  title?: string;
+  description?: string;
+  tags?: string[];
+  inputs?: Record<string, string>;
+}
+
+/** SPEC 2.5. */
+export interface Signals {
+  lastSettled?: string;
+  settleCount7d: number;
+  rejectionRate7d: number;
+}
+
+/** SPEC 2.6, only with `explain=1`. */
+export interface Debug {
+  score: number;
+  relevance: number;
+  priceBoost: number;
+  recencyBoost: number;
+}
+
+export interface HttpListing {
+  id: string;
+  type: 'http';
+  resource: string;
+  payment: Payment;
+  describe: Describe;
+  signals: Signals;
+  debug?: Debug;
+}
+
+export interface McpListing {
+  id: string;
+  type: 'mcp';
+  resource: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  payment: Payment;
+  /** Documented addition: publish accepts `tags`; the `capability` filter matches them. */
+  tags?: string[];
+  signals: Signals;
+  debug?: Debug;
+}
+
+export type Listing = HttpListing | McpListing;
+
+/** Who wrote a listing; kept on the document for operators, never shown to clients. */
+export type ListingSource = 'announce' | 'publish' | 'traffic' | 'import' | 'demo' | 'bench';
+
+export type RemovalReason = 'unpublished' | 'probe_failed' | 'stale' | 'operator';
+
+/** The document stored in the listing index (mappings/listings.json). */
+export interface ListingDocument {
+  id: string;
+  type: ListingType;
+  resource: string;
+  /** HTTP: `METHOD canonicalUrl`; MCP: `serverUri toolName` (DECISIONS "Listing id"). */
+  canonicalKey: string;
+  method?: string;
+  host: string;
+  name?: string;
+  description?: string;
+  tags?: string[];
+  /** Identifier words (snake/camel/kebab split) from names, inputs and the path, for BM25. */
+  keywords?: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  payment: Payment;
+  /** Every payment option the resource accepts (the primary one included). */
+  accepts?: Array<Payment & { extra?: Record<string, unknown> }>;
+  describe?: Describe;
+  signals: Signals;
+  source: ListingSource;
+  owner?: string;
+  firstSeen: string;
+  lastSeen: string;
+  updatedAt: string;
+  removed: boolean;
+  removedReason?: RemovalReason;
+  removedAt?: string;
+}
+
+const EMPTY_SIGNALS: Signals = { settleCount7d: 0, rejectionRate7d: 0 };
+
+function publicPayment(payment: Payment): Payment {
+  const out: Payment = { scheme: payment.scheme, network: payment.network, asset: payment.asset, amount: String(payment.amount) };
+  if (payment.payTo !== undefined) out.payTo = payment.payTo;
+  if (payment.maxTimeoutSeconds !== undefined) out.maxTimeoutSeconds = payment.maxTimeoutSeconds;
+  if (payment.pricing !== undefined) out.pricing = payment.pricing;
+  return out;
+}
+
+function publicSignals(signals: Partial<Signals> | undefined): Signals {
+  const out: Signals = { ...EMPTY_SIGNALS };
+  if (signals?.lastSettled) out.lastSettled = signals.lastSettled;
+  if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
+  if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
+  return out;
+}
+
+/** The response shape of SPEC.md section 2, built field by field so internals cannot leak. */
+export function toListing(doc: ListingDocument): Listing {
+  if (doc.type === 'mcp') {
+    const listing: McpListing = {
+      id: doc.id,
+      type: 'mcp',
+      resource: doc.resource,
+      name: doc.name ?? '',
+      description: doc.description ?? '',
+      inputSchema: doc.inputSchema ?? { type: 'object' },
+      payment: publicPayment(doc.payment),
+      signals: publicSignals(doc.signals),
+    };
+    if (doc.outputSchema) listing.outputSchema = doc.outputSchema;
+    if (doc.tags && doc.tags.length > 0) listing.tags = doc.tags;
+    return listing;
+  }
+  const describe: Describe = {};
+  if (doc.describe?.title !== undefined) describe.title = doc.describe.title;
+  if (doc.describe?.description !== undefined) describe.description = doc.describe.description;
+  if (doc.describe?.tags !== undefined) describe.tags = doc.describe.tags;
+  if (doc.describe?.inputs !== undefined) describe.inputs = doc.describe.inputs;
+  return {
+    id: doc.id,
+    type: 'http',
+    resource: doc.resource,
+    payment: publicPayment(doc.payment),
+    describe,
+    signals: publicSignals(doc.signals),
+  };
+}

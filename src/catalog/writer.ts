@@ -1,0 +1,76 @@
+/**
+ * The one way every producer writes the catalog (publish, announce, verify/settle sightings, demo
+ * data, import, benchmarks). Implemented by the durable write path in this folder; other modules
+ * depend on this interface only.
+ */
+import type { Describe, ListingSource, Payment, RemovalReason, Signals } from './listing.js';
+
+export interface HttpListingInput {
+  type: 'http';
+  /** Endpoint URL; canonicalized by the write path (DECISIONS "Canonical URL"). */
+  resource: string;
+  /** HTTP method, default GET; part of the canonical key. */
+  method?: string;
+  /** x402 `routeTemplate` (`/users/:userId`), turned into a brace template. */
+  routeTemplate?: string;
+  payment: Payment;
+  accepts?: Array<Payment & { extra?: Record<string, unknown> }>;
+  describe?: Describe;
+  signals?: Partial<Signals>;
+}
+
+export interface McpListingInput {
+  type: 'mcp';
+  /** `mcp://<host>/<tool_name>` */
+  resource: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  payment: Payment;
+  tags?: string[];
+  signals?: Partial<Signals>;
+}
+
+export type ListingInput = HttpListingInput | McpListingInput;
+
+export interface WriteContext {
+  source: ListingSource;
+  /** Seller token id for published listings (only its owner may unpublish). */
+  owner?: string;
+  /** When the resource was seen; defaults to now (injectable for staleness tests). */
+  seenAt?: Date;
+}
+
+export interface InvalidField {
+  path: string;
+  message: string;
+}
+
+export interface AcceptedWrite {
+  index: number;
+  id: string;
+}
+
+export interface RejectedWrite {
+  index: number;
+  errors: InvalidField[];
+}
+
+export interface BulkWriteResult {
+  accepted: AcceptedWrite[];
+  rejected: RejectedWrite[];
+}
+
+export interface CatalogWriter {
+  /** Validates, canonicalizes and queues an upsert durably; resolves with the listing id. Throws InvalidListingError. */
+  upsert(input: ListingInput, context: WriteContext): Promise<{ id: string }>;
+  /** Bulk form: invalid entries are reported, valid ones are queued. */
+  upsertMany(inputs: unknown[], context: WriteContext): Promise<BulkWriteResult>;
+  /** Marks a listing as seen again (a 402 report or a settlement) without changing its content. */
+  touch(id: string, seenAt?: Date): Promise<void>;
+  /** Takes a listing out of search results. */
+  remove(id: string, reason: RemovalReason): Promise<void>;
+  /** Replaces the `signals` block of listings (the signals flusher). */
+  updateSignals(updates: Array<{ id: string; signals: Signals }>): Promise<void>;
+}

@@ -1,0 +1,31 @@
+/**
+ * Composition root: turns configuration and clients into the services, their HTTP routers and the
+ * background workers. The server and the integration tests both build the service through here.
+ */
+import type { Router } from 'express';
+import type { Client } from '@elastic/elasticsearch';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { Logger } from './logger.js';
+
+export interface Clients {
+  elasticsearch: Client;
+  redis: Redis;
+}
+
+/** A loop that runs beside the HTTP server (ingest consumer, signal flusher, re-prober, ...). */
+export interface BackgroundWorker {
+  readonly name: string;
+  start(): void;
+  /** Resolves once the current iteration finished; no new work starts after it is called. */
+  stop(): Promise<void>;
+}
+
+export interface Container {
+  routers: Router[];
+  workers: BackgroundWorker[];
+}
+
+export function buildContainer(_config: Config, _logger: Logger, _clients: Clients): Container {
+  return { routers: [], workers: [] };
+}

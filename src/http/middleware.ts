@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Logger } from '../logger.js';
+import { API_VERSION } from '../version.js';
+import { isElasticsearchUnavailable } from '../store/elasticsearch.js';
+import { ProblemError, problems, sendProblem } from './problem.js';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    id: string;
+    log: Logger;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Keeps a well-formed incoming X-Request-Id (so traces join up across services), else makes one. */
+export function requestContext(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.header('x-request-id');
+    req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.log = logger.child({ requestId: req.id });
+    res.setHeader('X-Request-Id', req.id);
+    res.setHeader('X-API-Version', API_VERSION);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      req.log.log(res.statusCode >= 500 ? 'error' : 'http', 'request', {
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Math.round(ms * 100) / 100,
+      });
+    });
+    next();
+  };
+}
+
+export const notFound: RequestHandler = (req, _res, next) => {
+  next(problems.notFound(`No route for ${req.method} ${req.path}.`));
+};
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  limit?: number;
+}
+
+/** The one place an error becomes a response: problem+json, and a 500 never shows internals. */
+export function errorHandler(): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const problem = toProblem(err);
+    if (problem.status >= 500 && problem.code === 'internal') {
+      req.log?.error('unhandled error', { err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) });
+    } else if (problem.code === 'search_unavailable') {
+      req.log?.warn('elasticsearch unavailable', { err: err instanceof Error ? err.message : String(err) });
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendProblem(res, problem, req.id ? `urn:request:${req.id}` : undefined);
+  };
+}
+
+function toProblem(err: unknown): ProblemError {
+  if (err instanceof ProblemError) return err;
+  const parserError = err as BodyParserError;
+  if (parserError?.type === 'entity.parse.failed') return problems.invalidJson(parserError.message);
+  if (parserError?.type === 'entity.too.large') return problems.payloadTooLarge(parserError.limit ?? 0);
+  if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
+    return new ProblemError(415, 'unsupported_media_type', parserError.message);
+  }
+  if (isElasticsearchUnavailable(err)) return problems.searchUnavailable();
+  return problems.internal();
+}

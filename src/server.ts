@@ -1,0 +1,80 @@
+/** Process entry point: validated config, real clients, index bootstrap, HTTP server, graceful stop. */
+import type { Server } from 'node:http';
+import { createApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { buildContainer } from './container.js';
+import { createLogger } from './logger.js';
+import { createElasticsearchClient } from './store/elasticsearch.js';
+import { ensureListingIndex, IncompatibleIndexError } from './store/listingIndex.js';
+import { createRedisClient } from './store/redis.js';
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
+  const redis = createRedisClient(config.redisUrl);
+
+  try {
+    const index = await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
+    logger.info('listing index ready', { alias: config.listingsAlias, ...index });
+  } catch (err) {
+    if (err instanceof IncompatibleIndexError) {
+      process.stderr.write(`refusing to start: ${err.message}\n`);
+    } else {
+      process.stderr.write(
+        `refusing to start: cannot prepare the listing index at ${config.elasticsearchUrl}: ${(err as Error).message}\n` +
+          'Is Elasticsearch running? Start it with: npm run services -- start\n',
+      );
+    }
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+    process.exit(1);
+  }
+
+  const container = buildContainer(config, logger, { elasticsearch, redis });
+  const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });
+  for (const worker of container.workers) worker.start();
+
+  const server: Server = app.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    logger.info('listening', { url: `http://${config.host}:${port}` });
+    process.stdout.write(`discovery service listening on http://${config.host}:${port}\n`);
+  });
+  server.keepAliveTimeout = 65_000;
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal });
+    // Stop accepting; in-flight requests finish; idle keep-alive sockets close now.
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+    await closed;
+    clearTimeout(grace);
+    await Promise.allSettled(container.workers.map((w) => w.stop()));
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`fatal: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

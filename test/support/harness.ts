@@ -1,0 +1,108 @@
+/**
+ * Builds the real service (real Elasticsearch, real Redis) for integration tests, with index names
+ * and a Redis key prefix unique to this test run so that runs never collide.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Express } from 'express';
+import { createApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { buildContainer, type Container } from '../../src/container.js';
+import { createLogger, type Logger } from '../../src/logger.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
+import { ensureListingIndex } from '../../src/store/listingIndex.js';
+import { createRedisClient, type Redis } from '../../src/store/redis.js';
+
+export const RUN_ID = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+let counter = 0;
+
+/** Index/alias/prefix names unique to one harness in this run. */
+export function uniqueNames(label = 't'): { listingsAlias: string; listingsIndex: string; redisPrefix: string } {
+  counter += 1;
+  const base = `test-${RUN_ID}-${label}${counter}`;
+  return { listingsAlias: `${base}-listings`, listingsIndex: `${base}-listings-v1`, redisPrefix: `test:${RUN_ID}:${label}${counter}:` };
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  const names = uniqueNames();
+  return loadConfig({
+    ...process.env,
+    LISTINGS_ALIAS: names.listingsAlias,
+    LISTINGS_INDEX: names.listingsIndex,
+    REDIS_PREFIX: names.redisPrefix,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    RANKING_REFRESH_MS: '200',
+    ...overrides,
+  });
+}
+
+export interface Harness {
+  config: Config;
+  logger: Logger;
+  elasticsearch: ElasticsearchClient;
+  redis: Redis;
+  container: Container;
+  app: Express;
+  close(): Promise<void>;
+}
+
+const openHarnesses = new Set<Harness>();
+
+/** Starts a full service (index bootstrapped, workers running) the way src/server.ts does. */
+export async function startHarness(overrides: Record<string, string> = {}, options: { workers?: boolean } = {}): Promise<Harness> {
+  const config = testConfig(overrides);
+  const logger = createLogger(config.logLevel, { silent: config.logLevel === 'error' && !process.env.TEST_LOG_LEVEL });
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
+  const redis = createRedisClient(config.redisUrl);
+  await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
+  const container = buildContainer(config, logger, { elasticsearch, redis });
+  if (options.workers !== false) for (const worker of container.workers) worker.start();
+  const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });
+  const harness: Harness = {
+    config,
+    logger,
+    elasticsearch,
+    redis,
+    container,
+    app,
+    async close() {
+      openHarnesses.delete(harness);
+      await Promise.allSettled(container.workers.map((w) => w.stop()));
+      await dropTestData(elasticsearch, redis, config);
+      await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+    },
+  };
+  openHarnesses.add(harness);
+  return harness;
+}
+
+export async function dropTestData(elasticsearch: ElasticsearchClient, redis: Redis, config: Config): Promise<void> {
+  await elasticsearch.indices.delete({ index: `${config.listingsIndex}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.redisPrefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+/** Root hook: nothing a test run created outlives it, even when a test forgot to close. */
+export const mochaHooks = {
+  async afterAll(this: unknown) {
+    await Promise.allSettled([...openHarnesses].map((h) => h.close()));
+  },
+};
+
+export async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value as T;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
