@@ -70,8 +70,7 @@ fetch_es() {
     # mvn prints its transfer progress while it downloads (about 100 MB); later runs reuse the cache.
     mvn -Dstyle.color=never -Dtransitive=false \
       org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
-      -Dartifact="$ES_ARTIFACT" -DoutputDirectory="$CACHE_DIR/download" -Dmdep.overWriteReleases=true \
-      | grep -Ev '^\[INFO\] (-+|Scanning|Building|BUILD|Total time|Finished at|$)' >&2 \
+      -Dartifact="$ES_ARTIFACT" -DoutputDirectory="$CACHE_DIR/download" -Dmdep.overWriteReleases=true >&2 \
       || true
     [ -f "$CACHE_DIR/download/elasticsearch-${ES_VERSION}.zip" ] || die "mvn could not fetch $ES_ARTIFACT"
     mv "$CACHE_DIR/download/elasticsearch-${ES_VERSION}.zip" "$ES_ZIP.part"
