@@ -16,6 +16,8 @@ export interface Config {
   redisPrefix: string;
   logLevel: string;
   bodyLimitBytes: number;
+  /** The catalog's durable write stream consumer (docs/catalog-write.md). */
+  catalogIngest: CatalogIngestSettings;
   /** How often the ranking tunables are re-read from the index (DECISIONS: picked up within 10 s). */
   rankingRefreshMs: number;
   shutdownGraceMs: number;
@@ -82,6 +84,30 @@ const indexName = (value: string): string | undefined =>
     ? undefined
     : 'must be a lower-case Elasticsearch index name (letters, digits, . _ -)';
 
+export interface CatalogIngestSettings {
+  /** Stream entries applied per Elasticsearch `_bulk`. */
+  batchSize: number;
+  /** How long one read waits for new writes; short, so a write is applied as soon as it arrives. */
+  blockMs: number;
+  /** Attempts Elasticsearch may reject an entry before it moves to the dead-letter stream. */
+  maxAttempts: number;
+  /** Entries another consumer received and left unacknowledged this long are taken over. */
+  claimIdleMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+}
+
+function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
+  return {
+    batchSize: read.integer('CATALOG_BATCH_SIZE', 1000, 1, 10_000),
+    blockMs: read.integer('CATALOG_BLOCK_MS', 200, 1, 5000),
+    maxAttempts: read.integer('CATALOG_MAX_ATTEMPTS', 5, 1, 1000),
+    claimIdleMs: read.integer('CATALOG_CLAIM_IDLE_MS', 30_000, 10, 3_600_000),
+    retryBaseMs: read.integer('CATALOG_RETRY_BASE_MS', 200, 1, 60_000),
+    retryMaxMs: read.integer('CATALOG_RETRY_MAX_MS', 5000, 1, 300_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const config: Config = {
@@ -96,6 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] as const),
     bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
+    catalogIngest: readCatalogIngestSettings(read),
     rankingRefreshMs: read.integer('RANKING_REFRESH_MS', 5000, 100, 10_000),
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
   };

@@ -7,6 +7,9 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
+import { buildCatalog, type CatalogQueue } from './catalog/index.js';
+import type { CatalogReader } from './catalog/reader.js';
+import type { CatalogWriter } from './catalog/writer.js';
 
 export interface Clients {
   elasticsearch: Client;
@@ -24,8 +27,15 @@ export interface BackgroundWorker {
 export interface Container {
   routers: Router[];
   workers: BackgroundWorker[];
+  /** The catalog write path every producer uses, the by-id reader and the write queue's stats. */
+  catalog: { writer: CatalogWriter; reader: CatalogReader; queue: CatalogQueue };
 }
 
-export function buildContainer(_config: Config, _logger: Logger, _clients: Clients): Container {
-  return { routers: [], workers: [] };
+export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
+  const catalog = buildCatalog(config, logger, clients);
+  return {
+    routers: [],
+    workers: [catalog.worker],
+    catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
+  };
 }

@@ -110,9 +110,10 @@ const EMPTY_SIGNALS: Signals = { settleCount7d: 0, rejectionRate7d: 0 };
 
 function publicPayment(payment: Payment): Payment {
   const out: Payment = { scheme: payment.scheme, network: payment.network, asset: payment.asset, amount: String(payment.amount) };
-  if (payment.payTo !== undefined) out.payTo = payment.payTo;
-  if (payment.maxTimeoutSeconds !== undefined) out.maxTimeoutSeconds = payment.maxTimeoutSeconds;
-  if (payment.pricing !== undefined) out.pricing = payment.pricing;
+  // `!= null`: the write path clears replaced fields with null in the stored document.
+  if (payment.payTo != null) out.payTo = payment.payTo;
+  if (payment.maxTimeoutSeconds != null) out.maxTimeoutSeconds = payment.maxTimeoutSeconds;
+  if (payment.pricing != null) out.pricing = payment.pricing;
   return out;
 }
 
@@ -142,10 +143,10 @@ export function toListing(doc: ListingDocument): Listing {
     return listing;
   }
   const describe: Describe = {};
-  if (doc.describe?.title !== undefined) describe.title = doc.describe.title;
-  if (doc.describe?.description !== undefined) describe.description = doc.describe.description;
-  if (doc.describe?.tags !== undefined) describe.tags = doc.describe.tags;
-  if (doc.describe?.inputs !== undefined) describe.inputs = doc.describe.inputs;
+  if (doc.describe?.title != null) describe.title = doc.describe.title;
+  if (doc.describe?.description != null) describe.description = doc.describe.description;
+  if (doc.describe?.tags != null) describe.tags = doc.describe.tags;
+  if (doc.describe?.inputs != null) describe.inputs = doc.describe.inputs;
   return {
     id: doc.id,
     type: 'http',

@@ -50,6 +50,8 @@ export interface InvalidField {
 export interface AcceptedWrite {
   index: number;
   id: string;
+  /** The id was not live before this write (publish answers 201 rather than 200). */
+  created: boolean;
 }
 
 export interface RejectedWrite {
@@ -63,14 +65,18 @@ export interface BulkWriteResult {
 }
 
 export interface CatalogWriter {
-  /** Validates, canonicalizes and queues an upsert durably; resolves with the listing id. Throws InvalidListingError. */
-  upsert(input: ListingInput, context: WriteContext): Promise<{ id: string }>;
+  /**
+   * Validates, canonicalizes and queues an upsert durably; resolves with the listing id once the
+   * write is in the durable stream. `created`: the id was not live (never written, or removed).
+   * Throws InvalidListingError (from ./validation.js) listing every failing field.
+   */
+  upsert(input: ListingInput, context: WriteContext): Promise<{ id: string; created: boolean }>;
   /** Bulk form: invalid entries are reported, valid ones are queued. */
   upsertMany(inputs: unknown[], context: WriteContext): Promise<BulkWriteResult>;
-  /** Marks a listing as seen again (a 402 report or a settlement) without changing its content. */
+  /** Marks a listing as seen again (a 402 report or a settlement) without changing its content; an unknown id is dropped. */
   touch(id: string, seenAt?: Date): Promise<void>;
   /** Takes a listing out of search results. */
   remove(id: string, reason: RemovalReason): Promise<void>;
-  /** Replaces the `signals` block of listings (the signals flusher). */
+  /** Replaces the `signals` block of listings (the signals flusher); unknown ids are dropped. */
   updateSignals(updates: Array<{ id: string; signals: Signals }>): Promise<void>;
 }

@@ -1,0 +1,107 @@
+/**
+ * ListingInput -> ListingDocument: canonical resource, stable id, CAIP-2 networks and the derived
+ * search fields. Pure (the clock is passed in), so the write path and tests agree on every field.
+ */
+import {
+  canonicalizeHttpUrl,
+  canonicalizeMcpResource,
+  httpCanonicalKey,
+  listingIdForKey,
+  mcpCanonicalKey,
+} from './identity.js';
+import { listingKeywords } from './keywords.js';
+import type { Describe, ListingDocument, Payment, Signals } from './listing.js';
+import { toCaip2Network } from './networks.js';
+import type { HttpListingInput, ListingInput, McpListingInput, WriteContext } from './writer.js';
+
+export const EMPTY_SIGNALS: Signals = { settleCount7d: 0, rejectionRate7d: 0 };
+
+function normalizePayment<P extends Payment>(payment: P): P {
+  const out = { ...payment, network: toCaip2Network(payment.network) ?? payment.network };
+  return out;
+}
+
+export function normalizeSignals(signals: Partial<Signals> | undefined): Signals {
+  const out: Signals = { ...EMPTY_SIGNALS };
+  if (signals?.lastSettled) out.lastSettled = new Date(signals.lastSettled).toISOString();
+  if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
+  if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
+  return out;
+}
+
+function hostOf(resource: string): string {
+  return resource.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0] ?? '';
+}
+
+/** Only the fields a listing declares; undefined members never reach the stored document. */
+function cleanDescribe(describe: Describe | undefined): Describe | undefined {
+  if (!describe) return undefined;
+  const out: Describe = {};
+  if (describe.title !== undefined) out.title = describe.title;
+  if (describe.description !== undefined) out.description = describe.description;
+  if (describe.tags !== undefined) out.tags = describe.tags;
+  if (describe.inputs !== undefined) out.inputs = describe.inputs;
+  return out;
+}
+
+function httpDocument(input: HttpListingInput): Omit<ListingDocument, 'source' | 'signals' | 'firstSeen' | 'lastSeen' | 'updatedAt' | 'removed'> {
+  const method = (input.method ?? 'GET').toUpperCase();
+  const resource = canonicalizeHttpUrl(input.resource, input.routeTemplate);
+  const canonicalKey = httpCanonicalKey(method, resource);
+  const doc: ReturnType<typeof httpDocument> = {
+    id: listingIdForKey(canonicalKey),
+    type: 'http',
+    resource,
+    canonicalKey,
+    method,
+    host: hostOf(resource),
+    keywords: listingKeywords({ resource, inputNames: Object.keys(input.describe?.inputs ?? {}) }),
+    payment: normalizePayment(input.payment),
+  };
+  if (input.accepts) doc.accepts = input.accepts.map(normalizePayment);
+  const describe = cleanDescribe(input.describe);
+  if (describe) doc.describe = describe;
+  return doc;
+}
+
+function mcpDocument(input: McpListingInput): ReturnType<typeof httpDocument> {
+  const { resource, server } = canonicalizeMcpResource(input.resource, input.name);
+  const canonicalKey = mcpCanonicalKey(server, input.name);
+  const properties = (input.inputSchema as { properties?: Record<string, unknown> }).properties ?? {};
+  const doc: ReturnType<typeof httpDocument> = {
+    id: listingIdForKey(canonicalKey),
+    type: 'mcp',
+    resource,
+    canonicalKey,
+    host: hostOf(resource),
+    name: input.name,
+    description: input.description,
+    keywords: listingKeywords({ resource, name: input.name, inputNames: Object.keys(properties) }),
+    inputSchema: input.inputSchema,
+    payment: normalizePayment(input.payment),
+  };
+  if (input.outputSchema) doc.outputSchema = input.outputSchema;
+  if (input.tags) doc.tags = input.tags;
+  return doc;
+}
+
+/**
+ * The full document as it is stored when the listing is new. For an existing listing the write
+ * path keeps `firstSeen` (and `signals`, unless the input carries them) from the stored one.
+ * The input must have passed validateListingInput.
+ */
+export function buildListingDocument(input: ListingInput, context: WriteContext, now: Date): ListingDocument {
+  const seen = (context.seenAt ?? now).toISOString();
+  const content = input.type === 'mcp' ? mcpDocument(input) : httpDocument(input);
+  const doc: ListingDocument = {
+    ...content,
+    signals: normalizeSignals(input.signals),
+    source: context.source,
+    firstSeen: seen,
+    lastSeen: seen,
+    updatedAt: now.toISOString(),
+    removed: false,
+  };
+  if (context.owner !== undefined) doc.owner = context.owner;
+  return doc;
+}

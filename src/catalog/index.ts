@@ -1,0 +1,50 @@
+/**
+ * The catalog module as the container wires it: the durable writer, the by-id reader, the write
+ * queue's stats (for /metrics) and the ingest consumer.
+ */
+import type { Client } from '@elastic/elasticsearch';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { ListingStore } from '../store/listingStore.js';
+import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
+import { DurableCatalogWriter } from './durableWriter.js';
+import { IngestWorker } from './ingestWorker.js';
+import { StoreCatalogReader, type CatalogReader } from './reader.js';
+import type { CatalogWriter } from './writer.js';
+
+export interface CatalogQueue {
+  /** `{ depth, pending, deadLetters }` of the durable write stream. */
+  stats(): Promise<QueueStats>;
+  /** The oldest dead-lettered writes with their reasons (operators, tests). */
+  deadLetters(count?: number): Promise<DeadLetter[]>;
+}
+
+export interface Catalog {
+  writer: CatalogWriter;
+  reader: CatalogReader;
+  queue: CatalogQueue;
+  worker: IngestWorker;
+}
+
+export function buildCatalog(
+  config: Config,
+  logger: Logger,
+  clients: { elasticsearch: Client; redis: Redis },
+  now: () => Date = () => new Date(),
+): Catalog {
+  const stream = new WriteStream(clients.redis, config.redisPrefix);
+  const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
+  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now);
+  return {
+    writer: new DurableCatalogWriter(stream, now),
+    reader: new StoreCatalogReader(store),
+    queue: { stats: () => stream.stats(), deadLetters: (count) => stream.deadLetters(count) },
+    worker,
+  };
+}
+
+export type { CatalogReader } from './reader.js';
+export type { CatalogWriter } from './writer.js';
+export { InvalidListingError, validateListingInput } from './validation.js';
+export { toCaip2Network } from './networks.js';

@@ -1,0 +1,33 @@
+/**
+ * Identifier words for BM25. This Elasticsearch has no word_delimiter filter, so `get_weather`,
+ * `getWeather` and `/weather-forecast/{lat}` are split here, at write time, into plain words
+ * stored in the `keywords` field.
+ */
+
+/** `getWeatherForecast_v2-daily` -> ['get', 'weather', 'forecast', 'v2', 'daily'] */
+export function identifierWords(identifier: string): string[] {
+  return identifier
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .map((w) => w.toLowerCase())
+    .filter((w) => w.length > 0);
+}
+
+/** Path segments of a URL or template, variables included (`{lat}` names the input `lat`). */
+function pathSegments(resource: string): string[] {
+  const path = resource.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  return path.split('/').filter(Boolean);
+}
+
+/** Space-separated distinct words from the listing's identifiers, in first-seen order. */
+export function listingKeywords(parts: { resource: string; name?: string; inputNames?: string[] }): string {
+  const words: string[] = [];
+  const add = (identifier: string) => {
+    for (const w of identifierWords(identifier)) if (!words.includes(w)) words.push(w);
+  };
+  if (parts.name) add(parts.name);
+  for (const input of parts.inputNames ?? []) add(input);
+  for (const segment of pathSegments(parts.resource)) add(segment);
+  return words.join(' ');
+}

@@ -1,0 +1,121 @@
+/**
+ * JSON Schemas of a `ListingInput` (SPEC.md 2.1-2.5 plus the documented additions). They are the
+ * contract producers write against; checks JSON Schema cannot express (amount range, canonical
+ * resource, network names, nested JSON Schemas) live in validation.ts.
+ */
+
+/** Base-10 integer string: no sign, no leading zeros, no decimals or exponent. */
+export const INTEGER_STRING = '^(0|[1-9][0-9]*)$';
+
+const paymentProperties = {
+  scheme: { type: 'string', enum: ['exact', 'upto'] },
+  network: { type: 'string', minLength: 1, maxLength: 80 },
+  asset: { type: 'string', minLength: 1, maxLength: 128 },
+  amount: { type: 'string', pattern: INTEGER_STRING, maxLength: 19 },
+  payTo: { type: 'string', minLength: 1, maxLength: 128 },
+  maxTimeoutSeconds: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+} as const;
+
+export const paymentSchema = {
+  type: 'object',
+  required: ['scheme', 'network', 'asset', 'amount'],
+  additionalProperties: false,
+  properties: {
+    ...paymentProperties,
+    pricing: {
+      type: 'object',
+      required: ['unit', 'pricePerUnit'],
+      additionalProperties: false,
+      properties: {
+        unit: { type: 'string', minLength: 1, maxLength: 64 },
+        pricePerUnit: { type: 'string', pattern: INTEGER_STRING, maxLength: 19 },
+      },
+    },
+  },
+} as const;
+
+/** An extra payment option of the resource (x402 `accepts`); `extra` is kept opaque. */
+const acceptSchema = {
+  type: 'object',
+  required: ['scheme', 'network', 'asset', 'amount'],
+  additionalProperties: false,
+  properties: { ...paymentProperties, extra: { type: 'object' } },
+} as const;
+
+const tagsSchema = {
+  type: 'array',
+  maxItems: 32,
+  items: { type: 'string', minLength: 1, maxLength: 64 },
+} as const;
+
+export const describeSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    title: { type: 'string', maxLength: 200 },
+    description: { type: 'string', maxLength: 4000 },
+    tags: tagsSchema,
+    inputs: {
+      type: 'object',
+      maxProperties: 64,
+      propertyNames: { minLength: 1, maxLength: 128 },
+      additionalProperties: { type: 'string', maxLength: 200 },
+    },
+  },
+} as const;
+
+export const signalsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    lastSettled: { type: 'string', format: 'date-time' },
+    settleCount7d: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+    rejectionRate7d: { type: 'number', minimum: 0, maximum: 1 },
+  },
+} as const;
+
+/** The envelope every listing shares; checked first so a bad `type` gives one clear error. */
+export const envelopeSchema = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { type: 'string', enum: ['http', 'mcp'] } },
+} as const;
+
+export const httpListingSchema = {
+  type: 'object',
+  required: ['type', 'resource', 'payment'],
+  additionalProperties: false,
+  properties: {
+    // Accepted and ignored: ids are derived from the canonical key (import files carry them).
+    id: { type: 'string' },
+    type: { const: 'http' },
+    resource: { type: 'string', minLength: 1, maxLength: 2048 },
+    method: { type: 'string', minLength: 1, maxLength: 16 },
+    routeTemplate: { type: 'string', pattern: '^/', maxLength: 2048 },
+    payment: paymentSchema,
+    accepts: { type: 'array', maxItems: 16, items: acceptSchema },
+    describe: describeSchema,
+    signals: signalsSchema,
+  },
+} as const;
+
+/** MCP tool names: the characters the MCP SDK and clients accept. */
+export const TOOL_NAME = '^[A-Za-z0-9_.:-]{1,128}$';
+
+export const mcpListingSchema = {
+  type: 'object',
+  required: ['type', 'resource', 'name', 'description', 'inputSchema', 'payment'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string' },
+    type: { const: 'mcp' },
+    resource: { type: 'string', minLength: 1, maxLength: 2048 },
+    name: { type: 'string', pattern: TOOL_NAME },
+    description: { type: 'string', maxLength: 4000 },
+    inputSchema: { type: 'object' },
+    outputSchema: { type: 'object' },
+    payment: paymentSchema,
+    tags: tagsSchema,
+    signals: signalsSchema,
+  },
+} as const;

@@ -1,0 +1,45 @@
+/**
+ * The entries of the durable write stream: what a producer asked for, already validated and
+ * canonicalized, so the consumer only has to apply them.
+ */
+import type { ListingDocument, RemovalReason, Signals } from './listing.js';
+
+export type CatalogOperation =
+  | {
+      op: 'upsert';
+      id: string;
+      /** The document as stored when the listing is new; firstSeen (and signals) survive otherwise. */
+      doc: ListingDocument;
+      /** True when the input carried signals (an import): they replace the stored ones. */
+      replaceSignals: boolean;
+    }
+  | { op: 'touch'; id: string; seenAt: string }
+  | { op: 'remove'; id: string; reason: RemovalReason; at: string }
+  | { op: 'signals'; id: string; signals: Signals };
+
+/** How applying one operation went. */
+export type ApplyOutcome =
+  | { status: 'applied' }
+  /** touch/remove/signals on a listing that does not exist: nothing to do, not an error. */
+  | { status: 'dropped'; reason: string }
+  /** Elasticsearch unavailable or overloaded: retried after a backoff, not counted as a failure. */
+  | { status: 'retry'; reason: string }
+  /** Rejected: counted, dead-lettered after the configured number of attempts. */
+  | { status: 'failed'; reason: string };
+
+export function encodeOperation(operation: CatalogOperation): string {
+  return JSON.stringify(operation);
+}
+
+const OPS = new Set(['upsert', 'touch', 'remove', 'signals']);
+
+/** Parses a stream payload; `undefined` for an entry nobody can apply (dead-lettered at once). */
+export function decodeOperation(payload: string): CatalogOperation | undefined {
+  try {
+    const value = JSON.parse(payload) as Partial<CatalogOperation>;
+    if (!value || typeof value !== 'object' || typeof value.id !== 'string' || !OPS.has(String(value.op))) return undefined;
+    return value as CatalogOperation;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Redis side of the durable catalog write path (DECISIONS "Writing the catalog"): a stream of
+ * pending writes read by a consumer group, a dead-letter stream, per-entry failure counts and the
+ * set of live listing ids. Payloads are opaque strings here; src/catalog owns their meaning.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export interface StreamEntry {
+  entryId: string;
+  payload: string;
+}
+
+export interface QueueStats {
+  /** Entries in the stream not yet applied to Elasticsearch (delivered or not). */
+  depth: number;
+  /** Entries delivered to a consumer and not acknowledged yet. */
+  pending: number;
+  deadLetters: number;
+}
+
+export interface DeadLetter {
+  entryId: string;
+  payload: string;
+  reason: string;
+  attempts: number;
+  failedAt: string;
+}
+
+/** An entry appended together with a change to the live-id set, atomically. */
+export interface AppendRequest {
+  payload: string;
+  live?: { id: string; present: boolean };
+}
+
+const GROUP = 'catalog-ingest';
+
+type RawEntries = Array<[string, string[]]>;
+
+function toEntries(raw: RawEntries | undefined): StreamEntry[] {
+  const out: StreamEntry[] = [];
+  for (const [entryId, fields] of raw ?? []) {
+    const at = fields.indexOf('op');
+    out.push({ entryId, payload: at >= 0 ? (fields[at + 1] ?? '') : '' });
+  }
+  return out;
+}
+
+export function consumerName(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+export class WriteStream {
+  readonly key: string;
+  readonly deadKey: string;
+  private readonly failuresKey: string;
+  private readonly liveKey: string;
+  private groupReady = false;
+
+  constructor(private readonly redis: Redis, prefix: string) {
+    this.key = `${prefix}catalog:writes`;
+    this.deadKey = `${prefix}catalog:writes:dead`;
+    this.failuresKey = `${prefix}catalog:writes:failures`;
+    this.liveKey = `${prefix}catalog:live`;
+  }
+
+  /**
+   * Appends entries (and live-set changes) in one MULTI per chunk, so an entry is never in the
+   * stream without its live-set change. Returns, per request, whether the live set changed
+   * (SADD/SREM answered 1), i.e. for an upsert: the id was not live before.
+   */
+  async append(requests: AppendRequest[], chunkSize = 500): Promise<boolean[]> {
+    const changed: boolean[] = [];
+    for (let start = 0; start < requests.length; start += chunkSize) {
+      const chunk = requests.slice(start, start + chunkSize);
+      const multi = this.redis.multi();
+      for (const request of chunk) {
+        if (request.live) {
+          if (request.live.present) multi.sadd(this.liveKey, request.live.id);
+          else multi.srem(this.liveKey, request.live.id);
+        }
+        multi.xadd(this.key, '*', 'op', request.payload);
+      }
+      const replies = await multi.exec();
+      if (!replies) throw new Error('catalog write stream: transaction aborted');
+      let at = 0;
+      for (const request of chunk) {
+        if (request.live) {
+          const [err, value] = replies[at++] ?? [];
+          if (err) throw err;
+          changed.push(value === 1);
+        } else changed.push(false);
+        const [err] = replies[at++] ?? [];
+        if (err) throw err;
+      }
+    }
+    return changed;
+  }
+
+  async removeLive(ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.redis.srem(this.liveKey, ...ids);
+  }
+
+  async isLive(id: string): Promise<boolean> {
+    return (await this.redis.sismember(this.liveKey, id)) === 1;
+  }
+
+  /** Creates the consumer group (and the stream) once; the group starts at the stream's beginning. */
+  async ensureGroup(redis: Redis = this.redis): Promise<void> {
+    if (this.groupReady) return;
+    try {
+      await redis.xgroup('CREATE', this.key, GROUP, '0', 'MKSTREAM');
+    } catch (err) {
+      if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
+    }
+    this.groupReady = true;
+  }
+
+  /** After a NOGROUP error (the stream was deleted): the group is created again on the next read. */
+  forgetGroup(): void {
+    this.groupReady = false;
+  }
+
+  /** New entries for this consumer; blocks up to `blockMs` on `connection` (a dedicated one). */
+  async readNew(connection: Redis, consumer: string, count: number, blockMs: number): Promise<StreamEntry[]> {
+    const reply = (await connection.xreadgroup('GROUP', GROUP, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.key, '>')) as
+      | Array<[string, RawEntries]>
+      | null;
+    return toEntries(reply?.[0]?.[1]);
+  }
+
+  /** Takes over entries another consumer received but did not acknowledge within `minIdleMs`. */
+  async claimAbandoned(consumer: string, minIdleMs: number, count: number): Promise<StreamEntry[]> {
+    const reply = (await this.redis.xautoclaim(this.key, GROUP, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, RawEntries, string[]?];
+    return toEntries(reply[1]).filter((e) => e.payload !== '');
+  }
+
+  /** Acknowledges and deletes applied entries, forgetting their failure counts. */
+  async ack(entryIds: string[]): Promise<void> {
+    if (entryIds.length === 0) return;
+    await this.redis
+      .multi()
+      .xack(this.key, GROUP, ...entryIds)
+      .xdel(this.key, ...entryIds)
+      .hdel(this.failuresKey, ...entryIds)
+      .exec();
+  }
+
+  /** Counts one more failed attempt of an entry; returns the attempts so far. */
+  async recordFailure(entryId: string): Promise<number> {
+    return this.redis.hincrby(this.failuresKey, entryId, 1);
+  }
+
+  /** Moves an entry to the dead-letter stream with its reason, then acknowledges it. */
+  async deadLetter(entry: StreamEntry, reason: string, attempts: number, now: Date): Promise<void> {
+    await this.redis
+      .multi()
+      .xadd(this.deadKey, 'MAXLEN', '~', 100_000, '*', 'op', entry.payload, 'reason', reason, 'attempts', String(attempts), 'failedAt', now.toISOString(), 'entryId', entry.entryId)
+      .xack(this.key, GROUP, entry.entryId)
+      .xdel(this.key, entry.entryId)
+      .hdel(this.failuresKey, entry.entryId)
+      .exec();
+  }
+
+  async deadLetters(count = 100): Promise<DeadLetter[]> {
+    const raw = (await this.redis.xrange(this.deadKey, '-', '+', 'COUNT', count)) as RawEntries;
+    return raw.map(([, fields]) => {
+      const get = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
+      return { entryId: get('entryId'), payload: get('op'), reason: get('reason'), attempts: Number(get('attempts')), failedAt: get('failedAt') };
+    });
+  }
+
+  async stats(): Promise<QueueStats> {
+    const [depth, pending, dead] = await Promise.all([
+      this.redis.xlen(this.key),
+      this.redis.xpending(this.key, GROUP).then((r) => Number((r as [number])[0] ?? 0)).catch(() => 0),
+      this.redis.xlen(this.deadKey),
+    ]);
+    return { depth, pending, deadLetters: dead };
+  }
+}

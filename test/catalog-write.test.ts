@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { InvalidListingError, validateListingInput } from '../src/catalog/validation.js';
+import { toCaip2Network } from '../src/catalog/networks.js';
+import { httpListingId, mcpListingId } from '../src/catalog/identity.js';
+import { toListing, type ListingDocument } from '../src/catalog/listing.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { httpInput, mcpInput } from './support/listings.js';
+
+describe('catalog write path', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  const writer = () => h.container.catalog.writer;
+  const reader = () => h.container.catalog.reader;
+
+  /** Resolves once the consumer applied the write (real-time get, no refresh needed). */
+  async function applied(id: string, check: (doc: ListingDocument) => boolean = () => true): Promise<ListingDocument> {
+    return waitFor(async () => {
+      const doc = await reader().get(id);
+      return doc && check(doc) ? doc : undefined;
+    }, 10_000, 50);
+  }
+
+  async function searchableCount(query: Record<string, unknown>): Promise<number> {
+    const res = await h.elasticsearch.count({ index: h.config.listingsAlias, query });
+    return res.count;
+  }
+
+  describe('validation', () => {
+    it('accepts valid HTTP and MCP listings', () => {
+      assert.deepEqual(validateListingInput(httpInput()), []);
+      assert.deepEqual(validateListingInput(mcpInput()), []);
+    });
+
+    it('lists every failing field with its path and a message', () => {
+      const errors = validateListingInput({
+        type: 'http',
+        resource: 'ftp://files.example/x',
+        method: 'FETCH',
+        payment: { scheme: 'stream', network: 'not a network', asset: '', amount: '-5', surprise: 1 },
+        describe: { title: 7, tags: 'weather' },
+      });
+      const paths = errors.map((e) => e.path).sort();
+      assert.deepEqual(paths, [
+        'describe.tags',
+        'describe.title',
+        'method',
+        'payment.amount',
+        'payment.asset',
+        'payment.network',
+        'payment.scheme',
+        'payment.surprise',
+        'resource',
+      ]);
+      for (const e of errors) assert.ok(e.message.length > 3, `${e.path} has a message`);
+      assert.match(errors.find((e) => e.path === 'payment.amount')!.message, /integer/);
+    });
+
+    it('reports missing required fields of each form', () => {
+      assert.deepEqual(validateListingInput({}), [{ path: 'type', message: 'is required' }]);
+      assert.equal(validateListingInput('text')[0]!.path, '(root)');
+      const mcp = validateListingInput({ type: 'mcp' }).map((e) => e.path).sort();
+      assert.deepEqual(mcp, ['description', 'inputSchema', 'name', 'payment', 'resource']);
+      const payment = validateListingInput(httpInput({ payment: {} as never })).map((e) => e.path).sort();
+      assert.deepEqual(payment, ['payment.amount', 'payment.asset', 'payment.network', 'payment.scheme']);
+    });
+
+    it('amount: a base-10 integer string within a signed 64-bit long', () => {
+      const amountError = (amount: unknown) =>
+        validateListingInput(httpInput({ payment: { ...httpInput().payment, amount: amount as string } })).find((e) => e.path === 'payment.amount');
+      for (const ok of ['0', '1', '100', '9223372036854775807']) assert.equal(amountError(ok), undefined, ok);
+      for (const bad of ['9223372036854775808', '99999999999999999999', '1.5', '1e6', '+1', '-1', ' 1', '007', '', 100, '0x10']) {
+        assert.ok(amountError(bad), `${JSON.stringify(bad)} is rejected`);
+      }
+    });
+
+    it('MCP schemas must be JSON Schema objects', () => {
+      const errors = validateListingInput(
+        mcpInput({ inputSchema: { type: 'string' }, outputSchema: { type: 'object', properties: [], required: 'x' } as never }),
+      );
+      const paths = errors.map((e) => e.path).sort();
+      assert.deepEqual(paths, ['inputSchema.type', 'outputSchema.properties', 'outputSchema.required']);
+      const notSchema = validateListingInput(mcpInput({ inputSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } } }));
+      assert.equal(notSchema[0]?.path, 'inputSchema');
+      assert.equal(validateListingInput(mcpInput({ inputSchema: [] as never }))[0]?.path, 'inputSchema');
+    });
+
+    it('maps legacy x402 network names to CAIP-2 and rejects unknown ones', () => {
+      assert.equal(toCaip2Network('base-sepolia'), 'eip155:84532');
+      assert.equal(toCaip2Network('base'), 'eip155:8453');
+      assert.equal(toCaip2Network('avalanche-fuji'), 'eip155:43113');
+      assert.equal(toCaip2Network('polygon-amoy'), 'eip155:80002');
+      assert.equal(toCaip2Network('sei-testnet'), 'eip155:1328');
+      assert.equal(toCaip2Network('iotex'), 'eip155:4689');
+      assert.equal(toCaip2Network('eip155:84532'), 'eip155:84532');
+      assert.equal(toCaip2Network('narnia'), undefined);
+      assert.deepEqual(validateListingInput(httpInput({ payment: { ...httpInput().payment, network: 'base-sepolia' } })), []);
+    });
+
+    it('the writer throws InvalidListingError carrying the fields, and writes nothing', async () => {
+      const before = await h.container.catalog.queue.stats();
+      await assert.rejects(
+        writer().upsert({ ...httpInput(), resource: 'not a url' }, { source: 'publish' }),
+        (err: unknown) => err instanceof InvalidListingError && err.errors.some((e) => e.path === 'resource'),
+      );
+      const after = await h.container.catalog.queue.stats();
+      assert.equal(after.depth, before.depth);
+    });
+  });
+
+  describe('upsert', () => {
+    it('stores a canonical CAIP-2 document that becomes searchable promptly', async () => {
+      const input = httpInput({
+        resource: 'HTTPS://Search.Example:443/v1/web-search?q=1#frag',
+        payment: { ...httpInput().payment, network: 'base-sepolia' },
+        describe: { title: 'Web search', inputs: { queryText: 'string' } },
+      });
+      const { id, created } = await writer().upsert(input, { source: 'publish' });
+      assert.equal(created, true);
+      assert.equal(id, httpListingId('https://search.example/v1/web-search'));
+      const doc = await applied(id);
+      assert.equal(doc.resource, 'https://search.example/v1/web-search');
+      assert.equal(doc.host, 'search.example');
+      assert.equal(doc.payment.network, 'eip155:84532');
+      assert.equal(doc.removed, false);
+      assert.match(doc.keywords ?? '', /\bquery text\b.*\bv1 web search\b/);
+      await waitFor(async () => (await searchableCount({ term: { id } })) === 1, 5000, 50);
+      assert.deepEqual(toListing(doc), {
+        id,
+        type: 'http',
+        resource: 'https://search.example/v1/web-search',
+        payment: input.payment.payTo
+          ? { scheme: 'exact', network: 'eip155:84532', asset: input.payment.asset, amount: '10000', payTo: input.payment.payTo }
+          : input.payment,
+        describe: { title: 'Web search', inputs: { queryText: 'string' } },
+        signals: { settleCount7d: 0, rejectionRate7d: 0 },
+      });
+    });
+
+    it('the same resource in different spellings is one listing; routeTemplate becomes a brace template', async () => {
+      const spellings = [
+        'https://Geo.Example/users/42',
+        'HTTPS://geo.example:443/users/7?x=1',
+        'https://geo.example/users/{userId}',
+      ];
+      const ids = new Set<string>();
+      for (const resource of spellings) {
+        const { id } = await writer().upsert(httpInput({ resource, routeTemplate: resource.includes('{') ? undefined : '/users/:userId' }), { source: 'announce' });
+        ids.add(id);
+      }
+      assert.equal(ids.size, 1);
+      const [id] = [...ids];
+      const doc = await applied(id!);
+      assert.equal(doc.resource, 'https://geo.example/users/{userId}');
+      await waitFor(async () => (await searchableCount({ term: { canonicalKey: 'GET https://geo.example/users/{userId}' } })) === 1, 5000, 50);
+      // A different method is a different listing.
+      const post = await writer().upsert(httpInput({ resource: 'https://geo.example/users/{userId}', method: 'post' }), { source: 'announce' });
+      assert.notEqual(post.id, id);
+    });
+
+    it('created is true only when the id was not live; an update keeps firstSeen and signals, replaces content', async () => {
+      const input = mcpInput({ resource: 'mcp://Tools.Example/summarize', name: 'summarize' });
+      const first = await writer().upsert(input, { source: 'publish', owner: 'tok_1', seenAt: new Date('2026-01-01T00:00:00Z') });
+      assert.equal(first.created, true);
+      assert.equal(first.id, mcpListingId('mcp://tools.example', 'summarize'));
+      await applied(first.id);
+      await writer().updateSignals([{ id: first.id, signals: { lastSettled: '2026-01-02T00:00:00.000Z', settleCount7d: 4, rejectionRate7d: 0.25 } }]);
+      await applied(first.id, (d) => d.signals.settleCount7d === 4);
+
+      const { outputSchema: _dropped, ...withoutOutput } = input;
+      const second = await writer().upsert(
+        { ...withoutOutput, description: 'Summarize long documents', payment: { ...input.payment, pricing: undefined, amount: '70000' } as never },
+        { source: 'publish', owner: 'tok_1', seenAt: new Date('2026-02-01T00:00:00Z') },
+      );
+      assert.deepEqual(second, { id: first.id, created: false });
+      const doc = await applied(first.id, (d) => d.description === 'Summarize long documents');
+      assert.equal(doc.firstSeen, '2026-01-01T00:00:00.000Z');
+      assert.equal(doc.lastSeen, '2026-02-01T00:00:00.000Z');
+      assert.deepEqual(doc.signals, { lastSettled: '2026-01-02T00:00:00.000Z', settleCount7d: 4, rejectionRate7d: 0.25 });
+      assert.equal(doc.outputSchema, undefined, 'a dropped outputSchema is gone');
+      assert.equal(doc.payment.pricing, undefined, 'a dropped pricing is gone');
+      assert.equal(doc.payment.amount, '70000');
+    });
+  });
+});
