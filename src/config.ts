@@ -20,6 +20,8 @@ export interface Config {
   catalogIngest: CatalogIngestSettings;
   /** How often the ranking tunables are re-read from the index (DECISIONS: picked up within 10 s). */
   rankingRefreshMs: number;
+  /** Key that signs page cursors; unset: a generated secret kept in Redis (docs/catalog-reads.md). */
+  cursorSecret?: string;
   shutdownGraceMs: number;
 }
 
@@ -124,6 +126,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     catalogIngest: readCatalogIngestSettings(read),
     rankingRefreshMs: read.integer('RANKING_REFRESH_MS', 5000, 100, 10_000),
+    cursorSecret:
+      read.string('CURSOR_SECRET', '', (v) => (v === '' || v.length >= 16 ? undefined : 'must be at least 16 characters (or unset)')) ||
+      undefined,
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
   };
   if (config.listingsAlias === config.listingsIndex) {

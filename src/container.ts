@@ -10,6 +10,8 @@ import type { Logger } from './logger.js';
 import { buildCatalog, type CatalogQueue } from './catalog/index.js';
 import type { CatalogReader } from './catalog/reader.js';
 import type { CatalogWriter } from './catalog/writer.js';
+import { discoveryRoutes } from './http/routes/discovery.js';
+import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
 
 export interface Clients {
   elasticsearch: Client;
@@ -29,13 +31,17 @@ export interface Container {
   workers: BackgroundWorker[];
   /** The catalog write path every producer uses, the by-id reader and the write queue's stats. */
   catalog: { writer: CatalogWriter; reader: CatalogReader; queue: CatalogQueue };
+  /** Catalog reads: the search service and its ranking-tunables cache. */
+  search: CatalogReadSide;
 }
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const catalog = buildCatalog(config, logger, clients);
+  const search = buildCatalogSearch(config, logger, clients);
   return {
-    routers: [],
-    workers: [catalog.worker],
+    routers: [discoveryRoutes(search.search)],
+    workers: [catalog.worker, search.ranking],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
+    search,
   };
 }

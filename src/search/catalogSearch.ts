@@ -1,0 +1,90 @@
+/**
+ * The catalog read service behind GET /discovery/resources, /discovery/search and /mcp/tools:
+ * validated request in, one Elasticsearch search, listings (built only by `toListing`) out.
+ */
+import type { Client } from '@elastic/elasticsearch';
+import { toListing, type Listing, type ListingDocument } from '../catalog/listing.js';
+import type { Logger } from '../logger.js';
+import { CursorCodec, type SortValue } from './cursor.js';
+import { debugFromExplanation, type Explanation } from './explain.js';
+import { buildSearchBody, filterPathFor, sortFor } from './queryBuilder.js';
+import type { RankingCache } from './rankingCache.js';
+import type { ReadRequest } from './readRequest.js';
+
+export interface ReadPage {
+  results: Listing[];
+  nextCursor?: string;
+}
+
+interface Hit {
+  _source: ListingDocument;
+  _score?: number | null;
+  sort?: SortValue[];
+  _explanation?: Explanation;
+}
+
+export interface CatalogSearchOptions {
+  elasticsearch: Client;
+  alias: string;
+  ranking: RankingCache;
+  cursors: CursorCodec;
+  logger: Logger;
+  /** Injectable clock: the recency origin of a first page. */
+  now?: () => number;
+}
+
+export class CatalogSearch {
+  private readonly now: () => number;
+
+  constructor(private readonly options: CatalogSearchOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The Elasticsearch request a read turns into (the benchmark sends it straight to Elasticsearch). */
+  async buildRequest(request: ReadRequest): Promise<{ body: Record<string, unknown>; now: number }> {
+    const sortLength = sortFor(request).length;
+    const state = request.cursor ? await this.options.cursors.decode(request, request.cursor, sortLength) : undefined;
+    const now = state?.now ?? this.now();
+    const settings = await this.options.ranking.current();
+    const page = state ? { searchAfter: state.searchAfter, now } : { now };
+    return { body: buildSearchBody(request, settings, page), now };
+  }
+
+  async read(request: ReadRequest): Promise<ReadPage> {
+    const { body, now } = await this.buildRequest(request);
+    const response = await this.options.elasticsearch.search<ListingDocument>(
+      { index: this.options.alias, ...body, filter_path: filterPathFor(request) } as never,
+    );
+    const hits = ((response as { hits?: { hits?: Hit[] } }).hits?.hits ?? []) as Hit[];
+    const page = hits.slice(0, request.limit);
+    const results = page.map((hit) => this.toResult(request, hit));
+    const last = page[page.length - 1];
+    if (hits.length <= request.limit || !last) return { results };
+    const nextCursor = await this.options.cursors.encode(request, {
+      searchAfter: exactSortValues(request, last),
+      ...(request.kind === 'search' ? { now } : {}),
+    });
+    return { results, nextCursor };
+  }
+
+  private toResult(request: ReadRequest, hit: Hit): Listing {
+    const listing = toListing(hit._source);
+    if (request.explain && hit._explanation) {
+      listing.debug = debugFromExplanation(hit._score ?? hit._explanation.value, hit._explanation);
+    }
+    return listing;
+  }
+}
+
+/**
+ * The hit's sort values for `search_after`. Elasticsearch returns a long sort value as a JSON
+ * number, which loses precision above 2^53; the stored amount string is the exact value.
+ */
+function exactSortValues(request: ReadRequest, hit: Hit): SortValue[] {
+  const values = [...(hit.sort ?? [])];
+  const amount = hit._source.payment?.amount;
+  if (request.kind === 'search' && request.sort === 'price' && amount !== undefined && /^\d+$/.test(String(amount))) {
+    values[0] = String(amount);
+  }
+  return values;
+}

@@ -1,0 +1,91 @@
+/**
+ * Page cursors: opaque, stateless and tamper-evident. A cursor carries the sort values of the last
+ * listing of a page (for `search_after`), the `now` the first page was scored with (so the recency
+ * decay scores later pages identically) and a hash of the query, filters and sort it belongs to;
+ * an HMAC over all of it makes any alteration, or a replay with other parameters, detectable.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { ProblemError } from '../http/problem.js';
+import type { ReadRequest } from './readRequest.js';
+
+export type SortValue = string | number;
+
+export interface CursorState {
+  searchAfter: SortValue[];
+  /** Epoch ms used as the recency origin on every page of a ranked search. */
+  now?: number;
+}
+
+interface CursorPayload {
+  v: 1;
+  /** Binding: hash of what produced the cursor. */
+  b: string;
+  a: SortValue[];
+  n?: number;
+}
+
+const TAG_BYTES = 16;
+
+function invalidCursor(reason: string): ProblemError {
+  return new ProblemError(400, 'invalid_cursor', `The cursor is not valid for this request: ${reason}. Start again without a cursor.`, {
+    errors: [{ path: 'cursor', message: reason }],
+  });
+}
+
+/**
+ * What a cursor is bound to: the kind of read, the query, every filter and the sort. `limit` and
+ * `explain` are not part of it (changing the page size between pages is harmless). /mcp/tools is
+ * search with type=mcp, so their cursors are interchangeable.
+ */
+export function cursorBinding(request: ReadRequest): string {
+  const f = request.filters;
+  const parts = [
+    request.kind,
+    request.q ?? null,
+    request.sort ?? null,
+    f.network ?? null,
+    f.type ?? null,
+    f.maxPrice ?? null,
+    f.asset ?? null,
+    f.scheme ?? null,
+    f.payTo ?? null,
+    f.capability ?? null,
+  ];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
+}
+
+export class CursorCodec {
+  constructor(private readonly secret: () => Promise<Buffer>) {}
+
+  private async tag(body: string): Promise<Buffer> {
+    return createHmac('sha256', await this.secret()).update(body).digest().subarray(0, TAG_BYTES);
+  }
+
+  async encode(request: ReadRequest, state: CursorState): Promise<string> {
+    const payload: CursorPayload = { v: 1, b: cursorBinding(request), a: state.searchAfter };
+    if (state.now !== undefined) payload.n = state.now;
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${body}.${(await this.tag(body)).toString('base64url')}`;
+  }
+
+  /** Throws 400 invalid_cursor unless the cursor was made by this service for this very request. */
+  async decode(request: ReadRequest, cursor: string, sortLength: number): Promise<CursorState> {
+    const match = /^([A-Za-z0-9_-]{1,2048})\.([A-Za-z0-9_-]{22})$/.exec(cursor);
+    if (!match) throw invalidCursor('malformed cursor');
+    const [, body, tag] = match as unknown as [string, string, string];
+    const expected = await this.tag(body);
+    const given = Buffer.from(tag, 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor('the cursor was altered');
+    let payload: CursorPayload;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as CursorPayload;
+    } catch {
+      throw invalidCursor('malformed cursor');
+    }
+    if (payload.v !== 1 || !Array.isArray(payload.a) || payload.a.length !== sortLength) throw invalidCursor('cursor from another version');
+    if (payload.b !== cursorBinding(request)) throw invalidCursor('the cursor belongs to a different query, filters or sort');
+    const state: CursorState = { searchAfter: payload.a };
+    if (typeof payload.n === 'number') state.now = payload.n;
+    return state;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Keeps the ranking tunables of the live index in memory and re-reads them every
+ * `rankingRefreshMs`, so a search never pays for a mapping read and an operator's change applies
+ * within seconds without a restart. Nonsense written by an operator is logged and ignored: the last
+ * good settings stay in force.
+ */
+import type { Client } from '@elastic/elasticsearch';
+import type { BackgroundWorker } from '../container.js';
+import type { Logger } from '../logger.js';
+import { readTunables } from '../store/rankingTunables.js';
+import { SIMILARITY_NAME, shippedRanking, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
+
+export class RankingCache implements BackgroundWorker {
+  readonly name = 'ranking-settings';
+  private settings: RankingSettings | undefined;
+  private loading: Promise<RankingSettings> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = true;
+  private lastWarning = '';
+
+  constructor(
+    private readonly client: Client,
+    private readonly alias: string,
+    private readonly refreshMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The settings in force; the first call reads the index (and fails like a search would if it cannot). */
+  async current(): Promise<RankingSettings> {
+    if (this.settings) return this.settings;
+    this.loading ??= this.refresh().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  /** Reads the index now. Invalid tunables keep the previous settings (or the shipped ones at first). */
+  async refresh(): Promise<RankingSettings> {
+    const stored = await readTunables(this.client, this.alias, SIMILARITY_NAME);
+    const result = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties));
+    if (result.settings) {
+      this.settings = result.settings;
+      this.lastWarning = '';
+      return result.settings;
+    }
+    const warning = result.problems.join('; ');
+    if (warning !== this.lastWarning) {
+      this.lastWarning = warning;
+      this.logger.warn('ignoring invalid ranking tunables in the index; keeping the last good settings', {
+        index: stored.index,
+        problems: result.problems,
+      });
+    }
+    this.settings ??= shippedRanking();
+    return this.settings;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.refresh()
+        .catch((err: unknown) => this.logger.debug('ranking tunables not refreshed', { err: String(err) }))
+        .finally(() => this.schedule());
+    }, this.refreshMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
