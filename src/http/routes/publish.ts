@@ -1,0 +1,31 @@
+/** POST /discovery/publish and DELETE /discovery/publish/{id} (SPEC 4.3): thin over PublishService. */
+import { Router, type RequestHandler } from 'express';
+import type { PublishService } from '../../publish/publishService.js';
+import type { SellerTokenStore } from '../../publish/sellerTokens.js';
+import { requireSellerToken, sellerTokenOf } from '../sellerAuth.js';
+
+export interface PublishRouteDeps {
+  publish: PublishService;
+  tokens: SellerTokenStore;
+  /** Rate limiters that run before authentication (per client address). */
+  before?: RequestHandler[];
+  /** Rate limiters that run after authentication (so they can key on the token). */
+  limits?: RequestHandler[];
+}
+
+export function publishRoutes(deps: PublishRouteDeps): Router {
+  const router = Router();
+  const authenticated = [...(deps.before ?? []), requireSellerToken(deps.tokens), ...(deps.limits ?? [])];
+
+  router.post('/discovery/publish', ...authenticated, async (req, res) => {
+    const { created, listing } = await deps.publish.publish(sellerTokenOf(res), req.body);
+    res.status(created ? 201 : 200).location(`/discovery/resources/${listing.id}`).json(listing);
+  });
+
+  router.delete('/discovery/publish/:id', ...authenticated, async (req, res) => {
+    await deps.publish.unpublish(sellerTokenOf(res), String(req.params.id));
+    res.status(204).end();
+  });
+
+  return router;
+}

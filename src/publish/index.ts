@@ -1,0 +1,40 @@
+/**
+ * The publishing module as the container wires it: seller tokens, the publish service and its
+ * routes (bearer auth, then the per-client and per-token rate limits).
+ */
+import type { Router } from 'express';
+import type { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { CatalogReader } from '../catalog/reader.js';
+import type { CatalogWriter } from '../catalog/writer.js';
+import { rateLimit } from '../http/rateLimit.js';
+import { publishRoutes } from '../http/routes/publish.js';
+import { PublishService } from './publishService.js';
+import { SellerTokenStore, type SellerToken } from './sellerTokens.js';
+
+export interface Publishing {
+  tokens: SellerTokenStore;
+  service: PublishService;
+  router: Router;
+}
+
+export function buildPublishing(
+  config: Config,
+  logger: Logger,
+  deps: { redis: Redis; writer: CatalogWriter; reader: CatalogReader },
+): Publishing {
+  const tokens = new SellerTokenStore(deps.redis, config.redisPrefix);
+  const service = new PublishService({ writer: deps.writer, lookup: deps.reader, redis: deps.redis, redisPrefix: config.redisPrefix });
+  const common = { redis: deps.redis, prefix: config.redisPrefix, logger };
+  const { publish: perClient, publishPerToken: perToken } = config.rateLimits;
+  const byClient = perClient ? [rateLimit({ ...common, name: 'publish', rule: perClient })] : [];
+  const byToken = perToken
+    ? [rateLimit({ ...common, name: 'publish-token', rule: perToken, key: (req) => (req.res?.locals.sellerToken as SellerToken | undefined)?.id })]
+    : [];
+  const router = publishRoutes({ publish: service, tokens, before: byClient, limits: byToken });
+  return { tokens, service, router };
+}
+
+export { SellerTokenStore, type SellerToken } from './sellerTokens.js';
+export { PublishService } from './publishService.js';

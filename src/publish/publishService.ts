@@ -1,0 +1,100 @@
+/**
+ * Publishing MCP tools with a seller token: validation, host binding, ownership, and the write
+ * through the catalog writer. Ownership (listing id -> token id) is recorded here at publish time
+ * so that an unpublish right after a publish works before the write reached Elasticsearch.
+ */
+import type { Redis } from 'ioredis';
+import { canonicalizeMcpResource } from '../catalog/identity.js';
+import type { McpListing, Signals } from '../catalog/listing.js';
+import { InvalidListingError } from '../catalog/validation.js';
+import type { CatalogWriter, InvalidField } from '../catalog/writer.js';
+import { ProblemError } from '../http/problem.js';
+import { hostIsBound, resourceAuthority } from './hostBinding.js';
+import { validatePublishBody } from './publishSchema.js';
+import type { SellerToken } from './sellerTokens.js';
+
+/** What unpublish needs to know about a listing it has no ownership record for. */
+export interface ListingLookup {
+  get(id: string): Promise<{ owner?: string; removed?: boolean; signals?: Partial<Signals> } | undefined>;
+}
+
+export interface PublishResult {
+  created: boolean;
+  listing: McpListing;
+}
+
+function invalidListing(errors: InvalidField[]): ProblemError {
+  return new ProblemError(400, 'invalid_listing', `The listing has ${errors.length} invalid field(s); see errors.`, { errors });
+}
+
+const LISTING_ID = /^lst_[0-9a-f]{24}$/;
+
+export class PublishService {
+  constructor(
+    private readonly deps: { writer: CatalogWriter; lookup?: ListingLookup; redis: Redis; redisPrefix: string },
+  ) {}
+
+  private ownerKey(listingId: string): string {
+    return `${this.deps.redisPrefix}published-owner:${listingId}`;
+  }
+
+  /** Throws ProblemError 400 invalid_listing (every failing field) or 403 forbidden_resource. */
+  async publish(token: SellerToken, body: unknown): Promise<PublishResult> {
+    const validation = validatePublishBody(body);
+    if (!validation.ok) {
+      throw invalidListing(validation.errors);
+    }
+    const input = validation.input;
+    const authority = resourceAuthority(input.resource);
+    if (!authority || !hostIsBound(token.hosts, authority)) {
+      throw new ProblemError(
+        403,
+        'forbidden_resource',
+        `This seller token may publish for ${token.hosts.join(', ')} only, not for ${authority ?? input.resource}.`,
+      );
+    }
+    const { resource } = canonicalizeMcpResource(input.resource, input.name);
+    const write = await this.deps.writer.upsert(input, { source: 'publish', owner: token.id }).catch((err: unknown) => {
+      if (err instanceof InvalidListingError) throw invalidListing(err.errors);
+      throw err;
+    });
+    // A later publish by another token bound to the host (a rotated token) takes the listing over.
+    const previousOwner = await this.deps.redis.getset(this.ownerKey(write.id), token.id);
+    const created = typeof write.created === 'boolean' ? write.created : previousOwner === null;
+
+    const existing = created ? undefined : await this.deps.lookup?.get(write.id).catch(() => undefined);
+    const listing: McpListing = {
+      id: write.id,
+      type: 'mcp',
+      resource,
+      name: input.name,
+      description: input.description,
+      inputSchema: input.inputSchema,
+      payment: input.payment,
+      signals: {
+        settleCount7d: existing?.signals?.settleCount7d ?? 0,
+        rejectionRate7d: existing?.signals?.rejectionRate7d ?? 0,
+        ...(existing?.signals?.lastSettled ? { lastSettled: existing.signals.lastSettled } : {}),
+      },
+    };
+    if (input.outputSchema) listing.outputSchema = input.outputSchema;
+    if (input.tags && input.tags.length > 0) listing.tags = input.tags;
+    return { created, listing };
+  }
+
+  /** Takes the token's own listing out of search: 404 when unknown, 403 when another seller's. */
+  async unpublish(token: SellerToken, id: string): Promise<void> {
+    if (!LISTING_ID.test(id)) throw new ProblemError(404, 'not_found', `No listing ${id}.`);
+    const owner = await this.deps.redis.get(this.ownerKey(id));
+    if (owner === null) {
+      const listing = await this.deps.lookup?.get(id);
+      if (!listing || listing.removed) throw new ProblemError(404, 'not_found', `No listing ${id}.`);
+      throw new ProblemError(403, 'forbidden_resource', `Listing ${id} was not published with this seller token.`);
+    }
+    if (owner !== token.id) {
+      throw new ProblemError(403, 'forbidden_resource', `Listing ${id} belongs to another seller token.`);
+    }
+    await this.deps.writer.remove(id, 'unpublished');
+    await this.deps.redis.del(this.ownerKey(id));
+  }
+}
