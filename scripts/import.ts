@@ -1,0 +1,57 @@
+/**
+ * Imports listings (SPEC.md section 2 shape, optional `signals`; `id` ignored) from a JSON array or
+ * JSON lines file through the bulk write path, then waits until they are applied.
+ *   npm run import -- FILE [--no-wait]
+ * Same environment as the server (ELASTICSEARCH_URL, REDIS_URL, LISTINGS_ALIAS, REDIS_PREFIX, ...).
+ * Exit code 0 when every entry was accepted, 1 when some were rejected (the others are imported).
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { importListings, parseListingFile } from '../src/catalog/transfer.js';
+import { drainQueue, fail, openCatalogSession } from './lib/catalogSession.js';
+
+const USAGE = 'usage: import FILE [--no-wait]   (FILE: a JSON array or JSON lines of listings; - for stdin)';
+
+async function readInput(file: string): Promise<string> {
+  if (file !== '-') return readFile(file, 'utf8');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = (() => {
+    try {
+      return parseArgs({ allowPositionals: true, options: { 'no-wait': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    } catch (err) {
+      return fail(`${(err as Error).message}\n${USAGE}`);
+    }
+  })();
+  const [file] = positionals;
+  if (values.help || !file || positionals.length > 1) fail(USAGE, values.help ? 0 : 2);
+  let text: string;
+  try {
+    text = await readInput(file);
+  } catch (err) {
+    return fail(`cannot read ${file}: ${(err as Error).message}`, 1);
+  }
+  const session = await openCatalogSession();
+  try {
+    const result = await importListings(session.catalog.writer, parseListingFile(text), { source: 'import' });
+    for (const rejected of result.rejected) {
+      const reasons = rejected.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+      process.stderr.write(`rejected entry #${rejected.index}: ${reasons}\n`);
+    }
+    const created = result.accepted.filter((a) => a.created).length;
+    if (!values['no-wait'] && result.accepted.length > 0) await drainQueue(session);
+    process.stdout.write(
+      `imported ${result.accepted.length} of ${result.total} listings (${created} new, ${result.accepted.length - created} updated), ` +
+        `${result.rejected.length} rejected${values['no-wait'] ? ' (queued; the service applies them)' : ''}\n`,
+    );
+    process.exitCode = result.rejected.length > 0 ? 1 : 0;
+  } finally {
+    await session.close();
+  }
+}
+
+main().catch((err) => fail(`import failed: ${(err as Error).message}`, 1));
