@@ -43,7 +43,7 @@ export class CatalogSearch {
   /** The Elasticsearch request a read turns into (the benchmark sends it straight to Elasticsearch). */
   async buildRequest(request: ReadRequest): Promise<{ body: Record<string, unknown>; now: number }> {
     const sortLength = sortFor(request).length;
-    const state = request.cursor ? await this.options.cursors.decode(request, request.cursor, sortLength) : undefined;
+    const state = request.cursor !== undefined ? await this.options.cursors.decode(request, request.cursor, sortLength) : undefined;
     const now = state?.now ?? this.now();
     const settings = await this.options.ranking.current();
     const page = state ? { searchAfter: state.searchAfter, now } : { now };
@@ -62,7 +62,8 @@ export class CatalogSearch {
     if (hits.length <= request.limit || !last) return { results };
     const nextCursor = await this.options.cursors.encode(request, {
       searchAfter: exactSortValues(request, last),
-      ...(request.kind === 'search' ? { now } : {}),
+      // Only scores depend on `now`; sort=recent does not sort on the score.
+      ...(request.kind === 'search' && request.sort !== 'recent' ? { now } : {}),
     });
     return { results, nextCursor };
   }
