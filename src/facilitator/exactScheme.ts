@@ -1,0 +1,91 @@
+/**
+ * `exact` on EVM: an EIP-3009 `transferWithAuthorization` signed with EIP-712 over the token's
+ * domain (name/version from the requirements' `extra`, chain id, token address), as @x402/evm's
+ * client signs it. The signature is recovered for real; nothing is trusted from the payload.
+ */
+import { getAddress, isAddressEqual, recoverTypedDataAddress, type Hex } from 'viem';
+import { Reason, reject, type Rejection } from './reasons.js';
+import { chainIdOf, isAddress, isObject, parseAmount, type PaymentRequest } from './request.js';
+import type { AcceptedPayment } from './transfer.js';
+
+const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
+/** A payment must stay valid a few seconds past verification, long enough to be settled. */
+export const VALIDITY_MARGIN_SECONDS = 6n;
+
+const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+
+export async function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): Promise<AcceptedPayment | Rejection> {
+  const { requirements, schemePayload } = request;
+  const authorization = schemePayload.authorization;
+  const signature = schemePayload.signature;
+  if (!isObject(authorization)) return reject(Reason.invalidPayload, 'payload.authorization must be an object');
+  if (typeof signature !== 'string' || !SIGNATURE.test(signature)) {
+    return reject(Reason.invalidPayload, 'payload.signature must be a 65-byte hex signature');
+  }
+  const { from, to, nonce } = authorization;
+  const value = parseAmount(authorization.value);
+  const validAfter = parseAmount(authorization.validAfter);
+  const validBefore = parseAmount(authorization.validBefore);
+  if (!isAddress(from) || !isAddress(to)) return reject(Reason.invalidPayload, 'authorization.from and .to must be addresses');
+  if (value === undefined || validAfter === undefined || validBefore === undefined) {
+    return reject(Reason.invalidPayload, 'authorization.value, .validAfter and .validBefore must be integer strings');
+  }
+  if (typeof nonce !== 'string' || !BYTES32.test(nonce)) return reject(Reason.invalidPayload, 'authorization.nonce must be 32 bytes of hex');
+  const name = requirements.extra.name;
+  const version = requirements.extra.version;
+  if (typeof name !== 'string' || typeof version !== 'string') {
+    return reject(Reason.exactMissingDomain, 'paymentRequirements.extra must carry the token EIP-712 name and version');
+  }
+
+  if (!isAddressEqual(to, requirements.payTo as Hex)) {
+    return reject(Reason.exactRecipientMismatch, `authorization.to ${to} is not payTo ${requirements.payTo}`);
+  }
+  if (value < requirements.amount) {
+    return reject(Reason.exactValue, `authorization.value ${value} is below the required ${requirements.amount}`);
+  }
+  if (validBefore < nowSeconds + VALIDITY_MARGIN_SECONDS) {
+    return reject(Reason.exactValidBefore, `authorization expired (validBefore ${validBefore})`);
+  }
+  if (validAfter > nowSeconds) return reject(Reason.exactValidAfter, `authorization not valid before ${validAfter}`);
+
+  let signer: string;
+  try {
+    signer = await recoverTypedDataAddress({
+      domain: { name, version, chainId: chainIdOf(requirements.network), verifyingContract: getAddress(requirements.asset) },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { from: getAddress(from), to: getAddress(to), value, validAfter, validBefore, nonce: nonce as Hex },
+      signature: signature as Hex,
+    });
+  } catch {
+    return reject(Reason.exactSignature, 'the signature cannot be recovered');
+  }
+  if (!isAddressEqual(signer as Hex, from)) {
+    return reject(Reason.exactSignature, 'the signature was not made by authorization.from');
+  }
+  const asset = requirements.asset.toLowerCase();
+  const payer = getAddress(from);
+  return {
+    payer,
+    transfer: {
+      network: requirements.network,
+      asset,
+      from: from.toLowerCase(),
+      to: to.toLowerCase(),
+      amount: value,
+      nonceSpace: `eip3009:${asset}:${from.toLowerCase()}`,
+      nonce: nonce.toLowerCase(),
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The facilitator module as the container wires it: service, routes, the signals flusher, and the
+ * facilitator's gauges (sponsor balance) on the shared metrics registry.
+ */
+import type { Router } from 'express';
+import type { Redis } from 'ioredis';
+import { formatEther } from 'viem';
+import type { Config } from '../config.js';
+import type { CatalogWriter } from '../catalog/writer.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { BackgroundWorker } from '../container.js';
+import { facilitatorRoutes } from '../http/routes/facilitator.js';
+import type { Logger } from '../logger.js';
+import { registerSampledGauge, type Metrics } from '../metrics.js';
+import { SignalCounters } from '../signals/counters.js';
+import { SignalFlusher } from '../signals/flusher.js';
+import { Ledger } from './ledger.js';
+import { FacilitatorService } from './service.js';
+import { SettlementStore } from './settlementStore.js';
+import { TrafficCataloger } from './trafficCatalog.js';
+
+export interface Facilitator {
+  service: FacilitatorService;
+  ledger: Ledger;
+  counters: SignalCounters;
+  flusher: SignalFlusher;
+  cataloger: TrafficCataloger;
+  router: Router;
+  workers: BackgroundWorker[];
+}
+
+export function buildFacilitator(
+  config: Config,
+  logger: Logger,
+  deps: { redis: Redis; writer: CatalogWriter; metrics: Metrics },
+  clock: Clock = systemClock,
+): Facilitator {
+  const { redis, writer, metrics } = deps;
+  const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
+  const counters = new SignalCounters(redis, config.redisPrefix, clock);
+  const cataloger = new TrafficCataloger(redis, config.redisPrefix, () => writer, logger, config.trafficRefreshMs);
+  const service = new FacilitatorService({
+    config,
+    ledger,
+    settlements: new SettlementStore(redis, config.redisPrefix),
+    counters,
+    cataloger,
+    metrics,
+    logger,
+    clock,
+  });
+  const flusher = new SignalFlusher(counters, () => writer, logger, config.signalsFlushMs);
+  registerSampledGauge(
+    metrics,
+    { name: 'facilitator_sponsor_balance_eth', help: 'Fee sponsor balance per network, in the native currency unit (ETH, not wei)', labelNames: ['network'] },
+    async () =>
+      Promise.all(
+        config.facilitatorNetworks.map(async (network) => ({
+          labels: { network },
+          value: Number(formatEther(await ledger.sponsorBalance(network))),
+        })),
+      ),
+  );
+  return { service, ledger, counters, flusher, cataloger, router: facilitatorRoutes(service), workers: [flusher] };
+}

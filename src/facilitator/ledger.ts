@@ -1,0 +1,125 @@
+/**
+ * The test-network ledger in Redis: token balances per (network, asset, address), used nonces, and
+ * the sponsor's native-currency balance that pays each settlement's simulated network fee. A
+ * settlement is one Lua script, so the nonce check, the balance checks and the movements are atomic.
+ */
+import type { Redis } from 'ioredis';
+import type { Transfer } from './transfer.js';
+
+/** Redis integers are int64; nobody can hold more, so a larger amount is simply unaffordable. */
+export const MAX_LEDGER_AMOUNT = 9_223_372_036_854_775_807n;
+
+export type SettleOutcome = 'ok' | 'nonce_used' | 'insufficient_funds' | 'sponsor_insufficient_funds';
+
+// Amounts are compared as decimal strings: Lua numbers are doubles and lose precision past 2^53.
+const SETTLE_SCRIPT = `
+local function lt(a, b)
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 then return 'nonce_used' end
+if redis.call('EXISTS', KEYS[4]) == 0 then redis.call('SET', KEYS[4], ARGV[4]) end
+local balance = redis.call('GET', KEYS[1]) or '0'
+if lt(balance, ARGV[2]) then return 'insufficient_funds' end
+if lt(redis.call('GET', KEYS[4]), ARGV[3]) then return 'sponsor_insufficient_funds' end
+redis.call('SADD', KEYS[3], ARGV[1])
+if ARGV[2] ~= '0' then
+  redis.call('DECRBY', KEYS[1], ARGV[2])
+  redis.call('INCRBY', KEYS[2], ARGV[2])
+end
+if ARGV[3] ~= '0' then redis.call('DECRBY', KEYS[4], ARGV[3]) end
+return 'ok'
+`;
+
+export interface LedgerState {
+  nonceUsed: boolean;
+  balance: bigint;
+}
+
+export class Ledger {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly sponsorInitialWei: bigint,
+  ) {}
+
+  balanceKey(network: string, asset: string, address: string): string {
+    return `${this.prefix}ledger:balance:${network}:${asset.toLowerCase()}:${address.toLowerCase()}`;
+  }
+
+  private nonceKey(network: string, nonceSpace: string): string {
+    return `${this.prefix}ledger:nonces:${network}:${nonceSpace}`;
+  }
+
+  private sponsorKey(network: string): string {
+    return `${this.prefix}ledger:sponsor:${network}`;
+  }
+
+  /** Nonce and payer balance in one round trip (the read-only checks of /verify). */
+  async inspect(transfer: Transfer): Promise<LedgerState> {
+    const results = await this.redis
+      .pipeline()
+      .sismember(this.nonceKey(transfer.network, transfer.nonceSpace), transfer.nonce)
+      .get(this.balanceKey(transfer.network, transfer.asset, transfer.from))
+      .exec();
+    const [nonce, balance] = results ?? [];
+    if (nonce?.[0] || balance?.[0]) throw nonce?.[0] ?? balance?.[0];
+    return { nonceUsed: nonce?.[1] === 1, balance: BigInt((balance?.[1] as string | null) ?? '0') };
+  }
+
+  /** Consumes the nonce and moves `amount` from payer to payee and `feeWei` out of the sponsor, or nothing. */
+  async settle(transfer: Transfer, feeWei: bigint): Promise<SettleOutcome> {
+    if (transfer.amount > MAX_LEDGER_AMOUNT) return 'insufficient_funds';
+    const outcome = await this.redis.eval(
+      SETTLE_SCRIPT,
+      4,
+      this.balanceKey(transfer.network, transfer.asset, transfer.from),
+      this.balanceKey(transfer.network, transfer.asset, transfer.to),
+      this.nonceKey(transfer.network, transfer.nonceSpace),
+      this.sponsorKey(transfer.network),
+      transfer.nonce,
+      transfer.amount.toString(),
+      feeWei.toString(),
+      this.sponsorInitialWei.toString(),
+    );
+    return outcome as SettleOutcome;
+  }
+
+  async balance(network: string, asset: string, address: string): Promise<bigint> {
+    return BigInt((await this.redis.get(this.balanceKey(network, asset, address))) ?? '0');
+  }
+
+  /** Faucet: credits a test wallet. Throws when the result would not fit the ledger (int64). */
+  async fund(network: string, asset: string, address: string, amount: bigint): Promise<bigint> {
+    return BigInt(await this.redis.incrby(this.balanceKey(network, asset, address), amount.toString()));
+  }
+
+  /** Sponsor balance in wei; an untouched ledger reports (and is seeded with) the initial balance. */
+  async sponsorBalance(network: string): Promise<bigint> {
+    await this.redis.set(this.sponsorKey(network), this.sponsorInitialWei.toString(), 'NX');
+    return BigInt((await this.redis.get(this.sponsorKey(network))) ?? '0');
+  }
+
+  async fundSponsor(network: string, wei: bigint): Promise<bigint> {
+    await this.redis.set(this.sponsorKey(network), this.sponsorInitialWei.toString(), 'NX');
+    return BigInt(await this.redis.incrby(this.sponsorKey(network), wei.toString()));
+  }
+
+  /** Every funded (asset, address) on a network with its balance, for the faucet's `balances` listing. */
+  async balances(network: string): Promise<Array<{ asset: string; address: string; balance: bigint }>> {
+    const pattern = `${this.prefix}ledger:balance:${network}:*`;
+    const out: Array<{ asset: string; address: string; balance: bigint }> = [];
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length === 0) continue;
+      const values = await this.redis.mget(...keys);
+      keys.forEach((key, i) => {
+        const [asset, address] = key.slice(pattern.length - 1).split(':');
+        if (asset && address) out.push({ asset, address, balance: BigInt(values[i] ?? '0') });
+      });
+    } while (cursor !== '0');
+    return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  }
+}

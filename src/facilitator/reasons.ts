@@ -1,0 +1,51 @@
+/**
+ * `invalidReason` / `errorReason` codes. The strings are the x402 ones (the protocol's ErrorReasons
+ * list in the `x402` package and the `@x402/evm` scheme constants) so that x402 clients and sellers
+ * recognise them; the service adds none of its own except where x402 has no equivalent (marked).
+ */
+export const Reason = {
+  /** The payload does not have the scheme's shape (missing fields, non-hex signature, ...). */
+  invalidPayload: 'invalid_payload',
+  /** The payment requirements are unusable (no asset / payTo / amount, bad address). */
+  invalidPaymentRequirements: 'invalid_payment_requirements',
+  /** x402Version is neither 1 nor 2, or the payload's version differs from the request's. */
+  invalidX402Version: 'invalid_x402_version',
+  invalidScheme: 'invalid_scheme',
+  invalidNetwork: 'invalid_network',
+  // exact (EIP-3009 transferWithAuthorization)
+  exactSignature: 'invalid_exact_evm_payload_signature',
+  exactRecipientMismatch: 'invalid_exact_evm_payload_recipient_mismatch',
+  exactValue: 'invalid_exact_evm_payload_authorization_value',
+  exactValidAfter: 'invalid_exact_evm_payload_authorization_valid_after',
+  exactValidBefore: 'invalid_exact_evm_payload_authorization_valid_before',
+  exactNonceUsed: 'invalid_exact_evm_nonce_already_used',
+  exactMissingDomain: 'invalid_exact_evm_missing_eip712_domain',
+  // upto (Permit2 witness transfer)
+  permit2Signature: 'invalid_permit2_signature',
+  permit2RecipientMismatch: 'invalid_permit2_recipient_mismatch',
+  permit2Spender: 'invalid_permit2_spender',
+  permit2TokenMismatch: 'permit2_token_mismatch',
+  permit2AmountMismatch: 'permit2_amount_mismatch',
+  permit2DeadlineExpired: 'permit2_deadline_expired',
+  permit2NotYetValid: 'permit2_not_yet_valid',
+  permit2NonceUsed: 'permit2_invalid_nonce',
+  uptoFacilitatorMismatch: 'upto_facilitator_mismatch',
+  uptoSettlementExceedsAmount: 'invalid_upto_evm_payload_settlement_exceeds_amount',
+  // both schemes
+  insufficientFunds: 'insufficient_funds',
+  /** The sponsor cannot pay the simulated network fee (x402 has no dedicated code). */
+  sponsorInsufficientFunds: 'unexpected_settle_error',
+  /** A duplicate of a settlement still in progress did not see its result in time. */
+  settlementPending: 'settlement_pending',
+} as const;
+
+export type ReasonCode = (typeof Reason)[keyof typeof Reason];
+
+/** Human-readable companion of a code, sent as invalidMessage / errorMessage. */
+export class Rejection {
+  constructor(readonly reason: ReasonCode, readonly message: string) {}
+}
+
+export function reject(reason: ReasonCode, message: string): Rejection {
+  return new Rejection(reason, message);
+}

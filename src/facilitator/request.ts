@@ -1,0 +1,138 @@
+/**
+ * Reads a /verify or /settle body (x402 v2, or v1) into one normalized shape the schemes check.
+ * Only a body that is not shaped like a facilitator request at all is a 400; anything wrong inside
+ * a well-shaped request is a payment rejection with an x402 reason (200, isValid: false).
+ */
+import { toCaip2Network } from '../catalog/networks.js';
+import { ProblemError, type FieldError } from '../http/problem.js';
+import { Reason, reject, type Rejection } from './reasons.js';
+
+export type JsonObject = Record<string, unknown>;
+
+/** x402 v2 `ResourceInfo` (v1 carries the same facts on the requirements). */
+export interface ResourceInfo {
+  url: string;
+  description?: string;
+  mimeType?: string;
+  serviceName?: string;
+  tags?: string[];
+}
+
+export interface Requirements {
+  scheme: string;
+  /** CAIP-2 */
+  network: string;
+  asset: string;
+  payTo: string;
+  /** Smallest unit; v1 `maxAmountRequired`. For `upto` at /settle: the actual amount to charge. */
+  amount: bigint;
+  maxTimeoutSeconds?: number;
+  extra: JsonObject;
+}
+
+export interface RawFacilitatorRequest {
+  x402Version: number;
+  paymentPayload: JsonObject;
+  paymentRequirements: JsonObject;
+}
+
+export interface PaymentRequest {
+  x402Version: 1 | 2;
+  /** The network as the client wrote it (`base-sepolia` in v1), echoed in settle responses. */
+  wireNetwork: string;
+  requirements: Requirements;
+  /** The scheme-specific part: `paymentPayload.payload`. */
+  schemePayload: JsonObject;
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Throws a 400 `invalid_request` unless the body has the facilitator request's outer shape. */
+export function readFacilitatorRequest(body: unknown): RawFacilitatorRequest {
+  const errors: FieldError[] = [];
+  if (!isObject(body)) {
+    throw new ProblemError(400, 'invalid_request', 'The body must be a JSON object with paymentPayload and paymentRequirements.', {
+      errors: [{ path: '', message: 'must be an object' }],
+    });
+  }
+  if (!isObject(body.paymentPayload)) errors.push({ path: 'paymentPayload', message: 'must be an object' });
+  if (!isObject(body.paymentRequirements)) errors.push({ path: 'paymentRequirements', message: 'must be an object' });
+  const version = body.x402Version ?? (isObject(body.paymentPayload) ? body.paymentPayload.x402Version : undefined);
+  if (typeof version !== 'number' || !Number.isInteger(version)) errors.push({ path: 'x402Version', message: 'must be an integer' });
+  if (errors.length > 0) {
+    throw new ProblemError(400, 'invalid_request', 'The body is not an x402 facilitator request.', { errors });
+  }
+  return {
+    x402Version: version as number,
+    paymentPayload: body.paymentPayload as JsonObject,
+    paymentRequirements: body.paymentRequirements as JsonObject,
+  };
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const AMOUNT = /^[0-9]{1,78}$/;
+
+export function parseAmount(value: unknown): bigint | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === 'string' && AMOUNT.test(value)) return BigInt(value);
+  return undefined;
+}
+
+export function isAddress(value: unknown): value is `0x${string}` {
+  return typeof value === 'string' && ADDRESS.test(value);
+}
+
+/** Normalizes a shaped request; returns a Rejection when a field is missing, unsupported or inconsistent. */
+export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: readonly string[]): PaymentRequest | Rejection {
+  const { paymentPayload: pp, paymentRequirements: pr } = raw;
+  if (raw.x402Version !== 1 && raw.x402Version !== 2) {
+    return reject(Reason.invalidX402Version, `x402Version ${raw.x402Version} is not supported (1 or 2)`);
+  }
+  if (pp.x402Version !== undefined && pp.x402Version !== raw.x402Version) {
+    return reject(Reason.invalidX402Version, 'paymentPayload.x402Version differs from the request x402Version');
+  }
+  const version = raw.x402Version;
+  const accepted = version === 2 ? pp.accepted : pp;
+  if (!isObject(accepted)) return reject(Reason.invalidPayload, 'paymentPayload.accepted must be an object');
+  if (!isObject(pp.payload)) return reject(Reason.invalidPayload, 'paymentPayload.payload must be an object');
+
+  const scheme = pr.scheme;
+  if (typeof scheme !== 'string') return reject(Reason.invalidPaymentRequirements, 'paymentRequirements.scheme must be a string');
+  const schemes = version === 2 ? ['exact', 'upto'] : ['exact'];
+  if (!schemes.includes(scheme)) return reject(Reason.invalidScheme, `scheme ${JSON.stringify(scheme)} is not supported for x402 v${version}`);
+  if (accepted.scheme !== scheme) return reject(Reason.invalidScheme, 'the payload scheme differs from the requirements scheme');
+
+  const wireNetwork = pr.network;
+  if (typeof wireNetwork !== 'string') return reject(Reason.invalidPaymentRequirements, 'paymentRequirements.network must be a string');
+  const network = toCaip2Network(wireNetwork);
+  if (!network || !supportedNetworks.includes(network)) {
+    return reject(Reason.invalidNetwork, `network ${JSON.stringify(wireNetwork)} is not settled here (supported: ${supportedNetworks.join(', ')})`);
+  }
+  if (typeof accepted.network !== 'string' || toCaip2Network(accepted.network) !== network) {
+    return reject(Reason.invalidNetwork, 'the payload network differs from the requirements network');
+  }
+
+  const amount = parseAmount(version === 2 ? pr.amount : pr.maxAmountRequired);
+  if (amount === undefined) {
+    return reject(Reason.invalidPaymentRequirements, `paymentRequirements.${version === 2 ? 'amount' : 'maxAmountRequired'} must be an integer string`);
+  }
+  if (!isAddress(pr.asset)) return reject(Reason.invalidPaymentRequirements, 'paymentRequirements.asset must be a token address');
+  if (!isAddress(pr.payTo)) return reject(Reason.invalidPaymentRequirements, 'paymentRequirements.payTo must be an address');
+  const requirements: Requirements = {
+    scheme,
+    network,
+    asset: pr.asset,
+    payTo: pr.payTo,
+    amount,
+    extra: isObject(pr.extra) ? pr.extra : {},
+  };
+  if (typeof pr.maxTimeoutSeconds === 'number') requirements.maxTimeoutSeconds = pr.maxTimeoutSeconds;
+  return { x402Version: version, wireNetwork, requirements, schemePayload: pp.payload };
+}
+
+/** EVM chain id of a CAIP-2 `eip155:<id>` network. */
+export function chainIdOf(network: string): number {
+  return Number(network.slice('eip155:'.length));
+}

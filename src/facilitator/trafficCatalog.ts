@@ -1,0 +1,70 @@
+/**
+ * Cataloging from traffic: every payment the facilitator accepts creates or refreshes the listing of
+ * the resource it pays for, through the CatalogWriter (source `traffic`). Accepts entries merge by
+ * scheme and network across requests (kept in Redis, so every instance sees them). Fire and forget:
+ * a failure is logged and never reaches the payer's /verify or /settle response.
+ */
+import type { Redis } from 'ioredis';
+import type { CatalogWriter, ListingInput } from '../catalog/writer.js';
+import type { Logger } from '../logger.js';
+import type { Payment } from '../catalog/listing.js';
+import type { TrafficSighting } from './trafficSighting.js';
+
+const MAX_REMEMBERED = 10_000;
+const ACCEPTS_TTL_SECONDS = 90 * 24 * 3600;
+
+type Accept = Payment & { extra?: Record<string, unknown> };
+
+export class TrafficCataloger {
+  /** listing id -> what was last sent and when, so steady traffic does not rewrite a listing per request. */
+  private readonly recent = new Map<string, { fingerprint: string; at: number }>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly writer: () => CatalogWriter | undefined,
+    private readonly logger: Logger,
+    private readonly refreshMs: number,
+  ) {}
+
+  observe(sighting: TrafficSighting): void {
+    const fingerprint = JSON.stringify([sighting.input, sighting.accept]);
+    const seen = this.recent.get(sighting.listingId);
+    const now = Date.now();
+    if (seen && seen.fingerprint === fingerprint && now - seen.at < this.refreshMs) return;
+    if (this.recent.size >= MAX_REMEMBERED) this.recent.clear();
+    this.recent.set(sighting.listingId, { fingerprint, at: now });
+    const task = this.write(sighting)
+      .catch((err: unknown) => {
+        this.recent.delete(sighting.listingId);
+        this.logger.warn('traffic cataloging failed', { listingId: sighting.listingId, err: (err as Error).message });
+      })
+      .finally(() => this.inFlight.delete(task));
+    this.inFlight.add(task);
+  }
+
+  /** Resolves when every write started so far finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async write(sighting: TrafficSighting): Promise<void> {
+    const writer = this.writer();
+    if (!writer) return;
+    const key = `${this.prefix}traffic:accepts:${sighting.listingId}`;
+    const results = await this.redis
+      .pipeline()
+      .hset(key, sighting.acceptKey, JSON.stringify(sighting.accept))
+      .expire(key, ACCEPTS_TTL_SECONDS)
+      .hgetall(key)
+      .exec();
+    const all = (results?.[2]?.[1] ?? {}) as Record<string, string>;
+    const accepts = Object.keys(all)
+      .sort()
+      .slice(0, 16)
+      .map((k) => JSON.parse(all[k]!) as Accept);
+    const input: ListingInput = { ...sighting.input, ...(sighting.input.type === 'http' ? { accepts } : {}) } as ListingInput;
+    await writer.upsert(input, { source: 'traffic' });
+  }
+}

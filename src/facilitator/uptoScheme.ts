@@ -1,0 +1,120 @@
+/**
+ * `upto` on EVM: the buyer signs a Permit2 `PermitWitnessTransferFrom` whose permitted amount is a
+ * ceiling, with a witness naming the recipient and the facilitator allowed to settle it (the form
+ * @x402/evm's upto client signs). Checked offline: the Permit2 domain, spender and witness are
+ * verified and the signature recovered; /settle then charges the actual amount, at most the ceiling.
+ */
+import { getAddress, isAddressEqual, recoverTypedDataAddress, type Hex } from 'viem';
+import { VALIDITY_MARGIN_SECONDS } from './exactScheme.js';
+import { Reason, reject, type Rejection } from './reasons.js';
+import { chainIdOf, isAddress, isObject, parseAmount, type PaymentRequest } from './request.js';
+import type { AcceptedPayment, CheckMode } from './transfer.js';
+
+/** The canonical Permit2 deployment and x402's upto proxy (the only spender a buyer's permit may name). */
+export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+export const UPTO_PERMIT2_PROXY_ADDRESS = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
+
+const UPTO_WITNESS_TYPES = {
+  PermitWitnessTransferFrom: [
+    { name: 'permitted', type: 'TokenPermissions' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+    { name: 'witness', type: 'Witness' },
+  ],
+  TokenPermissions: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+  ],
+  Witness: [
+    { name: 'to', type: 'address' },
+    { name: 'facilitator', type: 'address' },
+    { name: 'validAfter', type: 'uint256' },
+  ],
+} as const;
+
+const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+
+export async function checkUptoPayment(
+  request: PaymentRequest,
+  nowSeconds: bigint,
+  facilitatorAddress: string,
+  mode: CheckMode,
+): Promise<AcceptedPayment | Rejection> {
+  const { requirements, schemePayload } = request;
+  const permit = schemePayload.permit2Authorization;
+  const signature = schemePayload.signature;
+  if (!isObject(permit) || !isObject(permit.permitted) || !isObject(permit.witness)) {
+    return reject(Reason.invalidPayload, 'payload.permit2Authorization with permitted and witness objects is required');
+  }
+  if (typeof signature !== 'string' || !SIGNATURE.test(signature)) {
+    return reject(Reason.invalidPayload, 'payload.signature must be a 65-byte hex signature');
+  }
+  const { from, spender } = permit;
+  const { token } = permit.permitted;
+  const { to, facilitator } = permit.witness;
+  const ceiling = parseAmount(permit.permitted.amount);
+  const nonce = parseAmount(permit.nonce);
+  const deadline = parseAmount(permit.deadline);
+  const validAfter = parseAmount(permit.witness.validAfter);
+  if (![from, spender, token, to, facilitator].every(isAddress)) {
+    return reject(Reason.invalidPayload, 'from, spender, permitted.token, witness.to and witness.facilitator must be addresses');
+  }
+  if (ceiling === undefined || nonce === undefined || deadline === undefined || validAfter === undefined) {
+    return reject(Reason.invalidPayload, 'permitted.amount, nonce, deadline and witness.validAfter must be integer strings');
+  }
+  const addr = (value: unknown) => value as Hex;
+
+  if (!isAddressEqual(addr(spender), UPTO_PERMIT2_PROXY_ADDRESS)) {
+    return reject(Reason.permit2Spender, `spender must be the x402 upto proxy ${UPTO_PERMIT2_PROXY_ADDRESS}`);
+  }
+  if (!isAddressEqual(addr(to), addr(requirements.payTo))) {
+    return reject(Reason.permit2RecipientMismatch, `witness.to ${String(to)} is not payTo ${requirements.payTo}`);
+  }
+  if (!isAddressEqual(addr(facilitator), addr(facilitatorAddress))) {
+    return reject(Reason.uptoFacilitatorMismatch, `witness.facilitator must be ${facilitatorAddress}`);
+  }
+  if (!isAddressEqual(addr(token), addr(requirements.asset))) {
+    return reject(Reason.permit2TokenMismatch, 'permitted.token is not the required asset');
+  }
+  if (requirements.amount > ceiling) {
+    return mode === 'settle'
+      ? reject(Reason.uptoSettlementExceedsAmount, `settlement amount ${requirements.amount} exceeds the authorized ${ceiling}`)
+      : reject(Reason.permit2AmountMismatch, `authorized ceiling ${ceiling} is below the required ${requirements.amount}`);
+  }
+  if (deadline < nowSeconds + VALIDITY_MARGIN_SECONDS) return reject(Reason.permit2DeadlineExpired, `permit expired (deadline ${deadline})`);
+  if (validAfter > nowSeconds) return reject(Reason.permit2NotYetValid, `permit not valid before ${validAfter}`);
+
+  let signer: string;
+  try {
+    signer = await recoverTypedDataAddress({
+      domain: { name: 'Permit2', chainId: chainIdOf(requirements.network), verifyingContract: PERMIT2_ADDRESS },
+      types: UPTO_WITNESS_TYPES,
+      primaryType: 'PermitWitnessTransferFrom',
+      message: {
+        permitted: { token: getAddress(addr(token)), amount: ceiling },
+        spender: getAddress(addr(spender)),
+        nonce,
+        deadline,
+        witness: { to: getAddress(addr(to)), facilitator: getAddress(addr(facilitator)), validAfter },
+      },
+      signature: signature as Hex,
+    });
+  } catch {
+    return reject(Reason.permit2Signature, 'the signature cannot be recovered');
+  }
+  if (!isAddressEqual(signer as Hex, addr(from))) return reject(Reason.permit2Signature, 'the signature was not made by from');
+  const owner = String(from).toLowerCase();
+  return {
+    payer: getAddress(addr(from)),
+    transfer: {
+      network: requirements.network,
+      asset: requirements.asset.toLowerCase(),
+      from: owner,
+      to: String(to).toLowerCase(),
+      amount: requirements.amount,
+      nonceSpace: `permit2:${owner}`,
+      nonce: nonce.toString(),
+    },
+  };
+}

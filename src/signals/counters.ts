@@ -1,0 +1,127 @@
+/**
+ * Rolling 7-day traffic counters per listing in Redis. Counts live in hourly buckets (one key per
+ * listing, counter and hour) that expire on their own a week after their hour ends; a window read
+ * sums the 168 buckets that the clock puts inside the last 7 days, so older traffic stops counting
+ * even before Redis drops its keys. Every change marks the listing dirty for the flusher.
+ */
+import type { Redis } from 'ioredis';
+import type { Signals } from '../catalog/listing.js';
+import { systemClock, type Clock } from '../clock.js';
+
+const HOUR_MS = 3_600_000;
+export const WINDOW_HOURS = 7 * 24;
+/** Activity older than this can no longer change a listing's window; it leaves the active set. */
+const ACTIVE_HORIZON_MS = (WINDOW_HOURS + 2) * HOUR_MS;
+
+type Counter = 'settle' | 'verify' | 'reject';
+
+export class SignalCounters {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  private bucketKey(listingId: string, counter: Counter, hour: number): string {
+    return `${this.prefix}signals:${listingId}:${counter}:${hour}`;
+  }
+
+  private lastSettledKey(listingId: string): string {
+    return `${this.prefix}signals:${listingId}:lastSettled`;
+  }
+
+  private get dirtyKey(): string {
+    return `${this.prefix}signals:dirty`;
+  }
+
+  private get activeKey(): string {
+    return `${this.prefix}signals:active`;
+  }
+
+  private async bump(listingId: string, counters: Counter[], lastSettled?: string): Promise<void> {
+    const now = this.clock().getTime();
+    const hour = Math.floor(now / HOUR_MS);
+    const expiresAt = Math.ceil(((hour + 1 + WINDOW_HOURS) * HOUR_MS) / 1000);
+    const pipeline = this.redis.pipeline();
+    for (const counter of counters) {
+      const key = this.bucketKey(listingId, counter, hour);
+      pipeline.incr(key).expireat(key, expiresAt);
+    }
+    if (lastSettled) pipeline.set(this.lastSettledKey(listingId), lastSettled, 'EX', WINDOW_HOURS * 3600 * 5);
+    pipeline.sadd(this.dirtyKey, listingId).zadd(this.activeKey, now, listingId);
+    const results = await pipeline.exec();
+    const failed = results?.find(([err]) => err);
+    if (failed) throw failed[0];
+  }
+
+  /** Every verification counts toward the rejection rate's denominator; a rejection also toward its numerator. */
+  recordVerify(listingId: string, valid: boolean): Promise<void> {
+    return this.bump(listingId, valid ? ['verify'] : ['verify', 'reject']);
+  }
+
+  recordSettle(listingId: string): Promise<void> {
+    return this.bump(listingId, ['settle'], this.clock().toISOString());
+  }
+
+  /** The `signals` block of several listings as of the clock's now. */
+  async read(listingIds: string[]): Promise<Map<string, Signals>> {
+    const out = new Map<string, Signals>();
+    if (listingIds.length === 0) return out;
+    const hour = Math.floor(this.clock().getTime() / HOUR_MS);
+    const pipeline = this.redis.pipeline();
+    for (const id of listingIds) {
+      for (const counter of ['settle', 'verify', 'reject'] as const) {
+        const keys: string[] = [];
+        for (let h = hour - WINDOW_HOURS + 1; h <= hour; h++) keys.push(this.bucketKey(id, counter, h));
+        pipeline.mget(...keys);
+      }
+      pipeline.get(this.lastSettledKey(id));
+    }
+    const results = (await pipeline.exec()) ?? [];
+    const sum = (entry: [Error | null, unknown] | undefined): number => {
+      if (!entry || entry[0]) throw entry?.[0] ?? new Error('missing pipeline result');
+      return (entry[1] as Array<string | null>).reduce((total, v) => total + (v ? Number(v) : 0), 0);
+    };
+    listingIds.forEach((id, i) => {
+      const base = i * 4;
+      const settles = sum(results[base]);
+      const verifies = sum(results[base + 1]);
+      const rejects = sum(results[base + 2]);
+      const lastSettled = results[base + 3]?.[1] as string | null | undefined;
+      const signals: Signals = {
+        settleCount7d: settles,
+        rejectionRate7d: verifies === 0 ? 0 : Math.round((rejects / verifies) * 10_000) / 10_000,
+      };
+      if (lastSettled) signals.lastSettled = lastSettled;
+      out.set(id, signals);
+    });
+    return out;
+  }
+
+  /** Takes up to `max` listings whose counters changed since they were last flushed. */
+  async takeDirty(max: number): Promise<string[]> {
+    const ids = await this.redis.spop(this.dirtyKey, max);
+    return ids ?? [];
+  }
+
+  async markDirty(listingIds: string[]): Promise<void> {
+    if (listingIds.length > 0) await this.redis.sadd(this.dirtyKey, ...listingIds);
+  }
+
+  /**
+   * Listings whose window may have shrunk because time passed, so that their counts fall in
+   * Elasticsearch too. Listings past the horizon are returned one last time (their window is now
+   * empty) and then forgotten.
+   */
+  async aging(): Promise<string[]> {
+    const now = this.clock().getTime();
+    const ids = await this.redis.zrange(this.activeKey, 0, -1);
+    await this.redis.zremrangebyscore(this.activeKey, '-inf', `(${now - ACTIVE_HORIZON_MS}`);
+    return ids;
+  }
+
+  /** The hour the clock is in; the flusher sweeps aging listings once per hour. */
+  currentHour(): number {
+    return Math.floor(this.clock().getTime() / HOUR_MS);
+  }
+}

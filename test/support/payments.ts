@@ -1,0 +1,149 @@
+/**
+ * Builds x402 payment payloads the way @x402/evm's clients sign them (EIP-3009 for `exact`, the
+ * Permit2 witness for `upto`), with every field overridable so tests can produce each rejection.
+ */
+import { randomBytes } from 'node:crypto';
+import { getAddress, type Hex, type LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+
+export const NETWORK = 'eip155:84532';
+export const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+export const FACILITATOR_ADDRESS = '0xFAC1000000000000000000000000000000000402';
+export const UPTO_PROXY = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
+const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+
+export function newWallet(): LocalAccount {
+  return privateKeyToAccount(generatePrivateKey());
+}
+
+export interface RequirementsV2 {
+  scheme: string;
+  network: string;
+  asset: string;
+  amount: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+export function requirements(payTo: string, overrides: Partial<RequirementsV2> = {}): RequirementsV2 {
+  return {
+    scheme: 'exact',
+    network: NETWORK,
+    asset: USDC,
+    amount: '1000',
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: { name: 'USDC', version: '2' },
+    ...overrides,
+  };
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+export interface ExactOptions {
+  to?: string;
+  value?: string;
+  validAfter?: string;
+  validBefore?: string;
+  nonce?: Hex;
+  chainId?: number;
+  /** Signs with this account while claiming `from` = the payer (a forged signature). */
+  signer?: LocalAccount;
+}
+
+export async function exactAuthorization(payer: LocalAccount, req: RequirementsV2, o: ExactOptions = {}) {
+  const authorization = {
+    from: payer.address,
+    to: getAddress(o.to ?? req.payTo),
+    value: o.value ?? req.amount,
+    validAfter: o.validAfter ?? '0',
+    validBefore: o.validBefore ?? String(now() + req.maxTimeoutSeconds),
+    nonce: o.nonce ?? (`0x${randomBytes(32).toString('hex')}` as Hex),
+  };
+  const signature = await (o.signer ?? payer).signTypedData({
+    domain: { name: 'USDC', version: '2', chainId: o.chainId ?? 84532, verifyingContract: getAddress(req.asset) },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      ...authorization,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+    },
+  });
+  return { authorization, signature };
+}
+
+export const RESOURCE = { url: 'http://seller.test/weather', description: 'Weather by city', mimeType: 'application/json' };
+
+/** A v2 verify/settle body for `exact`. */
+export async function exactRequest(payer: LocalAccount, req: RequirementsV2, o: ExactOptions = {}, resource = RESOURCE) {
+  const payload = await exactAuthorization(payer, req, o);
+  return { x402Version: 2, paymentPayload: { x402Version: 2, resource, accepted: req, payload }, paymentRequirements: req };
+}
+
+export interface UptoOptions {
+  ceiling?: string;
+  to?: string;
+  facilitator?: string;
+  spender?: string;
+  deadline?: string;
+  validAfter?: string;
+  nonce?: string;
+}
+
+export async function uptoRequest(payer: LocalAccount, req: RequirementsV2, o: UptoOptions = {}, resource = RESOURCE) {
+  const permit2Authorization = {
+    from: payer.address,
+    permitted: { token: getAddress(req.asset), amount: o.ceiling ?? req.amount },
+    spender: getAddress(o.spender ?? UPTO_PROXY),
+    nonce: o.nonce ?? BigInt(`0x${randomBytes(31).toString('hex')}`).toString(),
+    deadline: o.deadline ?? String(now() + req.maxTimeoutSeconds),
+    witness: { to: getAddress(o.to ?? req.payTo), facilitator: getAddress(o.facilitator ?? FACILITATOR_ADDRESS), validAfter: o.validAfter ?? '0' },
+  };
+  const signature = await payer.signTypedData({
+    domain: { name: 'Permit2', chainId: 84532, verifyingContract: PERMIT2 },
+    types: {
+      PermitWitnessTransferFrom: [
+        { name: 'permitted', type: 'TokenPermissions' },
+        { name: 'spender', type: 'address' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+        { name: 'witness', type: 'Witness' },
+      ],
+      TokenPermissions: [
+        { name: 'token', type: 'address' },
+        { name: 'amount', type: 'uint256' },
+      ],
+      Witness: [
+        { name: 'to', type: 'address' },
+        { name: 'facilitator', type: 'address' },
+        { name: 'validAfter', type: 'uint256' },
+      ],
+    },
+    primaryType: 'PermitWitnessTransferFrom',
+    message: {
+      permitted: { token: permit2Authorization.permitted.token, amount: BigInt(permit2Authorization.permitted.amount) },
+      spender: permit2Authorization.spender,
+      nonce: BigInt(permit2Authorization.nonce),
+      deadline: BigInt(permit2Authorization.deadline),
+      witness: { ...permit2Authorization.witness, validAfter: BigInt(permit2Authorization.witness.validAfter) },
+    },
+  });
+  const accepted = { ...req, scheme: 'upto' };
+  return {
+    x402Version: 2,
+    paymentPayload: { x402Version: 2, resource, accepted, payload: { signature, permit2Authorization } },
+    paymentRequirements: accepted,
+  };
+}
