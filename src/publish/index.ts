@@ -1,6 +1,6 @@
 /**
  * The publishing module as the container wires it: seller tokens, the publish service and its
- * routes (bearer auth, then the per-client and per-token rate limits).
+ * routes (bearer auth, then the per-token rate limit).
  */
 import type { Router } from 'express';
 import type { Redis } from 'ioredis';
@@ -26,13 +26,22 @@ export function buildPublishing(
 ): Publishing {
   const tokens = new SellerTokenStore(deps.redis, config.redisPrefix);
   const service = new PublishService({ writer: deps.writer, lookup: deps.reader, redis: deps.redis, redisPrefix: config.redisPrefix });
-  const common = { redis: deps.redis, prefix: config.redisPrefix, logger };
-  const { publish: perClient, publishPerToken: perToken } = config.rateLimits;
-  const byClient = perClient ? [rateLimit({ ...common, name: 'publish', rule: perClient })] : [];
+  // The per-client publish limit runs at the edge (edgeRateLimits); the per-token one needs the
+  // authenticated token, so it runs here, after authentication.
+  const perToken = config.rateLimits.publishPerToken;
   const byToken = perToken
-    ? [rateLimit({ ...common, name: 'publish-token', rule: perToken, key: (req) => (req.res?.locals.sellerToken as SellerToken | undefined)?.id })]
+    ? [
+        rateLimit({
+          redis: deps.redis,
+          prefix: config.redisPrefix,
+          logger,
+          name: 'publish-token',
+          rule: perToken,
+          key: (req) => (req.res?.locals.sellerToken as SellerToken | undefined)?.id,
+        }),
+      ]
     : [];
-  const router = publishRoutes({ publish: service, tokens, before: byClient, limits: byToken });
+  const router = publishRoutes({ publish: service, tokens, limits: byToken });
   return { tokens, service, router };
 }
 

@@ -7,15 +7,13 @@ import { requireSellerToken, sellerTokenOf } from '../sellerAuth.js';
 export interface PublishRouteDeps {
   publish: PublishService;
   tokens: SellerTokenStore;
-  /** Rate limiters that run before authentication (per client address). */
-  before?: RequestHandler[];
   /** Rate limiters that run after authentication (so they can key on the token). */
   limits?: RequestHandler[];
 }
 
 export function publishRoutes(deps: PublishRouteDeps): Router {
   const router = Router();
-  const authenticated = [...(deps.before ?? []), requireSellerToken(deps.tokens), ...(deps.limits ?? [])];
+  const authenticated = [requireSellerToken(deps.tokens), ...(deps.limits ?? [])];
 
   router.post('/discovery/publish', ...authenticated, async (req, res) => {
     const { created, listing } = await deps.publish.publish(sellerTokenOf(res), req.body);

@@ -1,0 +1,185 @@
+/**
+ * Paid tools for MCP servers built with @modelcontextprotocol/sdk (SPEC 4.6, the x402 MCP
+ * transport): a call without payment gets an error result carrying the payment requirements (in
+ * `structuredContent`, the text content and `_meta["x402/payment-required"]`); a call with a
+ * payment (`_meta["x402/payment"]`, or an `X-Payment` / `PAYMENT-SIGNATURE` header on the
+ * Streamable HTTP request) is verified, the tool runs, then the payment is settled and the receipt
+ * returned in `_meta["x402/payment-response"]`. A tool result with `isError` is not charged.
+ * `publish()` lists the tools in the catalog with the seller token, retrying until the service answers.
+ */
+import type { McpServer, RegisteredTool, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { normalizeObjectSchema } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { parsePaymentPayload, paymentRequiredV2, settlePayment, verifyPayment, type PaidResource } from './payment.js';
+import { buildRequirements, type PriceOptions } from './price.js';
+import { Publisher, type PublishOutcome, type PublisherOptions, type ToolListing } from './publisher.js';
+import { ServiceClient, type FetchLike } from './serviceClient.js';
+import type { PaymentRequirements } from './wire.js';
+
+export const META = {
+  payment: 'x402/payment',
+  paymentResponse: 'x402/payment-response',
+  paymentRequired: 'x402/payment-required',
+} as const;
+
+export interface PaidMcpOptions extends Omit<PriceOptions, 'price' | 'amount'> {
+  serviceUrl: string;
+  /** `mcp://<host>`: each tool is published as `<serverUri>/<tool name>`. */
+  serverUri: string;
+  /** Seller token from the operator (`npm run tokens -- issue --host <host>`); needed to publish. */
+  sellerToken?: string;
+  fetch?: FetchLike;
+  timeoutMs?: number;
+  publishRetry?: Omit<PublisherOptions, 'onError'>;
+  onError?: (err: Error) => void;
+}
+
+export interface PaidToolConfig<InputArgs extends ZodRawShapeCompat | AnySchema, OutputArgs extends ZodRawShapeCompat | AnySchema> {
+  title?: string;
+  description: string;
+  inputSchema: InputArgs;
+  outputSchema?: OutputArgs;
+  tags?: string[];
+  price: PriceOptions & { pricing?: { unit: string; pricePerUnit: string } };
+}
+
+type RequestExtra = Parameters<ToolCallback<ZodRawShapeCompat>>[1];
+
+function jsonSchemaOf(schema: ZodRawShapeCompat | AnySchema): Record<string, unknown> {
+  const object = normalizeObjectSchema(schema);
+  return object ? (toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy: 'input' }) as Record<string, unknown>) : { type: 'object', properties: {} };
+}
+
+function headerValue(extra: RequestExtra, name: string): string | undefined {
+  const value = extra.requestInfo?.headers?.[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function paymentOf(extra: RequestExtra): unknown {
+  return (extra._meta as Record<string, unknown> | undefined)?.[META.payment] ?? headerValue(extra, 'x-payment') ?? headerValue(extra, 'payment-signature');
+}
+
+function paymentRequiredResult(resource: PaidResource, error: string): CallToolResult {
+  const required = paymentRequiredV2(resource, error);
+  return {
+    isError: true,
+    structuredContent: required as unknown as Record<string, unknown>,
+    content: [{ type: 'text', text: JSON.stringify(required) }],
+    _meta: { [META.paymentRequired]: required },
+  };
+}
+
+export class PaidMcpServer {
+  readonly client: ServiceClient;
+  private readonly listings = new Map<string, ToolListing>();
+  private publisher: Publisher | undefined;
+
+  constructor(
+    readonly server: McpServer,
+    private readonly options: PaidMcpOptions,
+  ) {
+    if (!/^mcp:\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(options.serverUri)) throw new Error(`serverUri must look like mcp://<host>, got ${options.serverUri}`);
+    this.client = new ServiceClient({ serviceUrl: options.serviceUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+  }
+
+  /** Registers a paid tool on the McpServer (same schemas and callback as `registerTool`). */
+  tool<InputArgs extends ZodRawShapeCompat | AnySchema, OutputArgs extends ZodRawShapeCompat | AnySchema = ZodRawShapeCompat>(
+    name: string,
+    config: PaidToolConfig<InputArgs, OutputArgs>,
+    handler: ToolCallback<InputArgs>,
+  ): RegisteredTool {
+    const { pricing, ...price } = config.price;
+    const defaults = Object.fromEntries(
+      Object.entries({ network: this.options.network, asset: this.options.asset, payTo: this.options.payTo, scheme: this.options.scheme, maxTimeoutSeconds: this.options.maxTimeoutSeconds }).filter(([, v]) => v !== undefined),
+    );
+    const requirements: PaymentRequirements = buildRequirements({ ...defaults, ...price });
+    const resource: PaidResource = {
+      url: `${this.options.serverUri.replace(/\/+$/, '')}/${name}`,
+      description: config.description,
+      mimeType: 'application/json',
+      accepts: [requirements],
+    };
+    const listing: ToolListing = {
+      type: 'mcp',
+      resource: resource.url,
+      name,
+      description: config.description,
+      inputSchema: jsonSchemaOf(config.inputSchema),
+      ...(config.outputSchema ? { outputSchema: jsonSchemaOf(config.outputSchema) } : {}),
+      ...(config.tags ? { tags: config.tags } : {}),
+      payment: {
+        scheme: requirements.scheme,
+        network: requirements.network,
+        asset: requirements.asset,
+        amount: requirements.amount,
+        payTo: requirements.payTo,
+        maxTimeoutSeconds: requirements.maxTimeoutSeconds,
+        ...(pricing ? { pricing } : {}),
+      },
+    };
+    this.listings.set(name, listing);
+
+    const run = handler as unknown as (args: unknown, extra: RequestExtra) => CallToolResult | Promise<CallToolResult>;
+    const paidHandler = async (args: unknown, extra: RequestExtra): Promise<CallToolResult> => {
+      const raw = paymentOf(extra);
+      if (raw === undefined) return paymentRequiredResult(resource, 'Payment required');
+      const payload = parsePaymentPayload(raw);
+      if (!payload) return paymentRequiredResult(resource, 'invalid_payload: x402/payment is not an x402 payment payload');
+      const unavailable = (err: unknown): CallToolResult => {
+        this.options.onError?.(err as Error);
+        return { isError: true, content: [{ type: 'text', text: 'facilitator_unavailable: the payment could not be processed right now; retry shortly.' }] };
+      };
+      let verified;
+      try {
+        verified = await verifyPayment(this.client, resource, payload);
+      } catch (err) {
+        return unavailable(err);
+      }
+      if ('status' in verified) return paymentRequiredResult(resource, verified.message ? `${verified.reason}: ${verified.message}` : verified.reason);
+      const result = await run(args, extra);
+      if (result.isError) return result;
+      let outcome;
+      try {
+        outcome = await settlePayment(this.client, verified);
+      } catch (err) {
+        return unavailable(err);
+      }
+      if (outcome.status === 'rejected') return paymentRequiredResult(resource, outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
+      return { ...result, _meta: { ...result._meta, [META.paymentResponse]: outcome.settlement } };
+    };
+    return this.server.registerTool(
+      name,
+      {
+        ...(config.title ? { title: config.title } : {}),
+        description: config.description,
+        inputSchema: config.inputSchema,
+        ...(config.outputSchema ? { outputSchema: config.outputSchema } : {}),
+        _meta: { 'x402/price': requirements },
+      },
+      paidHandler as unknown as ToolCallback<InputArgs>,
+    );
+  }
+
+  /** The catalog listings the declared tools publish as. */
+  toolListings(): ToolListing[] {
+    return [...this.listings.values()];
+  }
+
+  /** Publishes every declared tool; retries until the service answers. Call once on startup. */
+  async publish(): Promise<PublishOutcome[]> {
+    if (!this.options.sellerToken) throw new Error('publishing needs sellerToken');
+    this.publisher?.stop();
+    this.publisher = new Publisher(this.client, this.options.sellerToken, {
+      ...this.options.publishRetry,
+      onError: (err) => this.options.onError?.(err),
+    });
+    return this.publisher.publishAll(this.toolListings());
+  }
+
+  /** Stops publish retries (the server's own transport is closed by its owner). */
+  close(): void {
+    this.publisher?.stop();
+  }
+}

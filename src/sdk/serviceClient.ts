@@ -1,0 +1,94 @@
+/**
+ * HTTP calls from a seller to the discovery service / facilitator: /verify and /settle (x402
+ * facilitator wire shapes), /discovery/announce and /discovery/publish. Every call has a timeout so
+ * a slow service can never hold a seller's request or startup forever.
+ */
+import type { PaymentPayload, PaymentRequirements, PaymentRequirementsV1, SettleResponse, VerifyResponse } from './wire.js';
+
+export type FetchLike = typeof fetch;
+
+export interface ServiceClientOptions {
+  /** Base URL of the service, e.g. `http://127.0.0.1:8080`. */
+  serviceUrl: string;
+  fetch?: FetchLike;
+  /** Per-call timeout for verify/settle (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** The service answered with a status that is not success; `retryable` for 5xx, 429 and network errors. */
+export class ServiceCallError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly body: unknown,
+  ) {
+    super(message);
+    this.name = 'ServiceCallError';
+  }
+
+  get retryable(): boolean {
+    return this.status === undefined || this.status >= 500 || this.status === 429 || this.status === 408;
+  }
+}
+
+export class ServiceClient {
+  readonly baseUrl: string;
+  private readonly fetchImpl: FetchLike;
+  private readonly timeoutMs: number;
+
+  constructor(options: ServiceClientOptions) {
+    this.baseUrl = options.serviceUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  async call<T>(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+    let response: Response;
+    try {
+      response = await this.fetchImpl(`${this.baseUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (err) {
+      throw new ServiceCallError(`${method} ${path}: ${(err as Error).message}`, undefined, undefined);
+    }
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    if (!response.ok) {
+      const detail = (parsed as { detail?: string } | undefined)?.detail;
+      throw new ServiceCallError(`${method} ${path}: HTTP ${response.status}${detail ? ` (${detail})` : ''}`, response.status, parsed);
+    }
+    return { status: response.status, body: parsed as T };
+  }
+
+  /** x402 `/verify`; an answer with `isValid: false` is a result, not an error. */
+  async verify(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements | PaymentRequirementsV1): Promise<VerifyResponse> {
+    return this.facilitatorCall<VerifyResponse>('/verify', paymentPayload, paymentRequirements);
+  }
+
+  async settle(paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements | PaymentRequirementsV1): Promise<SettleResponse> {
+    return this.facilitatorCall<SettleResponse>('/settle', paymentPayload, paymentRequirements);
+  }
+
+  private async facilitatorCall<T>(path: string, paymentPayload: PaymentPayload, paymentRequirements: unknown): Promise<T> {
+    try {
+      const result = await this.call<T>('POST', path, { x402Version: paymentPayload.x402Version, paymentPayload, paymentRequirements });
+      return result.body;
+    } catch (err) {
+      // Facilitators answer a refused payment with 400 and the x402 result body; that is an answer.
+      if (err instanceof ServiceCallError && err.status === 400 && isX402Result(err.body)) return err.body as T;
+      throw err;
+    }
+  }
+}
+
+function isX402Result(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && ('isValid' in body || 'success' in body);
+}

@@ -1,0 +1,120 @@
+/**
+ * The x402 wire shapes the SDK speaks (v2, and v1 where sellers' buyers still use it), written out
+ * here so that the SDK has no runtime dependency on @x402/core. Header names and encodings are the
+ * ones @x402/core and @x402/fetch use: base64 of UTF-8 JSON.
+ */
+
+export const HEADERS = {
+  /** v2: the challenge on a 402. */
+  paymentRequired: 'PAYMENT-REQUIRED',
+  /** v2: the buyer's signed payment. */
+  paymentSignature: 'PAYMENT-SIGNATURE',
+  /** v1 (and SPEC 4.6 "X-Payment"): the buyer's signed payment. */
+  xPayment: 'X-PAYMENT',
+  /** v2: the settlement receipt on the paid response. */
+  paymentResponse: 'PAYMENT-RESPONSE',
+  /** v1: the settlement receipt on the paid response. */
+  xPaymentResponse: 'X-PAYMENT-RESPONSE',
+} as const;
+
+/** SPEC 2.4: seller-declared metadata, matched by search and carried with every 402. */
+export interface Describe {
+  title?: string;
+  description?: string;
+  tags?: string[];
+  /** Input name -> type name (`{ city: 'string', days: 'integer' }`). */
+  inputs?: Record<string, string>;
+}
+
+export interface PaymentRequirements {
+  scheme: string;
+  /** CAIP-2 (`eip155:84532`). */
+  network: string;
+  asset: string;
+  amount: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+export interface ResourceInfo {
+  url: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface PaymentRequired {
+  x402Version: 2;
+  error?: string;
+  resource: ResourceInfo;
+  accepts: PaymentRequirements[];
+  extensions?: Record<string, unknown>;
+  /** This service's addition (SPEC 2.4); x402 clients ignore unknown members. */
+  describe?: Describe;
+}
+
+export interface PaymentRequirementsV1 {
+  scheme: string;
+  /** x402 v1 network name (`base-sepolia`), or CAIP-2 when there is no v1 name. */
+  network: string;
+  maxAmountRequired: string;
+  resource: string;
+  description: string;
+  mimeType: string;
+  outputSchema?: Record<string, unknown>;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  asset: string;
+  extra?: Record<string, unknown>;
+}
+
+export interface PaymentRequiredV1 {
+  x402Version: 1;
+  error: string;
+  accepts: PaymentRequirementsV1[];
+  describe?: Describe;
+}
+
+export interface PaymentPayload {
+  x402Version: number;
+  resource?: ResourceInfo;
+  /** v2: the requirements the buyer chose. */
+  accepted?: PaymentRequirements;
+  /** v1: scheme and network at the top level. */
+  scheme?: string;
+  network?: string;
+  payload: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+}
+
+export interface VerifyResponse {
+  isValid: boolean;
+  invalidReason?: string;
+  invalidMessage?: string;
+  payer?: string;
+}
+
+export interface SettleResponse {
+  success: boolean;
+  errorReason?: string;
+  errorMessage?: string;
+  payer?: string;
+  transaction: string;
+  network: string;
+  amount?: string;
+}
+
+export function encodeBase64Json(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+}
+
+/** Undefined for anything that is not base64 of a JSON object. */
+export function decodeBase64Json<T = Record<string, unknown>>(value: string): T | undefined {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value.trim())) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value.trim(), 'base64').toString('utf8'));
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
