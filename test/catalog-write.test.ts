@@ -185,4 +185,72 @@ describe('catalog write path', () => {
       assert.equal(doc.payment.amount, '70000');
     });
   });
+
+  describe('touch, remove, signals and bulk', () => {
+    it('touch moves lastSeen only; remove takes the listing out and a later upsert brings it back as created', async () => {
+      const { id } = await writer().upsert(httpInput({ resource: 'https://ocr.example/extract' }), { source: 'announce', seenAt: new Date('2026-03-01T00:00:00Z') });
+      const stored = await applied(id);
+      await writer().touch(id, new Date('2026-03-05T00:00:00Z'));
+      const touched = await applied(id, (d) => d.lastSeen === '2026-03-05T00:00:00.000Z');
+      assert.equal(touched.updatedAt, stored.updatedAt);
+      assert.deepEqual(touched.payment, stored.payment);
+
+      await writer().remove(id, 'unpublished');
+      const removed = await applied(id, (d) => d.removed);
+      assert.equal(removed.removedReason, 'unpublished');
+      assert.ok(removed.removedAt);
+      await waitFor(async () => (await searchableCount({ bool: { filter: [{ term: { id } }, { term: { removed: false } }] } })) === 0, 5000, 50);
+
+      const again = await writer().upsert(httpInput({ resource: 'https://ocr.example/extract' }), { source: 'announce' });
+      assert.deepEqual(again, { id, created: true });
+      const back = await applied(id, (d) => !d.removed);
+      assert.equal(back.removedReason, undefined);
+      assert.equal(back.firstSeen, '2026-03-01T00:00:00.000Z');
+    });
+
+    it('touch, remove and updateSignals on an unknown id are dropped, not dead-lettered', async () => {
+      await writer().touch('lst_000000000000000000000000');
+      await writer().remove('lst_000000000000000000000001', 'stale');
+      await writer().updateSignals([{ id: 'lst_000000000000000000000002', signals: { settleCount7d: 1, rejectionRate7d: 0 } }]);
+      const stats = await waitFor(async () => {
+        const s = await h.container.catalog.queue.stats();
+        return s.depth === 0 ? s : undefined;
+      }, 10_000, 50);
+      assert.equal(stats.deadLetters, 0);
+      assert.equal(await reader().get('lst_000000000000000000000000'), undefined);
+    });
+
+    it('updateSignals replaces the block, clearing a lastSettled that is no longer there', async () => {
+      const { id } = await writer().upsert(
+        httpInput({ resource: 'https://fx.example/latest', signals: { lastSettled: '2026-05-01T10:00:00Z', settleCount7d: 9, rejectionRate7d: 0.5 } }),
+        { source: 'import' },
+      );
+      const imported = await applied(id);
+      assert.deepEqual(imported.signals, { lastSettled: '2026-05-01T10:00:00.000Z', settleCount7d: 9, rejectionRate7d: 0.5 });
+      await writer().updateSignals([{ id, signals: { settleCount7d: 0, rejectionRate7d: 0 } }]);
+      const updated = await applied(id, (d) => d.signals.settleCount7d === 0);
+      assert.deepEqual(updated.signals, { settleCount7d: 0, rejectionRate7d: 0 });
+      assert.deepEqual(toListing(updated).signals, { settleCount7d: 0, rejectionRate7d: 0 });
+    });
+
+    it('upsertMany queues the valid entries and reports each invalid one with its index and fields', async () => {
+      const result = await writer().upsertMany(
+        [
+          httpInput({ resource: 'https://bulk.example/a' }),
+          { ...httpInput({ resource: 'https://bulk.example/b' }), payment: { scheme: 'exact' } },
+          mcpInput({ resource: 'mcp://bulk.example/tool_one', name: 'tool_one' }),
+          'not a listing',
+          httpInput({ resource: 'https://bulk.example/a' }),
+        ],
+        { source: 'import' },
+      );
+      assert.deepEqual(result.accepted.map((a) => [a.index, a.created]), [[0, true], [2, true], [4, false]]);
+      assert.equal(result.accepted[0]!.id, result.accepted[2]!.id);
+      assert.deepEqual(result.rejected.map((r) => r.index), [1, 3]);
+      assert.deepEqual(result.rejected[0]!.errors.map((e) => e.path).sort(), ['payment.amount', 'payment.asset', 'payment.network']);
+      for (const a of result.accepted) await applied(a.id);
+      await waitFor(async () => (await searchableCount({ prefix: { resource: 'https://bulk.example' } })) === 1, 5000, 50);
+      await waitFor(async () => (await searchableCount({ prefix: { resource: 'mcp://bulk.example' } })) === 1, 5000, 50);
+    });
+  });
 });
