@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { createApp } from '../src/app.js';
+import { discoveryRoutes } from '../src/http/routes/discovery.js';
+import { buildCatalogSearch } from '../src/search/index.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { startHarness, testConfig, waitFor, type Harness } from './support/harness.js';
 import { BASE, BASE_SEPOLIA, httpListing, mcpListing, seed, waitSearchable } from './support/discoveryFixtures.js';
 
 const HTTP_KEYS = ['describe', 'id', 'payment', 'resource', 'signals', 'type'];
@@ -174,6 +178,18 @@ describe('catalog reads: filters and validation (SPEC 4.1, 7; DECISIONS "Catalog
         const res = await request(h.app).get(path).expect(200);
         assert.ok(!JSON.stringify(res.body).includes(ids.gone!), path);
       }
+    });
+
+    it('Elasticsearch unreachable: 503 search_unavailable, not a crash', async () => {
+      const config = testConfig({ ELASTICSEARCH_URL: 'http://127.0.0.1:1' });
+      const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 500 });
+      const { search } = buildCatalogSearch(config, h.logger, { elasticsearch, redis: h.redis });
+      const app = createApp({ config, logger: h.logger, elasticsearch, redis: h.redis, routers: [discoveryRoutes(search)] });
+      for (const path of ['/discovery/resources', '/discovery/search?q=weather', '/mcp/tools?q=weather']) {
+        const res = await request(app).get(path).expect(503);
+        assert.equal(res.body.code, 'search_unavailable');
+      }
+      await elasticsearch.close();
     });
 
     it('a new write becomes visible to search promptly', async () => {

@@ -68,7 +68,6 @@ function text(query: Record<string, unknown>, name: string, errors: FieldError[]
   if (value === undefined) return undefined;
   if (value.trim() === '') errors.push({ path: name, message: 'must not be empty' });
   else if (value.length > MAX_TEXT_LENGTH) errors.push({ path: name, message: `must be at most ${MAX_TEXT_LENGTH} characters` });
-  // eslint-disable-next-line no-control-regex
   else if (/[\u0000-\u001f\u007f]/.test(value)) errors.push({ path: name, message: 'must not contain control characters' });
   else return value.trim();
   return undefined;
