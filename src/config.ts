@@ -23,6 +23,10 @@ export interface Config {
   /** Key that signs page cursors; unset: a generated secret kept in Redis (docs/catalog-reads.md). */
   cursorSecret?: string;
   shutdownGraceMs: number;
+  /** Announce, probe, re-probe and staleness (issue 5; docs/announce.md). */
+  announce: AnnounceSettings;
+  /** Redis rate limits per route; `undefined` means off (docs/announce.md). */
+  rateLimits: RateLimitSettings;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +114,102 @@ function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
   };
 }
 
+export interface AnnounceSettings {
+  /** PROBE_ALLOW: CIDRs or host:port the probe may reach although they are not public. */
+  probeAllow: string[];
+  probeTimeoutMs: number;
+  probeMaxBodyBytes: number;
+  /** One URL is probed at most once per this interval, however often it is announced. */
+  probeMinIntervalMs: number;
+  probeConcurrency: number;
+  /** Listed resources are re-probed about this often (spread +-10%). */
+  reprobeIntervalMs: number;
+  /** Consecutive transient probe failures (timeout, refused, 5xx) before a listing is removed. */
+  probeFailuresBeforeRemoval: number;
+  /** Listings with neither a 402 report nor a settlement for this long are removed as stale. */
+  staleAfterMs: number;
+  staleSweepIntervalMs: number;
+}
+
+/** `limit` requests per `windowMs` per key (client address or token), fixed window. */
+export interface RateLimitRule {
+  limit: number;
+  windowMs: number;
+}
+
+export interface RateLimitSettings {
+  announce?: RateLimitRule;
+  publish?: RateLimitRule;
+  publishPerToken?: RateLimitRule;
+  /** /discovery/search, /discovery/resources, /mcp/tools: off unless the operator sets it. */
+  reads?: RateLimitRule;
+}
+
+const WINDOW_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `120/1m`, `10/30s`, `off`. */
+export function parseRateRule(value: string): RateLimitRule | undefined | string {
+  if (value.trim().toLowerCase() === 'off') return undefined;
+  const match = /^\s*(\d{1,9})\s*\/\s*(\d{1,9})?\s*(ms|s|m|h)\s*$/.exec(value);
+  if (!match || Number(match[1]) < 1) return 'must be "off" or <requests>/<window> such as 120/1m, 10/30s (units ms, s, m, h)';
+  const windowMs = Number(match[2] ?? 1) * WINDOW_UNITS[match[3]!]!;
+  if (windowMs < 100 || windowMs > 86_400_000) return 'the window must be between 100ms and 24h';
+  return { limit: Number(match[1]), windowMs };
+}
+
+function readRateRule(read: EnvReader, name: string, fallback: string): RateLimitRule | undefined {
+  const value = read.string(name, fallback, (v) => {
+    const rule = parseRateRule(v);
+    return typeof rule === 'string' ? rule : undefined;
+  });
+  const rule = parseRateRule(value);
+  return typeof rule === 'string' ? undefined : rule;
+}
+
+const ALLOW_ENTRY = /^(?:[0-9a-fA-F:.]+\/\d{1,3}|(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5})$/;
+
+function readAnnounceSettings(read: EnvReader): AnnounceSettings {
+  const allow = read.string('PROBE_ALLOW', '', (v) => {
+    const bad = v.split(',').map((e) => e.trim()).filter((e) => e && !ALLOW_ENTRY.test(e));
+    return bad.length ? `entries must be CIDRs (10.0.0.0/8) or host:port (127.0.0.1:4021); not ${bad.join(', ')}` : undefined;
+  });
+  return {
+    probeAllow: allow.split(',').map((e) => e.trim()).filter(Boolean),
+    probeTimeoutMs: read.integer('PROBE_TIMEOUT_MS', 3000, 50, 30_000),
+    probeMaxBodyBytes: read.integer('PROBE_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
+    probeMinIntervalMs: read.integer('PROBE_MIN_INTERVAL_MS', 60_000, 0, 86_400_000),
+    probeConcurrency: read.integer('PROBE_CONCURRENCY', 16, 1, 256),
+    reprobeIntervalMs: read.integer('REPROBE_INTERVAL_MS', 86_400_000, 60_000, 30 * 86_400_000),
+    probeFailuresBeforeRemoval: read.integer('PROBE_FAILURES_BEFORE_REMOVAL', 3, 1, 100),
+    staleAfterMs: read.integer('STALE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
+    staleSweepIntervalMs: read.integer('STALE_SWEEP_INTERVAL_MS', 60_000, 1000, 86_400_000),
+  };
+}
+
+export interface CatalogIngestSettings {
+  /** Stream entries applied per Elasticsearch `_bulk`. */
+  batchSize: number;
+  /** How long one read waits for new writes; short, so a write is applied as soon as it arrives. */
+  blockMs: number;
+  /** Attempts Elasticsearch may reject an entry before it moves to the dead-letter stream. */
+  maxAttempts: number;
+  /** Entries another consumer received and left unacknowledged this long are taken over. */
+  claimIdleMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+}
+
+function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
+  return {
+    batchSize: read.integer('CATALOG_BATCH_SIZE', 1000, 1, 10_000),
+    blockMs: read.integer('CATALOG_BLOCK_MS', 200, 1, 5000),
+    maxAttempts: read.integer('CATALOG_MAX_ATTEMPTS', 5, 1, 1000),
+    claimIdleMs: read.integer('CATALOG_CLAIM_IDLE_MS', 30_000, 10, 3_600_000),
+    retryBaseMs: read.integer('CATALOG_RETRY_BASE_MS', 200, 1, 60_000),
+    retryMaxMs: read.integer('CATALOG_RETRY_MAX_MS', 5000, 1, 300_000),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const config: Config = {
@@ -130,6 +230,13 @@ export function loadConfig(env: Env = process.env): Config {
       read.string('CURSOR_SECRET', '', (v) => (v === '' || v.length >= 16 ? undefined : 'must be at least 16 characters (or unset)')) ||
       undefined,
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    announce: readAnnounceSettings(read),
+    rateLimits: {
+      announce: readRateRule(read, 'RATE_LIMIT_ANNOUNCE', '600/1m'),
+      publish: readRateRule(read, 'RATE_LIMIT_PUBLISH', '60/1m'),
+      publishPerToken: readRateRule(read, 'RATE_LIMIT_PUBLISH_TOKEN', '120/1m'),
+      reads: readRateRule(read, 'RATE_LIMIT_READS', 'off'),
+    },
   };
   if (config.listingsAlias === config.listingsIndex) {
     read.problems.push('LISTINGS_ALIAS and LISTINGS_INDEX must differ: the alias points at the versioned index');

@@ -12,6 +12,8 @@ import type { CatalogReader } from './catalog/reader.js';
 import type { CatalogWriter } from './catalog/writer.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
+import { buildAnnouncing, type Announcing } from './ingest/index.js';
+import { edgeRateLimits } from './http/rateLimit.js';
 
 export interface Clients {
   elasticsearch: Client;
@@ -33,15 +35,21 @@ export interface Container {
   catalog: { writer: CatalogWriter; reader: CatalogReader; queue: CatalogQueue };
   /** Catalog reads: the search service and its ranking-tunables cache. */
   search: CatalogReadSide;
+  /** POST /discovery/announce, probes, re-probes, staleness, status and GET /discovery/resources/{id}. */
+  announcing: Announcing;
 }
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const catalog = buildCatalog(config, logger, clients);
   const search = buildCatalogSearch(config, logger, clients);
+  const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
+  // Rate limits first: they guard other modules' routes (reads, publish) mounted after them.
+  const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
   return {
-    routers: [discoveryRoutes(search.search)],
-    workers: [catalog.worker, search.ranking],
+    routers: [rateLimits, discoveryRoutes(search.search), announcing.router],
+    workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
+    announcing,
   };
 }

@@ -1,0 +1,196 @@
+/**
+ * One probe: fetch the resource without payment, read its 402, compare with what was announced,
+ * and turn the outcome into a catalog write (upsert, touch or remove) plus a status record.
+ * Security rule: a probe only removes a listing on what the resource itself answers (no 402, a
+ * redirect, a broken challenge); an announce carrying wrong requirements never removes anything,
+ * or anyone could delist a competitor by announcing it with a different price.
+ */
+import type { AnnounceSettings } from '../config.js';
+import type { Payment } from '../catalog/listing.js';
+import type { CatalogWriter, HttpListingInput } from '../catalog/writer.js';
+import type { Logger } from '../logger.js';
+import { ProbeAllowList } from './addressPolicy.js';
+import { ChallengeError, decodeChallengeHeader, parseChallenge, requirementsDifference, type ParsedChallenge } from './challenge.js';
+import { templateMatchesPath } from './routeTemplate.js';
+import type { ProbeRecord, ProbeStore } from './probeStore.js';
+import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
+
+export type ProbeReason =
+  | 'not_402'
+  | 'redirect'
+  | 'invalid_challenge'
+  | 'requirements_mismatch'
+  | 'blocked_address'
+  | 'dns_failure'
+  | 'connection_failed'
+  | 'timeout'
+  | 'body_too_large'
+  | 'invalid_url'
+  | 'invalid_listing';
+
+export type ProbeOutcome =
+  | { ok: true; challenge: ParsedChallenge }
+  | { ok: false; reason: ProbeReason; detail: string; transient: boolean };
+
+/** Rejected records are kept this long for status lookups, then forgotten. */
+const FORGET_REJECTED_MS = 7 * 86_400_000;
+/** A listed resource that failed transiently is retried sooner than the normal re-probe. */
+const RETRY_AFTER_TRANSIENT_MS = 5 * 60_000;
+
+export class Prober {
+  private readonly allowList: ProbeAllowList;
+
+  constructor(
+    private readonly settings: AnnounceSettings,
+    private readonly store: ProbeStore,
+    private readonly writer: CatalogWriter,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.allowList = new ProbeAllowList(settings.probeAllow);
+  }
+
+  /** Probes the id's resource and records the result. Unknown ids are dropped from the schedule. */
+  async probe(id: string): Promise<void> {
+    const record = await this.store.get(id);
+    if (!record) {
+      await this.store.unschedule(id);
+      return;
+    }
+    const outcome = await this.fetchAndRead(record);
+    await this.apply(record, outcome);
+  }
+
+  async fetchAndRead(record: Pick<ProbeRecord, 'resource' | 'method' | 'routeTemplate' | 'expected'>): Promise<ProbeOutcome> {
+    let response: SafeResponse;
+    try {
+      response = await safeFetch(record.method, record.resource, {
+        allowList: this.allowList,
+        timeoutMs: this.settings.probeTimeoutMs,
+        maxBodyBytes: this.settings.probeMaxBodyBytes,
+        readBodyFor: (status) => status === 402,
+      });
+    } catch (err) {
+      if (err instanceof FetchFailure) {
+        const transient = err.reason === 'timeout' || err.reason === 'connection_failed' || err.reason === 'dns_failure';
+        return { ok: false, reason: err.reason, detail: err.message, transient };
+      }
+      throw err;
+    }
+    if (response.status >= 300 && response.status < 400) {
+      const location = response.headers.location ? ` to ${String(response.headers.location).slice(0, 200)}` : '';
+      return { ok: false, reason: 'redirect', detail: `answered ${response.status}${location}; redirects are not followed`, transient: false };
+    }
+    if (response.status !== 402) {
+      const transient = response.status >= 500 || response.status === 429;
+      return { ok: false, reason: 'not_402', detail: `answered ${response.status} instead of 402`, transient };
+    }
+    let challenge: ParsedChallenge;
+    try {
+      challenge = parseChallenge(readChallenge(response));
+    } catch (err) {
+      if (err instanceof ChallengeError) return { ok: false, reason: 'invalid_challenge', detail: err.message, transient: false };
+      throw err;
+    }
+    const template = record.routeTemplate ?? challenge.routeTemplate;
+    if (template && !templateMatchesPath(template, new URL(record.resource).pathname)) {
+      return {
+        ok: false,
+        reason: 'invalid_challenge',
+        detail: `routeTemplate ${template} does not match the probed path ${new URL(record.resource).pathname}`,
+        transient: false,
+      };
+    }
+    if (record.expected) {
+      const difference = requirementsDifference(JSON.parse(record.expected) as Payment[], challenge.accepts);
+      if (difference) return { ok: false, reason: 'requirements_mismatch', detail: difference, transient: false };
+    }
+    return { ok: true, challenge };
+  }
+
+  private async apply(record: ProbeRecord, outcome: ProbeOutcome): Promise<void> {
+    const at = this.now();
+    const wasListed = record.status === 'listed';
+    if (outcome.ok) {
+      const input = this.listingInput(record, outcome.challenge);
+      let listingId: string;
+      try {
+        listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at) })).id;
+      } catch (err) {
+        const errors = (err as { errors?: Array<{ path: string; message: string }> }).errors;
+        if (!Array.isArray(errors)) throw err;
+        const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+        return this.apply(record, { ok: false, reason: 'invalid_listing', detail, transient: false });
+      }
+      if (listingId !== record.id && listingId !== record.listingId) await this.store.setAlias(listingId, record.id);
+      await this.store.finish(
+        record.id,
+        { status: 'listed', lastProbedAt: at, listedAt: wasListed ? record.listedAt : at, failures: 0, ...(listingId !== record.id ? { listingId } : {}) },
+        {
+          nextProbeAt: at + this.jitter(this.settings.reprobeIntervalMs),
+          clear: listingId !== record.id ? ['reason', 'detail', 'expected'] : ['reason', 'detail', 'expected', 'listingId'],
+        },
+      );
+      this.logger.debug('probe listed resource', { id: record.id, resource: record.resource });
+      return;
+    }
+
+    const base = { lastProbedAt: at, reason: outcome.reason, detail: outcome.detail.slice(0, 500) };
+    if (!wasListed) {
+      await this.store.finish(record.id, { ...base, status: 'rejected', failures: 0 }, { clear: ['expected'], forgetAfterMs: FORGET_REJECTED_MS });
+      return;
+    }
+    if (outcome.reason === 'requirements_mismatch') {
+      // The resource itself still answers a valid 402; only the announcement was wrong.
+      await this.store.finish(record.id, base, { nextProbeAt: at + this.jitter(this.settings.reprobeIntervalMs), clear: ['expected'] });
+      return;
+    }
+    const failures = record.failures + 1;
+    if (outcome.transient && failures < this.settings.probeFailuresBeforeRemoval) {
+      await this.store.finish(record.id, { ...base, failures }, { nextProbeAt: at + RETRY_AFTER_TRANSIENT_MS, clear: ['expected'] });
+      return;
+    }
+    await this.writer.remove(record.listingId ?? record.id, 'probe_failed');
+    await this.store.finish(record.id, { ...base, status: 'rejected', failures }, { clear: ['expected'], forgetAfterMs: FORGET_REJECTED_MS });
+    this.logger.info('probe removed listing', { id: record.id, resource: record.resource, reason: outcome.reason });
+  }
+
+  private listingInput(record: ProbeRecord, challenge: ParsedChallenge): HttpListingInput {
+    const [primary, ...others] = challenge.accepts;
+    const input: HttpListingInput = {
+      type: 'http',
+      resource: record.resource,
+      method: record.method,
+      payment: stripExtra(primary!),
+      accepts: challenge.accepts,
+    };
+    const routeTemplate = record.routeTemplate ?? challenge.routeTemplate;
+    if (routeTemplate) input.routeTemplate = routeTemplate;
+    if (challenge.describe) input.describe = challenge.describe;
+    if (others.length === 0) delete input.accepts;
+    return input;
+  }
+
+  /** Spreads re-probes of listings announced together over +-10% of the interval. */
+  private jitter(intervalMs: number): number {
+    return Math.round(intervalMs * (0.9 + Math.random() * 0.2));
+  }
+}
+
+function stripExtra(payment: Payment & { extra?: unknown }): Payment {
+  const { extra: _extra, ...rest } = payment;
+  return rest;
+}
+
+/** v2 sends the challenge in the PAYMENT-REQUIRED header (its body may be empty or HTML); v1 in the JSON body. */
+function readChallenge(response: SafeResponse): unknown {
+  const header = response.headers['payment-required'];
+  if (typeof header === 'string' && header.length > 0) return decodeChallengeHeader(header);
+  const text = response.body.toString('utf8');
+  if (text.trim().length === 0) throw new ChallengeError('the 402 carries neither a PAYMENT-REQUIRED header nor a JSON body');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ChallengeError('the 402 body is not JSON and there is no PAYMENT-REQUIRED header');
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Expires listings nobody has seen for `staleAfterMs` (no 402 report, probe, republish or
+ * settlement) with `remove(id, 'stale')`, and says so in the announce status. A sweep removes at
+ * most `maxPerSweep` listings so a backlog drains over several sweeps instead of one long burst.
+ */
+import type { BackgroundWorker } from '../container.js';
+import type { StaleListingFinder } from '../catalog/staleListings.js';
+import type { CatalogWriter } from '../catalog/writer.js';
+import type { Logger } from '../logger.js';
+import type { ProbeStore } from './probeStore.js';
+
+export interface StalenessOptions {
+  staleAfterMs: number;
+  sweepIntervalMs: number;
+  pageSize?: number;
+  maxPerSweep?: number;
+  now?: () => number;
+}
+
+export class StalenessWorker implements BackgroundWorker {
+  readonly name = 'staleness-sweeper';
+  private timer?: NodeJS.Timeout;
+  private current?: Promise<unknown>;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly finder: StaleListingFinder,
+    private readonly writer: CatalogWriter,
+    private readonly store: ProbeStore,
+    private readonly logger: Logger,
+    private readonly options: StalenessOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.current) return;
+      this.current = this.sweep()
+        .catch((err) => this.logger.warn('staleness sweep failed', { err: (err as Error).message }))
+        .finally(() => (this.current = undefined));
+    }, this.options.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.current;
+  }
+
+  /** One pass; resolves with the ids it removed. */
+  async sweep(): Promise<string[]> {
+    const at = this.now();
+    const cutoff = new Date(at - this.options.staleAfterMs);
+    const pageSize = this.options.pageSize ?? 500;
+    const maxPerSweep = this.options.maxPerSweep ?? 10_000;
+    const removed: string[] = [];
+    let after: unknown[] | undefined;
+    do {
+      const page = await this.finder.seenBefore(cutoff, pageSize, after);
+      for (const id of page.ids) {
+        await this.writer.remove(id, 'stale');
+        await this.markStale(id, at);
+        removed.push(id);
+      }
+      after = page.next;
+    } while (after && removed.length < maxPerSweep);
+    if (removed.length > 0) this.logger.info('expired stale listings', { count: removed.length, cutoff: cutoff.toISOString() });
+    return removed;
+  }
+
+  private async markStale(id: string, at: number): Promise<void> {
+    const record = await this.store.get(id);
+    if (!record) return;
+    await this.store.finish(
+      id,
+      { status: 'rejected', reason: 'stale', detail: `not seen for ${Math.round(this.options.staleAfterMs / 86_400_000)} days`, lastProbedAt: record.lastProbedAt },
+      { forgetAfterMs: 7 * 86_400_000 },
+    );
+  }
+}
