@@ -154,7 +154,7 @@ export class FacilitatorService {
       return { result, final: true };
     });
 
-    const labels = this.labels(request);
+    const labels = this.labels(request ?? normalizeRequest(raw, this.deps.config.facilitatorNetworks));
     if ('pending' in stored) {
       this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: Reason.settlementPending });
       return {
@@ -184,9 +184,10 @@ export class FacilitatorService {
     return { request, outcome };
   }
 
-  private labels(request: PaymentRequest | undefined): { scheme: string; network: string } {
+  private labels(request: PaymentRequest | Rejection | undefined): { scheme: string; network: string } {
     // Only normalized, supported values become labels: raw client strings would grow cardinality without bound.
-    return { scheme: request?.requirements.scheme ?? 'unknown', network: request?.requirements.network ?? 'unknown' };
+    if (!request || request instanceof Rejection) return { scheme: 'unknown', network: 'unknown' };
+    return { scheme: request.requirements.scheme, network: request.requirements.network };
   }
 
   /** Signals for every request that names a resource; the catalog only learns from good payments. */

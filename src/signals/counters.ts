@@ -41,11 +41,13 @@ export class SignalCounters {
   private async bump(listingId: string, counters: Counter[], lastSettled?: string): Promise<void> {
     const now = this.clock().getTime();
     const hour = Math.floor(now / HOUR_MS);
-    const expiresAt = Math.ceil(((hour + 1 + WINDOW_HOURS) * HOUR_MS) / 1000);
+    // Relative TTL (the bucket's remaining life in the window), so an injected clock never makes Redis
+    // drop a bucket the window still counts.
+    const ttlSeconds = Math.ceil(((hour + 1 + WINDOW_HOURS) * HOUR_MS - now) / 1000);
     const pipeline = this.redis.pipeline();
     for (const counter of counters) {
       const key = this.bucketKey(listingId, counter, hour);
-      pipeline.incr(key).expireat(key, expiresAt);
+      pipeline.incr(key).expire(key, ttlSeconds);
     }
     if (lastSettled) pipeline.set(this.lastSettledKey(listingId), lastSettled, 'EX', WINDOW_HOURS * 3600 * 5);
     pipeline.sadd(this.dirtyKey, listingId).zadd(this.activeKey, now, listingId);

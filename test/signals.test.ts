@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import { httpListingId } from '../src/catalog/identity.js';
+import { SignalCounters } from '../src/signals/counters.js';
+import { SignalFlusher } from '../src/signals/flusher.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+
+const DAY = 24 * 3600 * 1000;
+
+describe('signals: rolling 7-day counters and the flush to Elasticsearch', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ SIGNALS_FLUSH_MS: '200' });
+  });
+  after(async () => h.close());
+
+  describe('counters with an injected clock', () => {
+    let now: number;
+    let counters: SignalCounters;
+    before(() => {
+      now = Date.UTC(2026, 0, 10, 12, 30);
+      counters = new SignalCounters(h.redis, `${h.config.redisPrefix}clock:`, () => new Date(now));
+    });
+
+    it('counts settlements for 7 days, then they stop counting', async () => {
+      await counters.recordSettle('lst_a');
+      now += 3 * DAY;
+      await counters.recordSettle('lst_a');
+      await counters.recordSettle('lst_a');
+      let signals = (await counters.read(['lst_a'])).get('lst_a')!;
+      assert.equal(signals.settleCount7d, 3);
+      assert.equal(signals.lastSettled, new Date(now).toISOString());
+      now += 4 * DAY + 3600 * 1000; // the first settlement is now older than 7 days
+      signals = (await counters.read(['lst_a'])).get('lst_a')!;
+      assert.equal(signals.settleCount7d, 2);
+      now += 7 * DAY;
+      signals = (await counters.read(['lst_a'])).get('lst_a')!;
+      assert.equal(signals.settleCount7d, 0);
+      assert.ok(signals.lastSettled, 'lastSettled is kept after the window');
+    });
+
+    it('rejection rate is rejections over verifications in the window, 0 when there were none', async () => {
+      assert.equal((await counters.read(['lst_b'])).get('lst_b')!.rejectionRate7d, 0);
+      await counters.recordVerify('lst_b', true);
+      await counters.recordVerify('lst_b', false);
+      await counters.recordVerify('lst_b', true);
+      await counters.recordVerify('lst_b', false);
+      assert.equal((await counters.read(['lst_b'])).get('lst_b')!.rejectionRate7d, 0.5);
+      now += 8 * DAY;
+      assert.equal((await counters.read(['lst_b'])).get('lst_b')!.rejectionRate7d, 0);
+    });
+  });
+
+  it('the flush reaches Elasticsearch, and aged-out counts fall there too', async () => {
+    let now = Date.now();
+    const counters = new SignalCounters(h.redis, `${h.config.redisPrefix}aging:`, () => new Date(now));
+    const flusher = new SignalFlusher(counters, () => h.container.catalog.writer, h.logger, 60_000);
+    const resource = 'http://aging.test/report';
+    const { id } = await h.container.catalog.writer.upsert(
+      { type: 'http', resource, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '10' }, describe: { title: 'Aging report' } },
+      { source: 'traffic' },
+    );
+    await waitFor(async () => (await h.container.catalog.reader.get(id)) !== undefined);
+    await counters.recordSettle(id);
+    await counters.recordSettle(id);
+    await counters.recordVerify(id, false);
+    await counters.recordVerify(id, true);
+    assert.equal(await flusher.flushNow(), 1);
+    const flushed = await waitFor(async () => {
+      const doc = await h.container.catalog.reader.get(id);
+      return doc?.signals.settleCount7d === 2 ? doc : undefined;
+    });
+    assert.equal(flushed.signals.rejectionRate7d, 0.5);
+    assert.ok(flushed.signals.lastSettled);
+
+    now += 8 * DAY; // a week later without traffic: the hourly sweep re-flushes the listing
+    assert.equal(await flusher.flushNow(), 1);
+    await waitFor(async () => (await h.container.catalog.reader.get(id))?.signals.settleCount7d === 0);
+    assert.equal(await flusher.flushNow(), 0, 'nothing left to flush once it aged out');
+  });
+
+  it('traffic through /verify and /settle moves the listing signals in Elasticsearch (running flusher)', async () => {
+    const payer = newWallet();
+    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
+    const req = requirements(newWallet().address);
+    const resource = { url: 'http://signals.test/quote', description: 'Stock quotes by ticker', mimeType: 'application/json' };
+    const id = httpListingId(resource.url, 'GET');
+    const good = await exactRequest(payer, req, {}, resource);
+    assert.equal((await request(h.app).post('/verify').send(good).expect(200)).body.isValid, true);
+    const bad = await exactRequest(payer, req, { value: '1' }, resource);
+    assert.equal((await request(h.app).post('/verify').send(bad).expect(200)).body.isValid, false);
+    assert.equal((await request(h.app).post('/settle').send(good).expect(200)).body.success, true);
+    const doc = await waitFor(async () => {
+      const found = await h.container.catalog.reader.get(id);
+      return found?.signals.settleCount7d === 1 ? found : undefined;
+    });
+    assert.equal(doc.signals.rejectionRate7d, 0.5);
+    assert.equal(doc.source, 'traffic');
+    assert.equal(doc.describe?.description, 'Stock quotes by ticker');
+  });
+});
