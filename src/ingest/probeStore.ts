@@ -92,7 +92,7 @@ export class ProbeStore {
       this.recordKey(request.id),
       this.dueKey,
       request.aliasId ? `${this.prefix}probe:alias:${request.aliasId}` : this.recordKey(request.id),
-      request.minIntervalMs,
+      Math.max(1, request.minIntervalMs),
       request.now,
       request.id,
       request.resource,
