@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import express from 'express';
+import request from 'supertest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { errorHandler, requestContext } from '../src/http/middleware.js';
+import { bearerTokenKey, rateLimit } from '../src/http/rateLimit.js';
+import { createRedisClient } from '../src/store/redis.js';
+import { startHarness, type Harness } from './support/harness.js';
+
+const silent = createLogger('error', { silent: true });
+
+describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
+  this.timeout(20_000);
+  let h: Harness;
+
+  before(async () => {
+    h = await startHarness({ RATE_LIMIT_ANNOUNCE: '3/1m', RATE_LIMIT_PUBLISH: '2/1m', PROBE_ALLOW: '' });
+  });
+  after(async () => h?.close());
+
+  it('announce: per client address; the 4th in a minute is refused with Retry-After', async () => {
+    const client = '203.0.113.7';
+    for (let i = 0; i < 3; i += 1) {
+      const res = await request(h.app).post('/discovery/announce').set('X-Forwarded-For', client).send({ resource: `https://seller.example.com/r${i}` }).expect(202);
+      assert.equal(res.headers['ratelimit-limit'], '3');
+      assert.equal(res.headers['ratelimit-remaining'], String(2 - i));
+    }
+    const refused = await request(h.app).post('/discovery/announce').set('X-Forwarded-For', client).send({ resource: 'https://seller.example.com/r9' }).expect(429);
+    assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(refused.body.code, 'rate_limited');
+    const retryAfter = Number(refused.headers['retry-after']);
+    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${refused.headers['retry-after']}`);
+    // Another client has its own budget.
+    await request(h.app).post('/discovery/announce').set('X-Forwarded-For', '198.51.100.9').send({ resource: 'https://seller.example.com/other' }).expect(202);
+  });
+
+  it('publish: per client address at the edge, before authentication', async () => {
+    const client = '203.0.113.8';
+    for (let i = 0; i < 2; i += 1) {
+      const res = await request(h.app).post('/discovery/publish').set('X-Forwarded-For', client).send({});
+      assert.notEqual(res.status, 429);
+    }
+    const refused = await request(h.app).post('/discovery/publish').set('X-Forwarded-For', client).send({}).expect(429);
+    assert.equal(refused.body.code, 'rate_limited');
+    assert.ok(refused.headers['retry-after']);
+  });
+
+  it('reads are not limited unless the operator enables it', async () => {
+    for (let i = 0; i < 30; i += 1) {
+      const res = await request(h.app).get('/discovery/resources');
+      assert.notEqual(res.status, 429);
+      assert.equal(res.headers['ratelimit-limit'], undefined);
+    }
+  });
+
+  it('RATE_LIMIT_READS applies to /discovery/search, /discovery/resources and /mcp/tools', async () => {
+    const reads = await startHarness({ RATE_LIMIT_READS: '2/1m' });
+    try {
+      await request(reads.app).get('/discovery/resources').expect(200);
+      await request(reads.app).get('/discovery/search').query({ q: 'weather' }).expect(200);
+      const refused = await request(reads.app).get('/mcp/tools').query({ q: 'weather' }).expect(429);
+      assert.equal(refused.body.code, 'rate_limited');
+    } finally {
+      await reads.close();
+    }
+  });
+
+  describe('the middleware', () => {
+    function appWith(limiter: express.RequestHandler): express.Express {
+      const app = express();
+      app.use(requestContext(silent));
+      app.get('/limited', limiter, (_req, res) => void res.json({ ok: true }));
+      app.use(errorHandler());
+      return app;
+    }
+
+    it('keys by bearer token when given a key function (per-token budgets)', async () => {
+      const app = appWith(rateLimit({ redis: h.redis, prefix: h.config.redisPrefix, name: 'token-test', rule: { limit: 1, windowMs: 60_000 }, logger: silent, key: bearerTokenKey }));
+      await request(app).get('/limited').set('Authorization', 'Bearer token-a').expect(200);
+      await request(app).get('/limited').set('Authorization', 'Bearer token-a').expect(429);
+      await request(app).get('/limited').set('Authorization', 'Bearer token-b').expect(200);
+      // No token: nothing to key by, so this limiter lets it through (the per-address one still applies).
+      await request(app).get('/limited').expect(200);
+      const keys = await h.redis.keys(`${h.config.redisPrefix}ratelimit:token-test:*`);
+      assert.ok(keys.length >= 2);
+      assert.ok(keys.every((k) => !k.includes('token-a')), 'raw tokens never appear in Redis keys');
+    });
+
+    it('the window resets: a fresh window has a fresh budget (injectable clock)', async () => {
+      let now = Date.parse('2026-01-01T00:00:10Z');
+      const app = appWith(rateLimit({ redis: h.redis, prefix: h.config.redisPrefix, name: 'clock-test', rule: { limit: 1, windowMs: 60_000 }, logger: silent, now: () => now }));
+      await request(app).get('/limited').expect(200);
+      const refused = await request(app).get('/limited').expect(429);
+      assert.equal(refused.headers['retry-after'], '50');
+      now += 60_000;
+      await request(app).get('/limited').expect(200);
+    });
+
+    it('fails open when Redis is down: requests go through', async () => {
+      const down = createRedisClient('redis://127.0.0.1:1', { lazyConnect: true });
+      down.on('error', () => {});
+      try {
+        const app = appWith(rateLimit({ redis: down, prefix: 'x:', name: 'down', rule: { limit: 1, windowMs: 60_000 }, logger: silent, redisTimeoutMs: 200 }));
+        for (let i = 0; i < 3; i += 1) await request(app).get('/limited').expect(200);
+      } finally {
+        down.disconnect();
+      }
+    });
+  });
+
+  it('configuration: a malformed rule is reported by name', () => {
+    assert.throws(() => loadConfig({ RATE_LIMIT_ANNOUNCE: 'lots', RATE_LIMIT_READS: '5/0s' }), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /RATE_LIMIT_ANNOUNCE="lots": must be "off" or <requests>\/<window>/);
+      assert.match(err.message, /RATE_LIMIT_READS="5\/0s": the window must be between/);
+      return true;
+    });
+    const config = loadConfig({ RATE_LIMIT_READS: '100/30s', RATE_LIMIT_PUBLISH: 'off' });
+    assert.deepEqual(config.rateLimits.reads, { limit: 100, windowMs: 30_000 });
+    assert.equal(config.rateLimits.publish, undefined);
+    assert.deepEqual(config.rateLimits.announce, { limit: 600, windowMs: 60_000 });
+  });
+});
