@@ -27,6 +27,18 @@ export interface Config {
   announce: AnnounceSettings;
   /** Redis rate limits per route; `undefined` means off (docs/announce.md). */
   rateLimits: RateLimitSettings;
+  /** Facilitator (issue 4): CAIP-2 networks settled on the service's own test ledger. */
+  facilitatorNetworks: string[];
+  /** Address advertised in /supported `signers` and as the `upto` witness facilitator. */
+  facilitatorAddress: string;
+  /** Simulated network fee each settlement pays from the sponsor balance, in wei. */
+  settlementFeeWei: bigint;
+  /** Sponsor balance (wei) seeded once when the ledger has none; the faucet tops it up. */
+  sponsorInitialWei: bigint;
+  /** How often changed listing signals are flushed to Elasticsearch (DECISIONS: at least every 5 s). */
+  signalsFlushMs: number;
+  /** Traffic cataloging re-sends an unchanged listing at most this often per process. */
+  trafficRefreshMs: number;
 }
 
 export class ConfigError extends Error {
@@ -210,6 +222,17 @@ function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
   };
 }
 
+/** Ledger amounts are Redis integers: non-negative and within int64. */
+const weiAmount = (value: string): string | undefined =>
+  /^[0-9]{1,19}$/.test(value) && BigInt(value) <= 9_223_372_036_854_775_807n
+    ? undefined
+    : 'must be a non-negative integer amount of wei below 2^63';
+
+function readWei(read: EnvReader, name: string, fallback: string): bigint {
+  const value = read.string(name, fallback, weiAmount);
+  return weiAmount(value) === undefined ? BigInt(value) : BigInt(fallback);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const config: Config = {
@@ -230,6 +253,21 @@ export function loadConfig(env: Env = process.env): Config {
       read.string('CURSOR_SECRET', '', (v) => (v === '' || v.length >= 16 ? undefined : 'must be at least 16 characters (or unset)')) ||
       undefined,
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    facilitatorNetworks: read
+      .string('FACILITATOR_NETWORKS', 'eip155:84532', (v) =>
+        v.split(',').every((n) => /^eip155:[1-9][0-9]{0,15}$/.test(n.trim()))
+          ? undefined
+          : 'must be a comma-separated list of EVM CAIP-2 networks such as eip155:84532',
+      )
+      .split(',')
+      .map((n) => n.trim()),
+    facilitatorAddress: read.string('FACILITATOR_ADDRESS', '0xFAC1000000000000000000000000000000000402', (v) =>
+      /^0x[0-9a-fA-F]{40}$/.test(v) ? undefined : 'must be a 0x-prefixed 20-byte hex address',
+    ),
+    settlementFeeWei: readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'),
+    sponsorInitialWei: readWei(read, 'SPONSOR_INITIAL_WEI', '1000000000000000000'),
+    signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
+    trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),
     announce: readAnnounceSettings(read),
     rateLimits: {
       announce: readRateRule(read, 'RATE_LIMIT_ANNOUNCE', '600/1m'),

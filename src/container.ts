@@ -14,6 +14,9 @@ import { discoveryRoutes } from './http/routes/discovery.js';
 import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
 import { buildAnnouncing, type Announcing } from './ingest/index.js';
 import { edgeRateLimits } from './http/rateLimit.js';
+import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
+import { metricsRoutes } from './http/routes/metrics.js';
+import { buildFacilitator, type Facilitator } from './facilitator/index.js';
 
 export interface Clients {
   elasticsearch: Client;
@@ -37,19 +40,29 @@ export interface Container {
   search: CatalogReadSide;
   /** POST /discovery/announce, probes, re-probes, staleness, status and GET /discovery/resources/{id}. */
   announcing: Announcing;
+  /** Prometheus registry (GET /metrics); modules register their own metrics on `metrics.registry`. */
+  metrics: Metrics;
+  /** /supported, /verify, /settle on the test ledger, and the listing signals they feed. */
+  facilitator: Facilitator;
 }
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const catalog = buildCatalog(config, logger, clients);
   const search = buildCatalogSearch(config, logger, clients);
   const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
+  const metrics = createMetrics();
+  registerQueueGauges(metrics, () => catalog.queue.stats());
+  const facilitator = buildFacilitator(config, logger, { redis: clients.redis, writer: catalog.writer, metrics });
   // Rate limits first: they guard other modules' routes (reads, publish) mounted after them.
   const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
   return {
-    routers: [rateLimits, discoveryRoutes(search.search), announcing.router],
-    workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness],
+    // The metrics router goes first: its middleware times every feature route after it.
+    routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), announcing.router, facilitator.router],
+    workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     announcing,
+    metrics,
+    facilitator,
   };
 }
