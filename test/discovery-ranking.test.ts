@@ -88,10 +88,10 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
         const query = `q=comet%20sighting%20lunar%20solar&sort=${sort}&limit=50`;
         const results = await search(`${query}&explain=1`);
         assert.ok(results.length >= 8);
-        // The same query sent straight to Elasticsearch, scored by Elasticsearch alone.
-        const parsed = parseReadRequest('search', { q: 'comet sighting lunar solar', sort, limit: '50', explain: '1' });
+        // The plain (explain=0) query sent straight to Elasticsearch: explain must not change any score.
+        const parsed = parseReadRequest('search', { q: 'comet sighting lunar solar', sort, limit: '50' });
         const { body } = await h.container.search.search.buildRequest(parsed);
-        const direct = await h.elasticsearch.search({ index: h.config.listingsAlias, ...body, explain: false } as never);
+        const direct = await h.elasticsearch.search({ index: h.config.listingsAlias, ...body, track_scores: true } as never);
         const scores = new Map(direct.hits.hits.map((hit) => [hit._id, hit._score]));
         for (const r of results) {
           const d = r.debug!;

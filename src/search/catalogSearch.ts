@@ -6,8 +6,8 @@ import type { Client } from '@elastic/elasticsearch';
 import { toListing, type Listing, type ListingDocument } from '../catalog/listing.js';
 import type { Logger } from '../logger.js';
 import { CursorCodec, type SortValue } from './cursor.js';
-import { debugFromExplanation, type Explanation } from './explain.js';
-import { buildSearchBody, filterPathFor, sortFor } from './queryBuilder.js';
+import { debugFromNamedScores } from './explain.js';
+import { buildSearchBody, searchParamsFor, sortFor } from './queryBuilder.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
 
@@ -20,7 +20,7 @@ interface Hit {
   _source: ListingDocument;
   _score?: number | null;
   sort?: SortValue[];
-  _explanation?: Explanation;
+  matched_queries?: Record<string, number>;
 }
 
 export interface CatalogSearchOptions {
@@ -53,7 +53,7 @@ export class CatalogSearch {
   async read(request: ReadRequest): Promise<ReadPage> {
     const { body, now } = await this.buildRequest(request);
     const response = await this.options.elasticsearch.search<ListingDocument>(
-      { index: this.options.alias, ...body, filter_path: filterPathFor(request) } as never,
+      { index: this.options.alias, ...body, ...searchParamsFor(request) } as never,
     );
     const hits = ((response as { hits?: { hits?: Hit[] } }).hits?.hits ?? []) as Hit[];
     const page = hits.slice(0, request.limit);
@@ -70,9 +70,7 @@ export class CatalogSearch {
 
   private toResult(request: ReadRequest, hit: Hit): Listing {
     const listing = toListing(hit._source);
-    if (request.explain && hit._explanation) {
-      listing.debug = debugFromExplanation(hit._score ?? hit._explanation.value, hit._explanation);
-    }
+    if (request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
     return listing;
   }
 }

@@ -50,34 +50,54 @@ export function filterClauses(filters: CatalogFilters): { filter: Json[]; must_n
   return { filter, must_not: [{ term: { removed: true } }] };
 }
 
-/**
- * ONE function_score: BM25 (multi_match with the boosts) x price decay x recency decay. The two
- * recency functions are mutually exclusive filters, so every hit gets exactly two factors: price
- * first, then recency (decayed lastSettled, or the flat never-settled weight).
- */
-export function rankedQuery(q: string, settings: RankingSettings, now: number): Json {
+/** Names under which explain=1 reads Elasticsearch's score of each factor (see explain.ts). */
+export const FACTOR_NAMES = { relevance: 'relevance', price: 'priceBoost', recency: 'recencyBoost' } as const;
+
+function rankingParts(q: string, settings: RankingSettings, now: number) {
   const fields = Object.entries(settings.fields)
     .filter(([, boost]) => boost > 0)
     .map(([field, boost]) => `${field}^${boost}`);
   const { price, recency } = settings;
   const settled = { exists: { field: 'signals.lastSettled' } };
   return {
+    text: { query: q, fields, type: 'best_fields', tie_breaker: 0.3 },
+    price: [{ [price.function]: { 'payment.amount': { origin: price.origin, scale: price.scale, offset: price.offset, decay: price.decay } } }],
+    // Mutually exclusive filters: every listing gets exactly one recency factor.
+    recency: [
+      {
+        filter: settled,
+        [recency.function]: { 'signals.lastSettled': { origin: now, scale: recency.scale, offset: recency.offset, decay: recency.decay } },
+      },
+      { filter: { bool: { must_not: settled } }, weight: recency.neverSettled },
+    ],
+  };
+}
+
+/** ONE function_score: BM25 (multi_match with the boosts) x price decay x recency decay. */
+export function rankedQuery(q: string, settings: RankingSettings, now: number, named = false): Json {
+  const parts = rankingParts(q, settings, now);
+  return {
     function_score: {
-      query: { multi_match: { query: q, fields, type: 'best_fields', tie_breaker: 0.3 } },
-      functions: [
-        { [price.function]: { 'payment.amount': { origin: price.origin, scale: price.scale, offset: price.offset, decay: price.decay } } },
-        {
-          filter: settled,
-          [recency.function]: {
-            'signals.lastSettled': { origin: now, scale: recency.scale, offset: recency.offset, decay: recency.decay },
-          },
-        },
-        { filter: { bool: { must_not: settled } }, weight: recency.neverSettled },
-      ],
+      query: { multi_match: named ? { ...parts.text, _name: FACTOR_NAMES.relevance } : parts.text },
+      functions: [...parts.price, ...parts.recency],
       score_mode: 'multiply',
       boost_mode: 'multiply',
     },
   };
+}
+
+/**
+ * explain=1 only: the price and recency functions of the ranked query again, each alone over
+ * match_all and named, in a filter (no effect on matching: they match every document; none on
+ * the score: filters do not score). With include_named_queries_score Elasticsearch reports, per
+ * hit, the score of each: the factors it multiplied into `_score`.
+ */
+function factorProbes(q: string, settings: RankingSettings, now: number): Json {
+  const parts = rankingParts(q, settings, now);
+  const probe = (name: string, functions: Json[]) => ({
+    function_score: { query: { match_all: {} }, functions, score_mode: 'multiply', boost_mode: 'replace', _name: name },
+  });
+  return { bool: { should: [probe(FACTOR_NAMES.price, parts.price), probe(FACTOR_NAMES.recency, parts.recency)] } };
 }
 
 export interface PageOptions {
@@ -95,22 +115,19 @@ export function buildSearchBody(request: ReadRequest, settings: RankingSettings,
     track_total_hits: false,
   };
   if (request.kind === 'search' && request.q !== undefined) {
-    body.query = { bool: { must: [rankedQuery(request.q, settings, page.now)], filter, must_not } };
+    const must = [rankedQuery(request.q, settings, page.now, request.explain)];
+    body.query = { bool: { must, filter: request.explain ? [...filter, factorProbes(request.q, settings, page.now)] : filter, must_not } };
   } else {
     body.query = { bool: { filter, must_not } };
   }
-  if (request.explain) {
-    body.explain = true;
-    // sort=recent does not sort on _score; explain still reports the score of every hit.
-    body.track_scores = true;
-  }
+  // sort=recent does not sort on _score; explain still reports the score of every hit.
+  if (request.explain) body.track_scores = true;
   if (page.searchAfter) body.search_after = page.searchAfter;
   return body;
 }
 
-/** Response fields the service reads; everything else stays in Elasticsearch. */
-export function filterPathFor(request: ReadRequest): string {
-  const paths = ['hits.hits._source', 'hits.hits.sort'];
-  if (request.explain) paths.push('hits.hits._score', 'hits.hits._explanation');
-  return paths.join(',');
+/** URL parameters of the search: only the response fields the service reads leave Elasticsearch. */
+export function searchParamsFor(request: ReadRequest): { filter_path: string; include_named_queries_score?: boolean } {
+  if (!request.explain) return { filter_path: 'hits.hits._source,hits.hits.sort' };
+  return { filter_path: 'hits.hits._source,hits.hits.sort,hits.hits._score,hits.hits.matched_queries', include_named_queries_score: true };
 }

@@ -1,0 +1,212 @@
+/**
+ * Search benchmark (docs/catalog-reads.md): the service's read endpoints against the very same
+ * Elasticsearch queries sent straight to Elasticsearch, at the same concurrency, in one run.
+ *
+ *   npx tsx scripts/bench-search.ts                        load 100,000 generated listings into a
+ *                                                          scratch index, measure, delete it
+ *   npx tsx scripts/bench-search.ts --alias listings-bench reuse an index (e.g. bench-ingest --keep)
+ *   options: --count N (default 100000) --connections N (16) --duration S (10) --keep
+ *
+ * Only targets 127.0.0.1. The service runs as a child process (node + tsx) so the load generator
+ * and the gateway do not share one event loop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { buildCatalogSearch } from '../src/search/index.js';
+import { searchParamsFor } from '../src/search/queryBuilder.js';
+import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createRedisClient } from '../src/store/redis.js';
+import { loadGeneratedListings } from './lib/benchCatalog.js';
+import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
+
+interface Options {
+  alias?: string;
+  count: number;
+  connections: number;
+  duration: number;
+  keep: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { count: 100_000, connections: 16, duration: 10, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const next = () => {
+      const value = argv[++i];
+      if (value === undefined) throw new Error(`${arg} needs a value`);
+      return value;
+    };
+    if (arg === '--alias') options.alias = next();
+    else if (arg === '--count') options.count = Number(next());
+    else if (arg === '--connections') options.connections = Number(next());
+    else if (arg === '--duration') options.duration = Number(next());
+    else if (arg === '--keep') options.keep = true;
+    else throw new Error(`unknown option ${arg}`);
+  }
+  if (!(options.count > 0 && options.connections > 0 && options.duration > 0)) throw new Error('count, connections and duration must be positive');
+  return options;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('service did not start within 60 s')), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+  });
+  child.stdout!.resume();
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+interface Target {
+  name: string;
+  url: string;
+  requests: Array<{ method: 'GET' | 'POST'; path: string; body?: string }>;
+}
+
+interface Measured {
+  name: string;
+  p50: number;
+  p99: number;
+  rps: number;
+  errors: number;
+}
+
+async function measure(target: Target, options: Options, durationS = options.duration): Promise<Measured> {
+  let next = 0;
+  const result = await autocannon({
+    url: target.url,
+    connections: options.connections,
+    duration: durationS,
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (request) => {
+          const item = target.requests[next++ % target.requests.length]!;
+          return { ...request, method: item.method, path: item.path, ...(item.body ? { body: item.body } : {}) };
+        },
+      },
+    ],
+  });
+  return {
+    name: target.name,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rps: result.requests.average,
+    errors: result.errors + result.non2xx + result.timeouts,
+  };
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const stamp = Date.now().toString(36);
+  const env: Record<string, string> = options.alias
+    ? { LISTINGS_ALIAS: options.alias, LISTINGS_INDEX: `${options.alias}-unused`, REDIS_PREFIX: `bench-search:${stamp}:` }
+    : { LISTINGS_ALIAS: `bench-search-${stamp}`, LISTINGS_INDEX: `bench-search-${stamp}-v1`, REDIS_PREFIX: `bench-search:${stamp}:` };
+  env.CURSOR_SECRET = `bench-search-secret-${stamp}`;
+  const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 60_000 });
+  const redis = createRedisClient(config.redisUrl);
+  let service: { child: ChildProcess; url: string } | undefined;
+  try {
+    if (!options.alias) await loadGeneratedListings(env, options.count);
+    const { count } = await elasticsearch.count({ index: config.listingsAlias });
+    process.stderr.write(`index ${config.listingsAlias}: ${count} listings\n`);
+
+    service = await startService(env);
+    // The direct requests are built by the service's own query builder: the same bodies it sends.
+    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), { elasticsearch, redis });
+    await ranking.refresh();
+    const direct = async (endpoint: ReadEndpoint, query: string) => {
+      const request = parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));
+      const { body } = await search.buildRequest(request);
+      const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
+      return { method: 'POST' as const, path: `/${config.listingsAlias}/_search?${params}`, body: JSON.stringify(body) };
+    };
+    const pairs: Array<[string, ReadEndpoint, string, string[]]> = [
+      ['search rank', 'search', '/discovery/search', searchMix()],
+      ['search explain=1', 'search', '/discovery/search', searchMix('&explain=1')],
+      ['resources', 'resources', '/discovery/resources', resourcesMix()],
+    ];
+    const rows: Array<{ label: string; gateway: Measured; es: Measured }> = [];
+    for (const [label, endpoint, path, mix] of pairs) {
+      const esTarget: Target = { name: `${label} (direct ES)`, url: config.elasticsearchUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q))) };
+      const gwTarget: Target = { name: `${label} (gateway)`, url: service.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) };
+      await measure(esTarget, options, 3); // warm caches for both sides
+      await measure(gwTarget, options, 3);
+      const es = await measure(esTarget, options);
+      const gateway = await measure(gwTarget, options);
+      rows.push({ label, gateway, es });
+      process.stderr.write(`${label}: gateway p50 ${gateway.p50} ms, direct p50 ${es.p50} ms\n`);
+    }
+    printReport(rows, options, count);
+  } finally {
+    service?.child.kill('SIGTERM');
+    if (!options.alias && !options.keep) {
+      await elasticsearch.indices.delete({ index: `${env.LISTINGS_INDEX}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
+    }
+    await dropRedisPrefix(redis, env.REDIS_PREFIX!);
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+  }
+}
+
+async function dropRedisPrefix(redis: ReturnType<typeof createRedisClient>, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+function printReport(rows: Array<{ label: string; gateway: Measured; es: Measured }>, options: Options, count: number): void {
+  const lines = [
+    `${count} listings, ${options.connections} connections, ${options.duration} s per run`,
+    '',
+    '| workload | gateway p50 | gateway p99 | gateway req/s | direct ES p50 | direct ES p99 | direct ES req/s | p50 ratio | throughput ratio | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { label, gateway, es } of rows) {
+    lines.push(
+      `| ${label} | ${gateway.p50} ms | ${gateway.p99} ms | ${gateway.rps.toFixed(0)} | ${es.p50} ms | ${es.p99} ms | ${es.rps.toFixed(0)} | ` +
+        `${(gateway.p50 / Math.max(es.p50, 0.001)).toFixed(2)}x | ${((100 * gateway.rps) / Math.max(es.rps, 1)).toFixed(0)}% | ${gateway.errors + es.errors} |`,
+    );
+  }
+  const plain = rows.find((r) => r.label === 'search rank')?.gateway;
+  const explain = rows.find((r) => r.label === 'search explain=1')?.gateway;
+  if (plain && explain) lines.push('', `explain=1 p50 / plain p50 (gateway): ${(explain.p50 / Math.max(plain.p50, 0.001)).toFixed(2)}x`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench-search failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,28 @@
+/**
+ * The query mix of the search benchmark: what buyers and agents plausibly ask a catalog of paid
+ * APIs and MCP tools, with and without filters. Each entry is a query string of a read endpoint.
+ */
+
+const TERMS = [
+  'weather forecast', 'stock price', 'crypto price', 'translate text', 'image generation', 'summarize pdf',
+  'news headlines', 'geocode address', 'email validation', 'sentiment analysis', 'ocr', 'speech to text',
+  'text embeddings', 'route planning', 'flight status', 'hotel prices', 'sports scores', 'exchange rate',
+  'company data', 'web scraping', 'domain whois', 'ip geolocation', 'air quality', 'recipe', 'legal documents',
+  'vector search', 'code review', 'llm completion', 'weather', 'translation', 'market data', 'maps',
+];
+
+const FILTERS = ['', '', '', '&type=mcp', '&type=http', '&maxPrice=10000', '&network=eip155:84532', '&scheme=exact', '&maxPrice=1000&type=http'];
+
+const RESOURCE_FILTERS = [
+  '', 'type=mcp', 'type=http', 'maxPrice=5000', 'network=eip155:84532', 'network=eip155:8453&type=http', 'scheme=upto',
+  'capability=weather', 'capability=finance', 'maxPrice=100000&type=mcp', 'capability=ai&maxPrice=50000',
+];
+
+/** Search query strings (without the leading `?`): every term with a rotating filter. */
+export function searchMix(extra = ''): string[] {
+  return TERMS.map((term, i) => `q=${encodeURIComponent(term)}${FILTERS[i % FILTERS.length]}${extra}`);
+}
+
+export function resourcesMix(): string[] {
+  return RESOURCE_FILTERS.flatMap((f) => [f, `${f}${f ? '&' : ''}limit=50`]);
+}
