@@ -165,7 +165,8 @@ export class ProbeStore {
     await this.redis.zrem(this.dueKey, id);
   }
 
-  async dueCount(): Promise<number> {
-    return this.redis.zcard(this.dueKey);
+  /** Ids due at `now` (the probe backlog), or the whole calendar without `now`. */
+  async dueCount(now?: number): Promise<number> {
+    return now === undefined ? this.redis.zcard(this.dueKey) : this.redis.zcount(this.dueKey, '-inf', now);
   }
 }

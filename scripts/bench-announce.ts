@@ -1,0 +1,200 @@
+/**
+ * Announce benchmark, everything on 127.0.0.1:
+ *  1. announce-to-searchable: N resources (default 200) announced at a steady rate to the full
+ *     service (HTTP), each served by a local x402 v2 seller (allow-listed); latency measured until
+ *     the listing is returned by GET /discovery/search?q=<its unique word>. Target p99 < 2 s.
+ *  2. accepted announces/s with autocannon: distinct URLs (each one queues a probe that runs
+ *     behind) and a repeated URL (the deduplicated path). Target >= 1,000/s.
+ *   npx tsx scripts/bench-announce.ts [--count 200] [--rate 20] [--duration 10] [--connections 50]
+ * Uses its own index and Redis prefix (bench-announce-*), deleted at the end.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { spawn } from 'node:child_process';
+import type autocannon from 'autocannon';
+import { createApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { buildContainer } from '../src/container.js';
+import { createLogger } from '../src/logger.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { ensureListingIndex } from '../src/store/listingIndex.js';
+import { createRedisClient } from '../src/store/redis.js';
+
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '200' },
+    rate: { type: 'string', default: '20' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+  },
+});
+const count = Number(values.count);
+const rate = Number(values.rate);
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+
+const base64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64');
+
+/** A seller that answers every path with an x402 v2 402 whose describe title carries a unique word. */
+function startSeller(): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const word = path.replace(/[^a-z0-9]/gi, '');
+    const challenge = {
+      x402Version: 2,
+      resource: { url: `http://127.0.0.1${path}`, description: 'Benchmark resource', mimeType: 'application/json' },
+      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '1000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', payTo: '0x1111111111111111111111111111111111111111', maxTimeoutSeconds: 60, extra: {} }],
+      describe: { title: `Bench ${word}`, description: 'announce benchmark', tags: ['bench'] },
+    };
+    res.writeHead(402, { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': base64(challenge) }).end('{}');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** autocannon in a child process; distinct URLs get a counter appended per request. */
+function runAutocannon(options: { url: string; resourcePrefix: string; distinctUrls: boolean; duration: number; connections: number }): Promise<autocannon.Result> {
+  const code = `
+    import autocannon from 'autocannon';
+    const o = JSON.parse(process.env.LOAD_OPTIONS);
+    let n = 0;
+    const body = () => JSON.stringify({ resource: o.distinctUrls ? o.resourcePrefix + (n += 1) : o.resourcePrefix });
+    autocannon({ url: o.url, connections: o.connections, duration: o.duration,
+      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (req) => ({ ...req, body: body() }) }] },
+      (err, result) => { if (err) { console.error(err); process.exit(1); } process.stdout.write(JSON.stringify(result)); });`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      env: { ...process.env, LOAD_OPTIONS: JSON.stringify(options) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as autocannon.Result) : reject(new Error(`autocannon exited with ${code}`))));
+  });
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function main(): Promise<void> {
+  const seller = await startSeller();
+  const sellerPort = (seller.address() as AddressInfo).port;
+  const tag = Date.now().toString(36);
+  const config = loadConfig({
+    ...process.env,
+    LISTINGS_ALIAS: `bench-announce-${tag}`,
+    LISTINGS_INDEX: `bench-announce-${tag}-v1`,
+    REDIS_PREFIX: `bench-announce:${tag}:`,
+    LOG_LEVEL: 'warn',
+    PROBE_ALLOW: `127.0.0.1:${sellerPort}`,
+    RATE_LIMIT_ANNOUNCE: 'off',
+  });
+  const logger = createLogger(config.logLevel);
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
+  const redis = createRedisClient(config.redisUrl);
+  await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
+  const container = buildContainer(config, logger, { elasticsearch, redis });
+  for (const worker of container.workers) worker.start();
+  const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });
+  const server = await new Promise<http.Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  try {
+    // 1. announce -> searchable
+    process.stderr.write(`announce-to-searchable: ${count} resources at ${rate}/s ...\n`);
+    const latencies: number[] = [];
+    const failures: string[] = [];
+    const one = async (i: number) => {
+      const path = `/bench/item${tag}x${i}`;
+      const word = path.replace(/[^a-z0-9]/gi, '').toLowerCase();
+      const started = performance.now();
+      const res = await fetch(`${base}/discovery/announce`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ resource: `http://127.0.0.1:${sellerPort}${path}` }),
+      });
+      const { id } = (await res.json()) as { id: string };
+      const deadline = started + 30_000;
+      while (performance.now() < deadline) {
+        const search = await fetch(`${base}/discovery/search?q=${word}&limit=5`);
+        if (search.ok) {
+          const body = (await search.json()) as { results: Array<{ id: string }> };
+          if (body.results.some((r) => r.id === id)) {
+            latencies.push(performance.now() - started);
+            return;
+          }
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      failures.push(id);
+    };
+    const pending: Array<Promise<void>> = [];
+    for (let i = 0; i < count; i += 1) {
+      pending.push(one(i));
+      await new Promise((r) => setTimeout(r, 1000 / rate));
+    }
+    await Promise.all(pending);
+    latencies.sort((a, b) => a - b);
+    const searchable = {
+      resources: count,
+      searchable: latencies.length,
+      notSearchableWithin30s: failures.length,
+      p50Ms: Math.round(percentile(latencies, 50)),
+      p95Ms: Math.round(percentile(latencies, 95)),
+      p99Ms: Math.round(percentile(latencies, 99)),
+      maxMs: Math.round(latencies[latencies.length - 1]!),
+    };
+
+    // 2. accepted announces/s
+    // autocannon runs in its own process so the load generator does not share the service's CPU.
+    const cannon = (title: string, resourcePrefix: string, distinctUrls: boolean) => {
+      process.stderr.write(`autocannon: ${title} (${duration} s, ${connections} connections) ...\n`);
+      return runAutocannon({ url: `${base}/discovery/announce`, resourcePrefix, distinctUrls, duration, connections });
+    };
+    const summary = (r: autocannon.Result) => ({
+      requests: r.requests.total,
+      perSecondAvg: Math.round(r.requests.average),
+      non2xx: r.non2xx,
+      errors: r.errors,
+      latencyP50Ms: r.latency.p50,
+      latencyP99Ms: r.latency.p99,
+    });
+    const distinct = await cannon('distinct URLs, one probe each', `http://127.0.0.1:${sellerPort}/load/${tag}n`, true);
+    const backlog = await container.announcing.store.dueCount(Date.now());
+    const drainStarted = Date.now();
+    while ((await container.announcing.store.dueCount(Date.now())) > 0 && Date.now() - drainStarted < 120_000) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const drainedInMs = Date.now() - drainStarted;
+    const repeated = await cannon('one URL repeated (deduplicated)', `http://127.0.0.1:${sellerPort}/load/same`, false);
+
+    process.stdout.write(
+      `${JSON.stringify({ announceToSearchable: searchable, acceptedDistinct: { ...summary(distinct), probesStillDueAfterLoad: backlog, backlogDrainedInMs: drainedInMs }, acceptedRepeated: summary(repeated) }, null, 2)}\n`,
+    );
+  } finally {
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+    await Promise.allSettled(container.workers.map((w) => w.stop()));
+    seller.closeAllConnections();
+    seller.close();
+    await elasticsearch.indices.delete({ index: `${config.listingsIndex}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.redisPrefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench-announce failed: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);
