@@ -25,8 +25,7 @@ const BLOCKED_V4: Array<[string, number]> = [
 ];
 
 const BLOCKED_V6: Array<[string, number]> = [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
+  ['::', 96], // unspecified, loopback and the deprecated v4-compatible form (::127.0.0.1)
   ['64:ff9b::', 96], // NAT64: embeds a v4 address we cannot vouch for
   ['64:ff9b:1::', 48],
   ['100::', 64], // discard
