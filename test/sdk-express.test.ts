@@ -92,7 +92,7 @@ describe('seller SDK: Express paid() middleware', function () {
     const pay = wrapFetchWithPaymentFromConfig(fetch, { schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(buyer) }] });
     const res = await pay(`${shop.url}/weather/nice`);
     assert.equal(res.status, 200);
-    const body = await res.json();
+    const body = (await res.json()) as { city: string; paidBy?: string };
     assert.equal(body.city, 'nice');
     assert.equal(body.paidBy?.toLowerCase(), buyer.address.toLowerCase());
     const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!);

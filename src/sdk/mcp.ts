@@ -1,7 +1,8 @@
 /**
  * Paid tools for MCP servers built with @modelcontextprotocol/sdk (SPEC 4.6, the x402 MCP
  * transport): a call without payment gets an error result carrying the payment requirements (in
- * `structuredContent`, the text content and `_meta["x402/payment-required"]`); a call with a
+ * `_meta["x402/payment-required"]`, the text content, and `structuredContent` when the tool has no
+ * output schema); a call with a
  * payment (`_meta["x402/payment"]`, or an `X-Payment` / `PAYMENT-SIGNATURE` header on the
  * Streamable HTTP request) is verified, the tool runs, then the payment is settled and the receipt
  * returned in `_meta["x402/payment-response"]`. A tool result with `isError` is not charged.
@@ -52,6 +53,25 @@ function jsonSchemaOf(schema: ZodRawShapeCompat | AnySchema): Record<string, unk
   return object ? (toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy: 'input' }) as Record<string, unknown>) : { type: 'object', properties: {} };
 }
 
+/** The x402 bazaar discovery extension for an MCP tool (the shape @x402/extensions declares). */
+function mcpDiscoveryExtension(toolName: string, description: string, inputSchema: Record<string, unknown>): Record<string, unknown> {
+  return {
+    info: { input: { type: 'mcp', toolName, description, inputSchema } },
+    schema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        input: {
+          type: 'object',
+          properties: { type: { type: 'string', const: 'mcp' }, toolName: { type: 'string' }, description: { type: 'string' }, inputSchema: { type: 'object' } },
+          required: ['type', 'toolName', 'inputSchema'],
+        },
+      },
+      required: ['input'],
+    },
+  };
+}
+
 function headerValue(extra: RequestExtra, name: string): string | undefined {
   const value = extra.requestInfo?.headers?.[name];
   return Array.isArray(value) ? value[0] : value;
@@ -61,11 +81,16 @@ function paymentOf(extra: RequestExtra): unknown {
   return (extra._meta as Record<string, unknown> | undefined)?.[META.payment] ?? headerValue(extra, 'x-payment') ?? headerValue(extra, 'payment-signature');
 }
 
-function paymentRequiredResult(resource: PaidResource, error: string): CallToolResult {
+/**
+ * `structuredContent` carries the requirements only for tools without an output schema: the MCP
+ * client validates structured content against the output schema even on error results, so there
+ * the requirements travel in `_meta` and the text content only.
+ */
+function paymentRequiredResult(resource: PaidResource, error: string, hasOutputSchema: boolean): CallToolResult {
   const required = paymentRequiredV2(resource, error);
   return {
     isError: true,
-    structuredContent: required as unknown as Record<string, unknown>,
+    ...(hasOutputSchema ? {} : { structuredContent: required as unknown as Record<string, unknown> }),
     content: [{ type: 'text', text: JSON.stringify(required) }],
     _meta: { [META.paymentRequired]: required },
   };
@@ -95,18 +120,21 @@ export class PaidMcpServer {
       Object.entries({ network: this.options.network, asset: this.options.asset, payTo: this.options.payTo, scheme: this.options.scheme, maxTimeoutSeconds: this.options.maxTimeoutSeconds }).filter(([, v]) => v !== undefined),
     );
     const requirements: PaymentRequirements = buildRequirements({ ...defaults, ...price });
+    const inputSchema = jsonSchemaOf(config.inputSchema);
     const resource: PaidResource = {
       url: `${this.options.serverUri.replace(/\/+$/, '')}/${name}`,
       description: config.description,
       mimeType: 'application/json',
       accepts: [requirements],
+      // Buyers' clients echo this into the payment, so the facilitator credits the tool's listing.
+      extensions: { bazaar: mcpDiscoveryExtension(name, config.description, inputSchema) },
     };
     const listing: ToolListing = {
       type: 'mcp',
       resource: resource.url,
       name,
       description: config.description,
-      inputSchema: jsonSchemaOf(config.inputSchema),
+      inputSchema,
       ...(config.outputSchema ? { outputSchema: jsonSchemaOf(config.outputSchema) } : {}),
       ...(config.tags ? { tags: config.tags } : {}),
       payment: {
@@ -121,12 +149,13 @@ export class PaidMcpServer {
     };
     this.listings.set(name, listing);
 
+    const challenge = (error: string) => paymentRequiredResult(resource, error, config.outputSchema !== undefined);
     const run = handler as unknown as (args: unknown, extra: RequestExtra) => CallToolResult | Promise<CallToolResult>;
     const paidHandler = async (args: unknown, extra: RequestExtra): Promise<CallToolResult> => {
       const raw = paymentOf(extra);
-      if (raw === undefined) return paymentRequiredResult(resource, 'Payment required');
+      if (raw === undefined) return challenge('Payment required');
       const payload = parsePaymentPayload(raw);
-      if (!payload) return paymentRequiredResult(resource, 'invalid_payload: x402/payment is not an x402 payment payload');
+      if (!payload) return challenge('invalid_payload: x402/payment is not an x402 payment payload');
       const unavailable = (err: unknown): CallToolResult => {
         this.options.onError?.(err as Error);
         return { isError: true, content: [{ type: 'text', text: 'facilitator_unavailable: the payment could not be processed right now; retry shortly.' }] };
@@ -137,7 +166,7 @@ export class PaidMcpServer {
       } catch (err) {
         return unavailable(err);
       }
-      if ('status' in verified) return paymentRequiredResult(resource, verified.message ? `${verified.reason}: ${verified.message}` : verified.reason);
+      if ('status' in verified) return challenge(verified.message ? `${verified.reason}: ${verified.message}` : verified.reason);
       const result = await run(args, extra);
       if (result.isError) return result;
       let outcome;
@@ -146,7 +175,7 @@ export class PaidMcpServer {
       } catch (err) {
         return unavailable(err);
       }
-      if (outcome.status === 'rejected') return paymentRequiredResult(resource, outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
+      if (outcome.status === 'rejected') return challenge(outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
       return { ...result, _meta: { ...result._meta, [META.paymentResponse]: outcome.settlement } };
     };
     return this.server.registerTool(
