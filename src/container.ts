@@ -12,6 +12,7 @@ import type { CatalogReader } from './catalog/reader.js';
 import type { CatalogWriter } from './catalog/writer.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
+import { buildPublishing, type Publishing } from './publish/index.js';
 import { buildAnnouncing, type Announcing } from './ingest/index.js';
 import { edgeRateLimits } from './http/rateLimit.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
@@ -38,6 +39,8 @@ export interface Container {
   catalog: { writer: CatalogWriter; reader: CatalogReader; queue: CatalogQueue };
   /** Catalog reads: the search service and its ranking-tunables cache. */
   search: CatalogReadSide;
+  /** Seller tokens and POST/DELETE /discovery/publish. */
+  publishing: Publishing;
   /** POST /discovery/announce, probes, re-probes, staleness, status and GET /discovery/resources/{id}. */
   announcing: Announcing;
   /** Prometheus registry (GET /metrics); modules register their own metrics on `metrics.registry`. */
@@ -49,6 +52,7 @@ export interface Container {
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const catalog = buildCatalog(config, logger, clients);
   const search = buildCatalogSearch(config, logger, clients);
+  const publishing = buildPublishing(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });
   const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
   const metrics = createMetrics();
   registerQueueGauges(metrics, () => catalog.queue.stats());
@@ -57,10 +61,11 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
   return {
     // The metrics router goes first: its middleware times every feature route after it.
-    routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), announcing.router, facilitator.router],
+    routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), publishing.router, announcing.router, facilitator.router],
     workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
+    publishing,
     announcing,
     metrics,
     facilitator,
