@@ -194,4 +194,25 @@ describe('POST/DELETE /discovery/publish with seller tokens', function () {
       assert.equal(res.body.code, 'forbidden_resource');
     });
   });
+
+  describe('rate limit per token', () => {
+    let limited: Harness;
+    before(async () => {
+      limited = await startHarness({ RATE_LIMIT_PUBLISH_TOKEN: '2/1m', RATE_LIMIT_PUBLISH: 'off' });
+    });
+    after(() => limited.close());
+
+    it('a token over its budget gets 429 rate_limited with Retry-After; another token is not affected', async () => {
+      const first = (await limited.container.publishing.tokens.issue(['tools.acme.test'])).secret;
+      const second = (await limited.container.publishing.tokens.issue(['tools.acme.test'])).secret;
+      const send = (token: string) =>
+        request(limited.app).post('/discovery/publish').set('Authorization', `Bearer ${token}`).send(tool());
+      await send(first).expect(201);
+      await send(first).expect(200);
+      const res = await send(first).expect(429);
+      assert.equal(res.body.code, 'rate_limited');
+      assert.ok(Number(res.headers['retry-after']) >= 1);
+      await send(second).expect(200);
+    });
+  });
 });
