@@ -19,7 +19,7 @@ export class DurableCatalogWriter implements CatalogWriter {
   private upsertRequest(input: ListingInput, context: WriteContext): AppendRequest & { id: string } {
     const doc = buildListingDocument(input, context, this.now());
     const operation: CatalogOperation = { op: 'upsert', id: doc.id, doc, replaceSignals: input.signals !== undefined };
-    return { id: doc.id, payload: encodeOperation(operation), live: { id: doc.id, present: true } };
+    return { id: doc.id, listingId: doc.id, payload: encodeOperation(operation), live: { id: doc.id, present: true } };
   }
 
   async upsert(input: ListingInput, context: WriteContext): Promise<{ id: string; created: boolean }> {
@@ -45,19 +45,19 @@ export class DurableCatalogWriter implements CatalogWriter {
 
   async touch(id: string, seenAt?: Date): Promise<void> {
     const operation: CatalogOperation = { op: 'touch', id, seenAt: (seenAt ?? this.now()).toISOString() };
-    await this.stream.append([{ payload: encodeOperation(operation) }]);
+    await this.stream.append([{ listingId: id, payload: encodeOperation(operation) }]);
   }
 
   async remove(id: string, reason: RemovalReason): Promise<void> {
     const operation: CatalogOperation = { op: 'remove', id, reason, at: this.now().toISOString() };
-    await this.stream.append([{ payload: encodeOperation(operation), live: { id, present: false } }]);
+    await this.stream.append([{ listingId: id, payload: encodeOperation(operation), live: { id, present: false } }]);
   }
 
   async updateSignals(updates: Array<{ id: string; signals: Signals }>): Promise<void> {
     const requests = updates.map(({ id, signals }) => {
       const clean: Signals = { settleCount7d: signals.settleCount7d, rejectionRate7d: signals.rejectionRate7d };
       if (signals.lastSettled) clean.lastSettled = signals.lastSettled;
-      return { payload: encodeOperation({ op: 'signals', id, signals: clean }) };
+      return { listingId: id, payload: encodeOperation({ op: 'signals', id, signals: clean }) };
     });
     await this.stream.append(requests);
   }

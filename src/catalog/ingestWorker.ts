@@ -14,6 +14,8 @@ import { decodeOperation, type CatalogOperation } from './operations.js';
 
 export interface IngestOptions {
   batchSize: number;
+  /** Batches applied at the same time (never two touching the same listing). */
+  concurrency: number;
   blockMs: number;
   maxAttempts: number;
   claimIdleMs: number;
@@ -29,6 +31,8 @@ export class IngestWorker implements BackgroundWorker {
   private wake?: () => void;
   private connection?: Redis;
   private lastClaimAt = 0;
+  /** Entry ids read and not yet acknowledged or dead-lettered by this worker. */
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly redis: Redis,
@@ -57,19 +61,54 @@ export class IngestWorker implements BackgroundWorker {
     this.connection = undefined;
   }
 
+  /**
+   * Up to `concurrency` batches are applied at once (Elasticsearch works while the next batch is
+   * read and prepared), but never two that touch the same listing, so writes to one listing apply
+   * in stream order. Entries to retry go first into the next batch, after everything in flight.
+   */
   private async loop(): Promise<void> {
+    const inflight = new Map<Promise<void>, Set<string>>();
     let retry: StreamEntry[] = [];
     let backoff = this.options.retryBaseMs;
+    const settle = async () => {
+      await Promise.allSettled([...inflight.keys()]);
+    };
     while (!this.stopping) {
       try {
         await this.stream.ensureGroup();
-        const batch = retry.length > 0 ? retry : await this.nextBatch();
-        if (batch.length === 0) continue;
-        retry = await this.process(batch);
+        let batch: StreamEntry[];
         if (retry.length > 0) {
+          await settle();
           await this.pause(backoff);
           backoff = Math.min(backoff * 2, this.options.retryMaxMs);
-        } else backoff = this.options.retryBaseMs;
+          [batch, retry] = [retry, []];
+        } else {
+          batch = await this.nextBatch();
+          if (retry.length > 0) {
+            // A batch failed while this one was read: keep stream order for the listings involved.
+            await settle();
+            [batch, retry] = [[...retry, ...batch], []];
+          }
+        }
+        if (batch.length === 0) continue;
+        const ids = new Set(batch.map((e) => e.listingId ?? e.entryId));
+        const overlaps = () => [...inflight.values()].some((held) => [...ids].some((id) => held.has(id)));
+        while (inflight.size > 0 && (inflight.size >= this.options.concurrency || overlaps())) await Promise.race(inflight.keys());
+        const run: Promise<void> = this.process(batch)
+          .then((again) => {
+            if (again.length > 0) retry.push(...again);
+            else backoff = this.options.retryBaseMs;
+          })
+          .catch((err: Error) => {
+            retry.push(...batch);
+            this.logger.warn('catalog ingest: batch failed, will retry', { error: err.message });
+          })
+          .finally(() => {
+            inflight.delete(run);
+            for (const entry of batch) this.held.delete(entry.entryId);
+          });
+        for (const entry of batch) this.held.add(entry.entryId);
+        inflight.set(run, ids);
       } catch (err) {
         if (this.stopping) break;
         if (String((err as Error).message).includes('NOGROUP')) this.stream.forgetGroup();
@@ -78,6 +117,7 @@ export class IngestWorker implements BackgroundWorker {
         backoff = Math.min(backoff * 2, this.options.retryMaxMs);
       }
     }
+    await settle();
   }
 
   private async nextBatch(): Promise<StreamEntry[]> {
@@ -85,9 +125,11 @@ export class IngestWorker implements BackgroundWorker {
     if (at - this.lastClaimAt >= Math.min(this.options.claimIdleMs, 1000)) {
       this.lastClaimAt = at;
       const claimed = await this.stream.claimAbandoned(this.consumer, this.options.claimIdleMs, this.options.batchSize);
-      if (claimed.length > 0) {
-        this.logger.info('catalog ingest: took over abandoned writes', { count: claimed.length });
-        return claimed;
+      // Entries this worker holds itself (a long retry) are not "abandoned".
+      const abandoned = claimed.filter((e) => !this.held.has(e.entryId));
+      if (abandoned.length > 0) {
+        this.logger.info('catalog ingest: took over abandoned writes', { count: abandoned.length });
+        return abandoned;
       }
     }
     if (!this.connection) return [];
@@ -123,7 +165,7 @@ export class IngestWorker implements BackgroundWorker {
       }
     }
     await this.stream.ack(done);
-    if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable, will retry', { reason: transient, entries: retry.length });
+    if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable or a write conflicted, will retry', { reason: transient, entries: retry.length });
     return retry;
   }
 

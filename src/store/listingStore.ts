@@ -9,49 +9,36 @@ import type { ListingDocument } from '../catalog/listing.js';
 import type { ApplyOutcome, CatalogOperation } from '../catalog/operations.js';
 import { isElasticsearchUnavailable } from './elasticsearch.js';
 
-/**
- * Fields of a listing's content that a partial update would otherwise merge into the stored value
- * (objects merge key by key, absent fields stay): they are cleared first, then set, so a seller who
- * drops `payTo` or an input really drops it.
- */
-const CONTENT_FIELDS = [
-  'method',
-  'name',
-  'description',
-  'tags',
-  'keywords',
-  'inputSchema',
-  'outputSchema',
-  'payment',
-  'accepts',
-  'describe',
-  'removedReason',
-  'removedAt',
-] as const;
-
 type BulkLine = Record<string, unknown>;
 
-function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>): BulkLine[] {
-  const { doc, id, replaceSignals } = operation;
-  const reset: Record<string, null> = {};
-  for (const field of CONTENT_FIELDS) reset[field] = null;
-  if (replaceSignals) reset.signals = null;
-  const { firstSeen: _firstSeen, signals, ...content } = doc;
-  const update: Record<string, unknown> = { ...content };
-  if (replaceSignals) update.signals = { lastSettled: null, ...signals };
-  return [
-    // New listing: the whole document (firstSeen = now). Existing: clear the replaceable content.
-    { update: { _id: id } },
-    { doc: reset, upsert: doc },
-    { update: { _id: id } },
-    { doc: update, detect_noop: true },
-  ];
+/** What an upsert keeps from the stored document: read once per batch with mget. */
+interface StoredState {
+  seqNo: number;
+  primaryTerm: number;
+  firstSeen?: string;
+  signals?: ListingDocument['signals'];
+  owner?: string;
 }
 
-function operationLines(operation: CatalogOperation): BulkLine[] {
+/**
+ * A new listing is `create`d; an existing one is re-indexed whole (so fields a seller dropped are
+ * really gone) keeping firstSeen, owner and, unless the write carries them, signals. The
+ * `if_seq_no` guard turns a concurrent change (a signals flush, another consumer) into a conflict
+ * that is retried with fresh state instead of being overwritten.
+ */
+function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, stored: StoredState | undefined): BulkLine[] {
+  const { doc, id, replaceSignals } = operation;
+  if (!stored) return [{ create: { _id: id } }, doc as unknown as BulkLine];
+  const merged: ListingDocument = { ...doc, firstSeen: stored.firstSeen ?? doc.firstSeen };
+  if (!replaceSignals && stored.signals) merged.signals = stored.signals;
+  if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
+  return [{ index: { _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }, merged as unknown as BulkLine];
+}
+
+function operationLines(operation: CatalogOperation, stored: Map<string, StoredState>): BulkLine[] {
   switch (operation.op) {
     case 'upsert':
-      return upsertLines(operation);
+      return upsertLines(operation, stored.get(operation.id));
     case 'touch':
       return [{ update: { _id: operation.id } }, { doc: { lastSeen: operation.seenAt } }];
     case 'remove':
@@ -69,7 +56,13 @@ interface BulkItemResult {
   error?: { type?: string; reason?: string };
 }
 
-const TRANSIENT_ITEM_ERRORS = new Set(['es_rejected_execution_exception', 'index_not_found_exception', 'unavailable_shards_exception']);
+const TRANSIENT_ITEM_ERRORS = new Set([
+  'es_rejected_execution_exception',
+  'index_not_found_exception',
+  'unavailable_shards_exception',
+  // Changed since it was read (or created meanwhile): applied again with fresh state.
+  'version_conflict_engine_exception',
+]);
 
 function itemOutcome(operation: CatalogOperation, item: BulkItemResult | undefined): ApplyOutcome {
   if (!item) return { status: 'failed', reason: 'no result from Elasticsearch for this operation' };
@@ -91,41 +84,65 @@ export function withoutNulls<T>(value: T): T {
   return out as T;
 }
 
+function isMissingIndex(err: unknown): boolean {
+  return err instanceof errors.ResponseError && (err.body as { error?: { type?: string } })?.error?.type === 'index_not_found_exception';
+}
+
 export class ListingStore {
   constructor(private readonly client: Client, private readonly alias: string) {}
 
-  /** Applies operations in order with one `_bulk`; one outcome per operation. */
+  /**
+   * Applies operations in order; one outcome per operation. A batch is cut into runs in which no
+   * listing appears twice, each run being one mget (for upserts) and one `_bulk`.
+   */
   async apply(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
-    if (operations.length === 0) return [];
-    const lines: BulkLine[] = [];
-    const spans: number[] = [];
-    for (const operation of operations) {
-      const opLines = operationLines(operation);
-      spans.push(opLines.length / 2);
-      lines.push(...opLines);
+    const outcomes: ApplyOutcome[] = [];
+    let start = 0;
+    while (start < operations.length) {
+      const ids = new Set<string>();
+      let end = start;
+      while (end < operations.length && !ids.has(operations[end]!.id)) ids.add(operations[end++]!.id);
+      outcomes.push(...(await this.applyRun(operations.slice(start, end))));
+      start = end;
     }
+    return outcomes;
+  }
+
+  private async applyRun(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
     let items: Array<Record<string, BulkItemResult>>;
     try {
+      const stored = await this.storedState(operations.filter((o) => o.op === 'upsert').map((o) => o.id));
+      const lines = operations.flatMap((operation) => operationLines(operation, stored));
       const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false });
       items = response.items as unknown as Array<Record<string, BulkItemResult>>;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      if (isElasticsearchUnavailable(err)) return operations.map(() => ({ status: 'retry', reason }));
+      if (isElasticsearchUnavailable(err) || isMissingIndex(err)) return operations.map(() => ({ status: 'retry', reason }));
       return operations.map(() => ({ status: 'failed', reason: `bulk request rejected: ${reason}` }));
     }
-    const outcomes: ApplyOutcome[] = [];
-    let at = 0;
-    operations.forEach((operation, i) => {
-      let outcome: ApplyOutcome = { status: 'applied' };
-      for (let k = 0; k < (spans[i] ?? 0); k++) {
-        const item = items[at++];
-        const result = itemOutcome(operation, item ? Object.values(item)[0] : undefined);
-        // The first problem of an operation's actions decides its outcome.
-        if (outcome.status === 'applied') outcome = result;
-      }
-      outcomes.push(outcome);
+    return operations.map((operation, i) => itemOutcome(operation, items[i] ? Object.values(items[i]!)[0] : undefined));
+  }
+
+  private async storedState(ids: string[]): Promise<Map<string, StoredState>> {
+    const state = new Map<string, StoredState>();
+    if (ids.length === 0) return state;
+    const response = await this.client.mget<Partial<ListingDocument>>({
+      index: this.alias,
+      ids,
+      _source_includes: ['firstSeen', 'signals', 'owner'],
     });
-    return outcomes;
+    for (const doc of response.docs) {
+      if (!('found' in doc) || !doc.found) continue;
+      const source = withoutNulls(doc._source ?? {});
+      state.set(doc._id, {
+        seqNo: doc._seq_no ?? 0,
+        primaryTerm: doc._primary_term ?? 1,
+        ...(source.firstSeen ? { firstSeen: source.firstSeen } : {}),
+        ...(source.signals ? { signals: source.signals } : {}),
+        ...(source.owner ? { owner: source.owner } : {}),
+      });
+    }
+    return state;
   }
 
   /** The stored document (removed ones included), read in real time (no refresh needed). */

@@ -10,6 +10,8 @@ import type { Redis } from 'ioredis';
 export interface StreamEntry {
   entryId: string;
   payload: string;
+  /** The listing the entry writes, so a consumer can order work without decoding payloads. */
+  listingId?: string;
 }
 
 export interface QueueStats {
@@ -31,6 +33,7 @@ export interface DeadLetter {
 /** An entry appended together with a change to the live-id set, atomically. */
 export interface AppendRequest {
   payload: string;
+  listingId?: string;
   live?: { id: string; present: boolean };
 }
 
@@ -41,8 +44,12 @@ type RawEntries = Array<[string, string[]]>;
 function toEntries(raw: RawEntries | undefined): StreamEntry[] {
   const out: StreamEntry[] = [];
   for (const [entryId, fields] of raw ?? []) {
-    const at = fields.indexOf('op');
-    out.push({ entryId, payload: at >= 0 ? (fields[at + 1] ?? '') : '' });
+    const entry: StreamEntry = { entryId, payload: '' };
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      if (fields[i] === 'op') entry.payload = fields[i + 1]!;
+      else if (fields[i] === 'id') entry.listingId = fields[i + 1]!;
+    }
+    out.push(entry);
   }
   return out;
 }
@@ -80,7 +87,8 @@ export class WriteStream {
           if (request.live.present) multi.sadd(this.liveKey, request.live.id);
           else multi.srem(this.liveKey, request.live.id);
         }
-        multi.xadd(this.key, '*', 'op', request.payload);
+        if (request.listingId) multi.xadd(this.key, '*', 'id', request.listingId, 'op', request.payload);
+        else multi.xadd(this.key, '*', 'op', request.payload);
       }
       const replies = await multi.exec();
       if (!replies) throw new Error('catalog write stream: transaction aborted');
@@ -179,4 +187,10 @@ export class WriteStream {
     ]);
     return { depth, pending, deadLetters: dead };
   }
+}
+
+/** Deletes the write path's keys under a prefix (benchmarks and tests starting from scratch). */
+export async function dropCatalogKeys(redis: Redis, prefix: string): Promise<void> {
+  const stream = new WriteStream(redis, prefix);
+  await redis.del(stream.key, stream.deadKey, `${prefix}catalog:writes:failures`, `${prefix}catalog:live`);
 }

@@ -1,0 +1,112 @@
+/**
+ * Ingest benchmark: loads generated listings through the bulk write path (validation, Redis stream,
+ * ingest consumer, Elasticsearch `_bulk`) and measures until every one is searchable (count on the
+ * alias). Target: >= 5,000 listings/s end to end.
+ *   npx tsx scripts/bench-ingest.ts [--count 100000] [--seed 1] [--keep]
+ * Index names via LISTINGS_ALIAS / LISTINGS_INDEX / REDIS_PREFIX (defaults: bench-listings,
+ * bench-listings-v1, bench:). The index is recreated at the start and deleted at the end unless
+ * --keep (the search benchmark reuses it).
+ */
+import { parseArgs } from 'node:util';
+import { dropCatalogKeys } from '../src/store/writeStream.js';
+import { generateListings } from './lib/listingGenerator.js';
+import { fail, openCatalogSession } from './lib/catalogSession.js';
+
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        count: { type: 'string', default: '100000' },
+        seed: { type: 'string', default: '1' },
+        chunk: { type: 'string', default: '5000' },
+        keep: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    return fail(`${(err as Error).message}\nusage: bench-ingest [--count N] [--seed N] [--chunk N] [--keep]`);
+  }
+})();
+
+const count = Number(values.count);
+const chunk = Number(values.chunk);
+if (!Number.isInteger(count) || count < 1 || count > 1_000_000) fail('--count must be an integer between 1 and 1000000');
+if (!Number.isInteger(chunk) || chunk < 1) fail('--chunk must be a positive integer');
+
+const env = {
+  ...process.env,
+  LISTINGS_ALIAS: process.env.LISTINGS_ALIAS ?? 'bench-listings',
+  LISTINGS_INDEX: process.env.LISTINGS_INDEX ?? 'bench-listings-v1',
+  REDIS_PREFIX: process.env.REDIS_PREFIX ?? 'bench:',
+};
+if (env.LISTINGS_ALIAS === 'listings') fail('refusing to benchmark against the service alias "listings": set LISTINGS_ALIAS');
+
+function bar(done: number, total: number, label: string): void {
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}   `);
+}
+
+async function main(): Promise<void> {
+  let t = performance.now();
+  const listings = generateListings(count, Number(values.seed));
+  process.stderr.write(`generated ${count} listings in ${Math.round(performance.now() - t)} ms\n`);
+
+  // Start from an empty index and queue so the number measures this run only.
+  {
+    const setup = await openCatalogSession(env);
+    await setup.elasticsearch.indices.delete({ index: setup.config.listingsIndex, ignore_unavailable: true });
+    await dropCatalogKeys(setup.redis, setup.config.redisPrefix);
+    await setup.close();
+  }
+  const session = await openCatalogSession(env);
+  const { elasticsearch, config, catalog } = session;
+  catalog.worker.start();
+
+  const searchable = async () => (await elasticsearch.count({ index: config.listingsAlias })).count;
+  t = performance.now();
+  let queued = 0;
+  for (let start = 0; start < count; start += chunk) {
+    const result = await catalog.writer.upsertMany(listings.slice(start, start + chunk), { source: 'bench' });
+    if (result.rejected.length > 0) fail(`generator produced invalid listings: ${JSON.stringify(result.rejected.slice(0, 3))}`, 1);
+    queued += result.accepted.length;
+    bar(queued, count, 'queued    ');
+  }
+  const queuedMs = performance.now() - t;
+  process.stderr.write('\n');
+
+  let seen = 0;
+  const deadline = Date.now() + 600_000;
+  while (seen < count) {
+    if (Date.now() > deadline) fail(`only ${seen} of ${count} searchable after 10 minutes`, 1);
+    await new Promise((r) => setTimeout(r, 200));
+    seen = await searchable();
+    bar(seen, count, 'searchable');
+  }
+  const totalMs = performance.now() - t;
+  process.stderr.write('\n');
+  const stats = await catalog.queue.stats();
+  await catalog.worker.stop();
+
+  const report = {
+    listings: count,
+    queueMs: Math.round(queuedMs),
+    queuedPerSecond: Math.round(count / (queuedMs / 1000)),
+    endToEndMs: Math.round(totalMs),
+    endToEndPerSecond: Math.round(count / (totalMs / 1000)),
+    target: 5000,
+    deadLetters: stats.deadLetters,
+    batchSize: config.catalogIngest.batchSize,
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+
+  if (!values.keep) {
+    await elasticsearch.indices.delete({ index: config.listingsIndex, ignore_unavailable: true });
+    await dropCatalogKeys(session.redis, config.redisPrefix);
+    process.stderr.write(`deleted ${config.listingsIndex} (use --keep to leave it for the search benchmark)\n`);
+  } else {
+    process.stderr.write(`kept ${config.listingsIndex} behind alias ${config.listingsAlias}\n`);
+  }
+  await session.close();
+}
+
+main().catch((err) => fail(`bench-ingest failed: ${(err as Error).stack ?? String(err)}`, 1));
