@@ -102,28 +102,15 @@ const indexName = (value: string): string | undefined =>
     ? undefined
     : 'must be a lower-case Elasticsearch index name (letters, digits, . _ -)';
 
-export interface CatalogIngestSettings {
-  /** Stream entries applied per Elasticsearch `_bulk`. */
-  batchSize: number;
-  /** How long one read waits for new writes; short, so a write is applied as soon as it arrives. */
-  blockMs: number;
-  /** Attempts Elasticsearch may reject an entry before it moves to the dead-letter stream. */
-  maxAttempts: number;
-  /** Entries another consumer received and left unacknowledged this long are taken over. */
-  claimIdleMs: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-}
+/** Ledger amounts are Redis integers: non-negative and within int64. */
+const weiAmount = (value: string): string | undefined =>
+  /^[0-9]{1,19}$/.test(value) && BigInt(value) <= 9_223_372_036_854_775_807n
+    ? undefined
+    : 'must be a non-negative integer amount of wei below 2^63';
 
-function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
-  return {
-    batchSize: read.integer('CATALOG_BATCH_SIZE', 1000, 1, 10_000),
-    blockMs: read.integer('CATALOG_BLOCK_MS', 200, 1, 5000),
-    maxAttempts: read.integer('CATALOG_MAX_ATTEMPTS', 5, 1, 1000),
-    claimIdleMs: read.integer('CATALOG_CLAIM_IDLE_MS', 30_000, 10, 3_600_000),
-    retryBaseMs: read.integer('CATALOG_RETRY_BASE_MS', 200, 1, 60_000),
-    retryMaxMs: read.integer('CATALOG_RETRY_MAX_MS', 5000, 1, 300_000),
-  };
+function readWei(read: EnvReader, name: string, fallback: string): bigint {
+  const value = read.string(name, fallback, weiAmount);
+  return weiAmount(value) === undefined ? BigInt(value) : BigInt(fallback);
 }
 
 export interface AnnounceSettings {
@@ -201,6 +188,8 @@ function readAnnounceSettings(read: EnvReader): AnnounceSettings {
 export interface CatalogIngestSettings {
   /** Stream entries applied per Elasticsearch `_bulk`. */
   batchSize: number;
+  /** Batches in flight at once (never two touching the same listing). */
+  concurrency: number;
   /** How long one read waits for new writes; short, so a write is applied as soon as it arrives. */
   blockMs: number;
   /** Attempts Elasticsearch may reject an entry before it moves to the dead-letter stream. */
@@ -214,23 +203,13 @@ export interface CatalogIngestSettings {
 function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
   return {
     batchSize: read.integer('CATALOG_BATCH_SIZE', 1000, 1, 10_000),
+    concurrency: read.integer('CATALOG_CONCURRENCY', 2, 1, 16),
     blockMs: read.integer('CATALOG_BLOCK_MS', 200, 1, 5000),
     maxAttempts: read.integer('CATALOG_MAX_ATTEMPTS', 5, 1, 1000),
     claimIdleMs: read.integer('CATALOG_CLAIM_IDLE_MS', 30_000, 10, 3_600_000),
     retryBaseMs: read.integer('CATALOG_RETRY_BASE_MS', 200, 1, 60_000),
     retryMaxMs: read.integer('CATALOG_RETRY_MAX_MS', 5000, 1, 300_000),
   };
-}
-
-/** Ledger amounts are Redis integers: non-negative and within int64. */
-const weiAmount = (value: string): string | undefined =>
-  /^[0-9]{1,19}$/.test(value) && BigInt(value) <= 9_223_372_036_854_775_807n
-    ? undefined
-    : 'must be a non-negative integer amount of wei below 2^63';
-
-function readWei(read: EnvReader, name: string, fallback: string): bigint {
-  const value = read.string(name, fallback, weiAmount);
-  return weiAmount(value) === undefined ? BigInt(value) : BigInt(fallback);
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -253,6 +232,13 @@ export function loadConfig(env: Env = process.env): Config {
       read.string('CURSOR_SECRET', '', (v) => (v === '' || v.length >= 16 ? undefined : 'must be at least 16 characters (or unset)')) ||
       undefined,
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    announce: readAnnounceSettings(read),
+    rateLimits: {
+      announce: readRateRule(read, 'RATE_LIMIT_ANNOUNCE', '600/1m'),
+      publish: readRateRule(read, 'RATE_LIMIT_PUBLISH', '60/1m'),
+      publishPerToken: readRateRule(read, 'RATE_LIMIT_PUBLISH_TOKEN', '120/1m'),
+      reads: readRateRule(read, 'RATE_LIMIT_READS', 'off'),
+    },
     facilitatorNetworks: read
       .string('FACILITATOR_NETWORKS', 'eip155:84532', (v) =>
         v.split(',').every((n) => /^eip155:[1-9][0-9]{0,15}$/.test(n.trim()))
@@ -268,13 +254,6 @@ export function loadConfig(env: Env = process.env): Config {
     sponsorInitialWei: readWei(read, 'SPONSOR_INITIAL_WEI', '1000000000000000000'),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),
-    announce: readAnnounceSettings(read),
-    rateLimits: {
-      announce: readRateRule(read, 'RATE_LIMIT_ANNOUNCE', '600/1m'),
-      publish: readRateRule(read, 'RATE_LIMIT_PUBLISH', '60/1m'),
-      publishPerToken: readRateRule(read, 'RATE_LIMIT_PUBLISH_TOKEN', '120/1m'),
-      reads: readRateRule(read, 'RATE_LIMIT_READS', 'off'),
-    },
   };
   if (config.listingsAlias === config.listingsIndex) {
     read.problems.push('LISTINGS_ALIAS and LISTINGS_INDEX must differ: the alias points at the versioned index');
