@@ -115,6 +115,30 @@ describe('facilitator: /supported and /verify', () => {
     assert.equal(settled.body.network, 'base-sepolia');
   });
 
+  it('odd field values are rejections, never a crash', async () => {
+    const good = await exactRequest(payer, req);
+    const auth = good.paymentPayload.payload.authorization;
+    const variants: unknown[] = [
+      { ...good, paymentPayload: { ...good.paymentPayload, payload: { ...good.paymentPayload.payload, authorization: 5 } } },
+      { ...good, paymentPayload: { ...good.paymentPayload, payload: { ...good.paymentPayload.payload, authorization: { ...auth, nonce: 7, value: { x: 1 } } } } },
+      { ...good, paymentPayload: { ...good.paymentPayload, payload: { ...good.paymentPayload.payload, authorization: { ...auth, value: '1'.repeat(80) } } } },
+      { ...good, paymentPayload: { ...good.paymentPayload, payload: { ...good.paymentPayload.payload, signature: '0x' + 'ff'.repeat(65) } } },
+      { ...good, paymentRequirements: { ...good.paymentRequirements, extra: 'x', payTo: 'nobody' } },
+      { ...good, paymentRequirements: { ...good.paymentRequirements, amount: -5 } },
+      { ...good, paymentPayload: { ...good.paymentPayload, accepted: null } },
+      { ...good, x402Version: 7 },
+    ];
+    for (const body of variants) {
+      const res = await verify(body);
+      assert.equal(res.isValid, false, JSON.stringify(body).slice(0, 200));
+      assert.equal(typeof res.invalidReason, 'string');
+    }
+    // Addresses are compared case-insensitively, a wrong checksum included: it is the same 20 bytes.
+    const shouting = { ...auth, to: auth.to.toUpperCase().replace('0X', '0x'), from: auth.from.toLowerCase() };
+    const res = await verify({ ...good, paymentPayload: { ...good.paymentPayload, payload: { ...good.paymentPayload.payload, authorization: shouting } } });
+    assert.deepEqual(res, { isValid: true, payer: payer.address });
+  });
+
   describe('malformed requests are 400 problem+json, not rejections', () => {
     for (const [name, body] of [
       ['an array', [1, 2]],

@@ -3,7 +3,8 @@
  * domain (name/version from the requirements' `extra`, chain id, token address), as @x402/evm's
  * client signs it. The signature is recovered for real; nothing is trusted from the payload.
  */
-import { getAddress, isAddressEqual, recoverTypedDataAddress, type Hex } from 'viem';
+import { getAddress, type Hex } from 'viem';
+import { recoverTypedDataSigner } from './recoverSigner.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 import { chainIdOf, isAddress, isObject, parseAmount, type PaymentRequest } from './request.js';
 import type { AcceptedPayment } from './transfer.js';
@@ -23,9 +24,10 @@ const TRANSFER_WITH_AUTHORIZATION_TYPES = {
 export const VALIDITY_MARGIN_SECONDS = 6n;
 
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+const lower = (address: string): Hex => address.toLowerCase() as Hex;
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 
-export async function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): Promise<AcceptedPayment | Rejection> {
+export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): AcceptedPayment | Rejection {
   const { requirements, schemePayload } = request;
   const authorization = schemePayload.authorization;
   const signature = schemePayload.signature;
@@ -48,7 +50,7 @@ export async function checkExactPayment(request: PaymentRequest, nowSeconds: big
     return reject(Reason.exactMissingDomain, 'paymentRequirements.extra must carry the token EIP-712 name and version');
   }
 
-  if (!isAddressEqual(to, requirements.payTo as Hex)) {
+  if (lower(to) !== lower(requirements.payTo as Hex)) {
     return reject(Reason.exactRecipientMismatch, `authorization.to ${to} is not payTo ${requirements.payTo}`);
   }
   if (value < requirements.amount) {
@@ -59,21 +61,23 @@ export async function checkExactPayment(request: PaymentRequest, nowSeconds: big
   }
   if (validAfter > nowSeconds) return reject(Reason.exactValidAfter, `authorization not valid before ${validAfter}`);
 
-  let signer: string;
+  // Lower-case addresses: EIP-712 encodes the 20 bytes whatever the case, and checksums cost a hash each.
+  let signer: string | undefined;
   try {
-    signer = await recoverTypedDataAddress({
-      domain: { name, version, chainId: chainIdOf(requirements.network), verifyingContract: getAddress(requirements.asset) },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: { from: getAddress(from), to: getAddress(to), value, validAfter, validBefore, nonce: nonce as Hex },
-      signature: signature as Hex,
-    });
+    signer = recoverTypedDataSigner(
+      {
+        domain: { name, version, chainId: chainIdOf(requirements.network), verifyingContract: lower(requirements.asset) },
+        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+        primaryType: 'TransferWithAuthorization',
+        message: { from: lower(from), to: lower(to), value, validAfter, validBefore, nonce: nonce as Hex },
+      },
+      signature,
+    );
   } catch {
-    return reject(Reason.exactSignature, 'the signature cannot be recovered');
+    signer = undefined;
   }
-  if (!isAddressEqual(signer as Hex, from)) {
-    return reject(Reason.exactSignature, 'the signature was not made by authorization.from');
-  }
+  if (signer === undefined) return reject(Reason.exactSignature, 'the signature cannot be recovered');
+  if (signer !== lower(from)) return reject(Reason.exactSignature, 'the signature was not made by authorization.from');
   const asset = requirements.asset.toLowerCase();
   const payer = getAddress(from);
   return {

@@ -179,8 +179,8 @@ export class FacilitatorService {
     const now = BigInt(Math.floor(this.deps.clock().getTime() / 1000));
     const outcome =
       request.requirements.scheme === 'upto'
-        ? await checkUptoPayment(request, now, this.deps.config.facilitatorAddress, mode)
-        : await checkExactPayment(request, now);
+        ? checkUptoPayment(request, now, this.deps.config.facilitatorAddress, mode)
+        : checkExactPayment(request, now);
     return { request, outcome };
   }
 

@@ -4,7 +4,8 @@
  * @x402/evm's upto client signs). Checked offline: the Permit2 domain, spender and witness are
  * verified and the signature recovered; /settle then charges the actual amount, at most the ceiling.
  */
-import { getAddress, isAddressEqual, recoverTypedDataAddress, type Hex } from 'viem';
+import { getAddress, type Hex } from 'viem';
+import { recoverTypedDataSigner } from './recoverSigner.js';
 import { VALIDITY_MARGIN_SECONDS } from './exactScheme.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 import { chainIdOf, isAddress, isObject, parseAmount, type PaymentRequest } from './request.js';
@@ -34,13 +35,14 @@ const UPTO_WITNESS_TYPES = {
 } as const;
 
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+const lower = (address: unknown): Hex => String(address).toLowerCase() as Hex;
 
-export async function checkUptoPayment(
+export function checkUptoPayment(
   request: PaymentRequest,
   nowSeconds: bigint,
   facilitatorAddress: string,
   mode: CheckMode,
-): Promise<AcceptedPayment | Rejection> {
+): AcceptedPayment | Rejection {
   const { requirements, schemePayload } = request;
   const permit = schemePayload.permit2Authorization;
   const signature = schemePayload.signature;
@@ -65,16 +67,16 @@ export async function checkUptoPayment(
   }
   const addr = (value: unknown) => value as Hex;
 
-  if (!isAddressEqual(addr(spender), UPTO_PERMIT2_PROXY_ADDRESS)) {
+  if (lower(addr(spender)) !== lower(UPTO_PERMIT2_PROXY_ADDRESS)) {
     return reject(Reason.permit2Spender, `spender must be the x402 upto proxy ${UPTO_PERMIT2_PROXY_ADDRESS}`);
   }
-  if (!isAddressEqual(addr(to), addr(requirements.payTo))) {
+  if (lower(addr(to)) !== lower(addr(requirements.payTo))) {
     return reject(Reason.permit2RecipientMismatch, `witness.to ${String(to)} is not payTo ${requirements.payTo}`);
   }
-  if (!isAddressEqual(addr(facilitator), addr(facilitatorAddress))) {
+  if (lower(addr(facilitator)) !== lower(addr(facilitatorAddress))) {
     return reject(Reason.uptoFacilitatorMismatch, `witness.facilitator must be ${facilitatorAddress}`);
   }
-  if (!isAddressEqual(addr(token), addr(requirements.asset))) {
+  if (lower(addr(token)) !== lower(addr(requirements.asset))) {
     return reject(Reason.permit2TokenMismatch, 'permitted.token is not the required asset');
   }
   if (requirements.amount > ceiling) {
@@ -85,25 +87,28 @@ export async function checkUptoPayment(
   if (deadline < nowSeconds + VALIDITY_MARGIN_SECONDS) return reject(Reason.permit2DeadlineExpired, `permit expired (deadline ${deadline})`);
   if (validAfter > nowSeconds) return reject(Reason.permit2NotYetValid, `permit not valid before ${validAfter}`);
 
-  let signer: string;
+  let signer: string | undefined;
   try {
-    signer = await recoverTypedDataAddress({
-      domain: { name: 'Permit2', chainId: chainIdOf(requirements.network), verifyingContract: PERMIT2_ADDRESS },
-      types: UPTO_WITNESS_TYPES,
-      primaryType: 'PermitWitnessTransferFrom',
-      message: {
-        permitted: { token: getAddress(addr(token)), amount: ceiling },
-        spender: getAddress(addr(spender)),
-        nonce,
-        deadline,
-        witness: { to: getAddress(addr(to)), facilitator: getAddress(addr(facilitator)), validAfter },
+    signer = recoverTypedDataSigner(
+      {
+        domain: { name: 'Permit2', chainId: chainIdOf(requirements.network), verifyingContract: PERMIT2_ADDRESS },
+        types: UPTO_WITNESS_TYPES,
+        primaryType: 'PermitWitnessTransferFrom',
+        message: {
+          permitted: { token: lower(token), amount: ceiling },
+          spender: lower(spender),
+          nonce,
+          deadline,
+          witness: { to: lower(to), facilitator: lower(facilitator), validAfter },
+        },
       },
-      signature: signature as Hex,
-    });
+      signature,
+    );
   } catch {
-    return reject(Reason.permit2Signature, 'the signature cannot be recovered');
+    signer = undefined;
   }
-  if (!isAddressEqual(signer as Hex, addr(from))) return reject(Reason.permit2Signature, 'the signature was not made by from');
+  if (signer === undefined) return reject(Reason.permit2Signature, 'the signature cannot be recovered');
+  if (signer !== lower(from)) return reject(Reason.permit2Signature, 'the signature was not made by from');
   const owner = String(from).toLowerCase();
   return {
     payer: getAddress(addr(from)),

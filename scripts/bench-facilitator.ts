@@ -1,0 +1,228 @@
+/**
+ * Facilitator benchmark (docs/facilitator.md):
+ *   1. POST /verify with valid `exact` payloads (EIP-712 signature recovery on every request),
+ *   2. POST /settle with distinct valid payloads (each one moves funds once),
+ *   3. settlement -> `signals.settleCount7d` visible in /discovery/search results,
+ *   plus the in-process cost of one signature recovery, to show what bounds the service.
+ *
+ *   npx tsx scripts/bench-facilitator.ts [--connections 32] [--duration 10] [--settles 6000]
+ *
+ * Only targets 127.0.0.1. The service runs as a child process (node + tsx) with its own index and
+ * Redis prefix, which are deleted at the end.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { getAddress, recoverTypedDataAddress, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { loadConfig } from '../src/config.js';
+import { Ledger } from '../src/facilitator/ledger.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createRedisClient } from '../src/store/redis.js';
+
+const NETWORK = 'eip155:84532';
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+const DOMAIN = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: getAddress(USDC) } as const;
+
+function option(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('service did not start within 60 s')), 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+interface Body {
+  x402Version: number;
+  paymentPayload: Record<string, unknown>;
+  paymentRequirements: Record<string, unknown>;
+}
+
+async function exactBody(payer: PrivateKeyAccount, payTo: string, resource: { url: string; description: string }): Promise<Body> {
+  const requirements = { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1000', payTo, maxTimeoutSeconds: 600, extra: { name: 'USDC', version: '2' } };
+  const authorization = {
+    from: payer.address,
+    to: getAddress(payTo),
+    value: '1000',
+    validAfter: '0',
+    validBefore: String(Math.floor(Date.now() / 1000) + 3600),
+    nonce: `0x${randomBytes(32).toString('hex')}` as Hex,
+  };
+  const signature = await payer.signTypedData({
+    domain: DOMAIN,
+    types: TYPES,
+    primaryType: 'TransferWithAuthorization',
+    message: { ...authorization, value: 1000n, validAfter: 0n, validBefore: BigInt(authorization.validBefore) },
+  });
+  return {
+    x402Version: 2,
+    paymentPayload: { x402Version: 2, resource, accepted: requirements, payload: { authorization, signature } },
+    paymentRequirements: requirements,
+  };
+}
+
+function summarize(name: string, result: autocannon.Result): Record<string, number | string> {
+  return {
+    name,
+    requests: result.requests.total,
+    'req/s': Math.round(result.requests.average),
+    'p50 ms': result.latency.p50,
+    'p90 ms': result.latency.p90,
+    'p99 ms': result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function run(url: string, connections: number, bodies: string[], path: string, opts: { duration?: number; amount?: number }): Promise<autocannon.Result> {
+  let next = 0;
+  return autocannon({
+    url: `${url}${path}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    connections,
+    ...(opts.duration ? { duration: opts.duration } : { amount: opts.amount! }),
+    requests: [
+      {
+        setupRequest: (req) => {
+          req.body = bodies[next++ % bodies.length];
+          return req;
+        },
+      },
+    ],
+  });
+}
+
+async function main(): Promise<void> {
+  const connections = option('connections', 32);
+  const duration = option('duration', 10);
+  const settles = option('settles', 6000);
+  const suffix = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  const env = {
+    LISTINGS_ALIAS: `bench-fac-${suffix}-listings`,
+    LISTINGS_INDEX: `bench-fac-${suffix}-listings-v1`,
+    REDIS_PREFIX: `bench:fac:${suffix}:`,
+    SPONSOR_INITIAL_WEI: '9000000000000000000',
+  };
+  const config = loadConfig({ ...process.env, ...env });
+  const redis = createRedisClient(config.redisUrl);
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
+  const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
+  const { child, url } = await startService(env);
+  try {
+    // Signature recovery alone, in this process: the CPU floor of one /verify.
+    const payers = Array.from({ length: 64 }, () => privateKeyToAccount(generatePrivateKey()));
+    for (const payer of payers) await ledger.fund(NETWORK, USDC, payer.address, 10n ** 15n);
+    const payTo = privateKeyToAccount(generatePrivateKey()).address;
+    const resource = { url: 'http://bench.test/weather', description: 'Benchmark weather endpoint' };
+    const sample = await exactBody(payers[0]!, payTo, resource);
+    const auth = (sample.paymentPayload.payload as { authorization: Record<string, string>; signature: Hex }).authorization;
+    const sig = (sample.paymentPayload.payload as { signature: Hex }).signature;
+    const recoveries = 2000;
+    const t0 = performance.now();
+    for (let i = 0; i < recoveries; i++) {
+      await recoverTypedDataAddress({
+        domain: DOMAIN,
+        types: TYPES,
+        primaryType: 'TransferWithAuthorization',
+        message: { from: auth.from as Hex, to: auth.to as Hex, value: 1000n, validAfter: 0n, validBefore: BigInt(auth.validBefore!), nonce: auth.nonce as Hex },
+        signature: sig,
+      });
+    }
+    const recoveryMs = (performance.now() - t0) / recoveries;
+    console.log(`signature recovery (viem, one core): ${recoveryMs.toFixed(3)} ms each -> at most ~${Math.round(1000 / recoveryMs)} verifies/s per core`);
+
+    const verifyBodies = await Promise.all(Array.from({ length: 256 }, (_, i) => exactBody(payers[i % payers.length]!, payTo, resource)));
+    const verifyJson = verifyBodies.map((b) => JSON.stringify(b));
+    const check = await (await fetch(`${url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: verifyJson[0] })).json();
+    if (!(check as { isValid?: boolean }).isValid) throw new Error(`verify payload rejected: ${JSON.stringify(check)}`);
+    await run(url, connections, verifyJson, '/verify', { duration: 2 }); // warm-up (JIT, connections)
+    const verify = await run(url, connections, verifyJson, '/verify', { duration });
+
+    console.log(`signing ${settles} distinct settle payloads...`);
+    const settleJson: string[] = [];
+    for (let i = 0; i < settles; i++) settleJson.push(JSON.stringify(await exactBody(payers[i % payers.length]!, payTo, resource)));
+    const sellerBefore = await ledger.balance(NETWORK, USDC, payTo);
+    const settle = await run(url, connections, settleJson, '/settle', { amount: settles });
+    const moved = (await ledger.balance(NETWORK, USDC, payTo)) - sellerBefore;
+    console.table([summarize('POST /verify', verify), summarize('POST /settle', settle)]);
+    console.log(`settlements that moved funds: ${moved / 1000n} of ${settles} distinct payloads`);
+
+    // Settlement -> search signals: a listing that exists (seen at /verify), then one settlement.
+    const word = `zq${suffix}`;
+    const fresh = { url: `http://bench.test/${word}`, description: `Signals probe ${word}` };
+    const first = await exactBody(payers[1]!, payTo, fresh);
+    await fetch(`${url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(first) });
+    const search = async () =>
+      (await (await fetch(`${url}/discovery/search?q=${word}`)).json()) as { results?: Array<{ signals: { settleCount7d: number } }> };
+    for (let i = 0; i < 100 && !(await search()).results?.length; i++) await new Promise((r) => setTimeout(r, 100));
+    const settledAt = performance.now();
+    await fetch(`${url}/settle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(first) });
+    let visibleMs: number | undefined;
+    for (let i = 0; i < 300; i++) {
+      if ((await search()).results?.[0]?.signals.settleCount7d === 1) {
+        visibleMs = performance.now() - settledAt;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    console.log(visibleMs === undefined ? 'settlement NOT visible in search within 15 s' : `settlement visible in /discovery/search signals after ${Math.round(visibleMs)} ms`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await elasticsearch.indices.delete({ index: `${env.LISTINGS_INDEX}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
+    let cursor = '0';
+    do {
+      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${env.REDIS_PREFIX}*`, 'COUNT', 1000);
+      cursor = nextCursor;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+    await Promise.allSettled([redis.quit(), elasticsearch.close()]);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
