@@ -34,22 +34,31 @@ const rate = Number(values.rate);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 
-const base64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64');
-
-/** A seller that answers every path with an x402 v2 402 whose describe title carries a unique word. */
-function startSeller(): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const word = path.replace(/[^a-z0-9]/gi, '');
-    const challenge = {
-      x402Version: 2,
-      resource: { url: `http://127.0.0.1${path}`, description: 'Benchmark resource', mimeType: 'application/json' },
-      accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '1000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', payTo: '0x1111111111111111111111111111111111111111', maxTimeoutSeconds: 60, extra: {} }],
-      describe: { title: `Bench ${word}`, description: 'announce benchmark', tags: ['bench'] },
-    };
-    res.writeHead(402, { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': base64(challenge) }).end('{}');
+/**
+ * A seller in its own process (sellers live elsewhere; in-process it would steal the service's CPU)
+ * that answers every path with an x402 v2 402 whose describe title carries a unique word.
+ */
+function startSeller(): Promise<{ port: number; stop(): void }> {
+  const code = `
+    import http from 'node:http';
+    const server = http.createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      const word = path.replace(/[^a-z0-9]/gi, '');
+      const challenge = {
+        x402Version: 2,
+        resource: { url: 'http://127.0.0.1' + path, description: 'Benchmark resource', mimeType: 'application/json' },
+        accepts: [{ scheme: 'exact', network: 'eip155:84532', amount: '1000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+          payTo: '0x1111111111111111111111111111111111111111', maxTimeoutSeconds: 60, extra: {} }],
+        describe: { title: 'Bench ' + word, description: 'announce benchmark', tags: ['bench'] },
+      };
+      res.writeHead(402, { 'Content-Type': 'application/json', 'PAYMENT-REQUIRED': Buffer.from(JSON.stringify(challenge)).toString('base64') }).end('{}');
+    });
+    server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk: Buffer) => resolve({ port: Number(chunk.toString().trim()), stop: () => child.kill() }));
+    child.once('exit', (code) => reject(new Error(`seller exited with ${code}`)));
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
 /** autocannon in a child process; distinct URLs get a counter appended per request. */
@@ -77,7 +86,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function main(): Promise<void> {
   const seller = await startSeller();
-  const sellerPort = (seller.address() as AddressInfo).port;
+  const sellerPort = seller.port;
   const tag = Date.now().toString(36);
   const config = loadConfig({
     ...process.env,
@@ -105,6 +114,8 @@ async function main(): Promise<void> {
     process.stderr.write(`announce-to-searchable: ${count} resources at ${rate}/s ...\n`);
     const latencies: number[] = [];
     const failures: string[] = [];
+    /** Announce accepted -> probe finished (the rest is the catalog write path and the ES refresh). */
+    const probeDelays: number[] = [];
     const one = async (i: number) => {
       const path = `/bench/item${tag}x${i}`;
       const word = path.replace(/[^a-z0-9]/gi, '').toLowerCase();
@@ -122,6 +133,8 @@ async function main(): Promise<void> {
           const body = (await search.json()) as { results: Array<{ id: string }> };
           if (body.results.some((r) => r.id === id)) {
             latencies.push(performance.now() - started);
+            const record = await container.announcing.store.get(id);
+            if (record?.lastProbedAt && record.announcedAt) probeDelays.push(record.lastProbedAt - record.announcedAt);
             return;
           }
         }
@@ -144,7 +157,14 @@ async function main(): Promise<void> {
       p95Ms: Math.round(percentile(latencies, 95)),
       p99Ms: Math.round(percentile(latencies, 99)),
       maxMs: Math.round(latencies[latencies.length - 1]!),
+      probeDoneP50Ms: 0,
+      probeDoneP99Ms: 0,
     };
+    probeDelays.sort((a, b) => a - b);
+    if (probeDelays.length > 0) {
+      searchable.probeDoneP50Ms = percentile(probeDelays, 50);
+      searchable.probeDoneP99Ms = percentile(probeDelays, 99);
+    }
 
     // 2. accepted announces/s
     // autocannon runs in its own process so the load generator does not share the service's CPU.
@@ -178,8 +198,7 @@ async function main(): Promise<void> {
       server.close(() => resolve());
     });
     await Promise.allSettled(container.workers.map((w) => w.stop()));
-    seller.closeAllConnections();
-    seller.close();
+    seller.stop();
     await elasticsearch.indices.delete({ index: `${config.listingsIndex}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
     let cursor = '0';
     do {
