@@ -16,7 +16,7 @@ const ACCEPTS_TTL_SECONDS = 90 * 24 * 3600;
 type Accept = Payment & { extra?: Record<string, unknown> };
 
 export class TrafficCataloger {
-  /** listing id -> what was last sent and when, so steady traffic does not rewrite a listing per request. */
+  /** listing id + payment option -> what was last sent and when, so steady traffic does not rewrite a listing per request. */
   private readonly recent = new Map<string, { fingerprint: string; at: number }>();
   private readonly inFlight = new Set<Promise<void>>();
 
@@ -29,15 +29,17 @@ export class TrafficCataloger {
   ) {}
 
   observe(sighting: TrafficSighting): void {
+    // Per payment option: a resource paid by several schemes alternates sightings without rewriting each time.
+    const key = `${sighting.listingId} ${sighting.acceptKey}`;
     const fingerprint = JSON.stringify([sighting.input, sighting.accept]);
-    const seen = this.recent.get(sighting.listingId);
+    const seen = this.recent.get(key);
     const now = Date.now();
     if (seen && seen.fingerprint === fingerprint && now - seen.at < this.refreshMs) return;
     if (this.recent.size >= MAX_REMEMBERED) this.recent.clear();
-    this.recent.set(sighting.listingId, { fingerprint, at: now });
+    this.recent.set(key, { fingerprint, at: now });
     const task = this.write(sighting)
       .catch((err: unknown) => {
-        this.recent.delete(sighting.listingId);
+        this.recent.delete(key);
         this.logger.warn('traffic cataloging failed', { listingId: sighting.listingId, err: (err as Error).message });
       })
       .finally(() => this.inFlight.delete(task));

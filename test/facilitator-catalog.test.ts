@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import { httpListingId, mcpListingId } from '../src/catalog/identity.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
+
+describe('facilitator: cataloging from traffic', () => {
+  let h: Harness;
+  const payer = newWallet();
+  before(async () => {
+    h = await startHarness();
+    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 1_000_000n);
+  });
+  after(async () => h.close());
+
+  const verify = async (body: unknown) => (await request(h.app).post('/verify').send(body as object).expect(200)).body;
+  const listing = (id: string) => waitFor(async () => h.container.catalog.reader.get(id));
+
+  it('an HTTP resource seen with exact and upto gets one listing whose accepts merge by scheme and network', async () => {
+    const seller = newWallet().address;
+    const resource = { url: 'https://Api.Example.com:443/reports/daily?day=1', description: 'Daily sales report', mimeType: 'application/json' };
+    assert.equal((await verify(await exactRequest(payer, requirements(seller, { amount: '300' }), {}, resource))).isValid, true);
+    assert.equal((await verify(await uptoRequest(payer, requirements(seller, { amount: '900' }), {}, resource))).isValid, true);
+    // A second exact sighting with a new price replaces the exact entry instead of adding one.
+    assert.equal((await verify(await exactRequest(payer, requirements(seller, { amount: '350' }), {}, resource))).isValid, true);
+    const id = httpListingId('https://api.example.com/reports/daily', 'GET');
+    const doc = await waitFor(async () => {
+      const found = await h.container.catalog.reader.get(id);
+      return found?.accepts?.length === 2 && found.accepts.some((a) => String(a.amount) === '350') ? found : undefined;
+    });
+    assert.equal(doc.resource, 'https://api.example.com/reports/daily');
+    assert.equal(doc.source, 'traffic');
+    assert.equal(doc.describe?.description, 'Daily sales report');
+    assert.deepEqual(doc.accepts!.map((a) => `${a.scheme} ${a.network} ${a.amount}`).sort(), ['exact eip155:84532 350', 'upto eip155:84532 900']);
+  });
+
+  it('the bazaar extension describes inputs, method and route template', async () => {
+    const body = await exactRequest(payer, requirements(newWallet().address), {}, { url: 'http://geo.test/weather/48.85/2.35', description: 'Weather at a point', mimeType: 'application/json' });
+    const paymentPayload = {
+      ...body.paymentPayload,
+      extensions: {
+        bazaar: {
+          info: { input: { type: 'http', method: 'POST', bodyType: 'json', body: { units: 'metric' }, pathParams: { lat: 48.85, lng: 2.35 } } },
+          schema: { properties: { input: { properties: { pathParams: { properties: { lat: { type: 'number' }, lng: { type: 'number' } } } } } } },
+          routeTemplate: '/weather/:lat/:lng',
+        },
+      },
+    };
+    assert.equal((await verify({ ...body, paymentPayload })).isValid, true);
+    const doc = await listing(httpListingId('http://geo.test/weather/48.85/2.35', 'POST', '/weather/:lat/:lng'));
+    assert.equal(doc.resource, 'http://geo.test/weather/{lat}/{lng}');
+    assert.equal(doc.method, 'POST');
+    assert.deepEqual(doc.describe?.inputs, { lat: 'number', lng: 'number', units: 'string' });
+  });
+
+  it('an MCP tool (bazaar input type mcp) is keyed by server and tool name', async () => {
+    const body = await exactRequest(payer, requirements(newWallet().address), {}, { url: 'mcp://tools.example/get_forecast', description: 'Forecast tool', mimeType: 'application/json' });
+    const inputSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const paymentPayload = {
+      ...body.paymentPayload,
+      extensions: { bazaar: { info: { input: { type: 'mcp', toolName: 'get_forecast', description: 'Seven-day forecast for a city', inputSchema } } } },
+    };
+    assert.equal((await verify({ ...body, paymentPayload })).isValid, true);
+    const doc = await listing(mcpListingId('mcp://tools.example/get_forecast', 'get_forecast'));
+    assert.equal(doc.type, 'mcp');
+    assert.equal(doc.name, 'get_forecast');
+    assert.equal(doc.description, 'Seven-day forecast for a city');
+    assert.deepEqual(doc.inputSchema, inputSchema);
+  });
+
+  it('rejected payments list nothing; an uncatalogable resource never fails the payment', async () => {
+    const rejected = await exactRequest(payer, requirements(newWallet().address), { value: '1' }, { url: 'http://rejected.test/x', description: 'never', mimeType: '' });
+    assert.equal((await verify(rejected)).isValid, false);
+    const odd = await exactRequest(payer, requirements(newWallet().address), {}, { url: 'ftp://files.test/x', description: 'odd', mimeType: '' });
+    assert.equal((await verify(odd)).isValid, true);
+    const settled = await request(h.app).post('/settle').send(odd).expect(200);
+    assert.equal(settled.body.success, true);
+    await h.container.facilitator.cataloger.idle();
+    assert.equal(await h.container.catalog.reader.get(httpListingId('http://rejected.test/x')), undefined);
+  });
+});
