@@ -108,5 +108,20 @@ describe('catalog write path durability', () => {
       // The dead-lettered listing is not live: writing it correctly later reports it as created.
       assert.equal(await stream.isLive(doc.id), false);
     });
+
+    it('requeued dead letters are applied once their cause is fixed', async () => {
+      // The operator's fix: the mapping learns the field the poisoned document carried.
+      await h.elasticsearch.indices.putMapping({ index: h.config.listingsAlias, properties: { sneaky: { type: 'keyword' } } });
+      assert.equal(await h.container.catalog.queue.requeueDeadLetters(), 2);
+      const id = buildListingDocument(httpInput({ resource: 'https://poison.example/x' }), { source: 'import' }, new Date()).id;
+      const landed = await waitFor(async () => h.container.catalog.reader.get(id));
+      assert.equal(landed.resource, 'https://poison.example/x');
+      // The unreadable entry is still unreadable: back in the dead-letter stream, alone.
+      const letters = await waitFor(async () => {
+        const l = await h.container.catalog.queue.deadLetters();
+        return l.length === 1 && (await h.container.catalog.queue.stats()).depth === 0 ? l : undefined;
+      });
+      assert.match(letters[0]!.reason, /unreadable/);
+    });
   });
 });

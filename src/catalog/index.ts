@@ -18,6 +18,8 @@ export interface CatalogQueue {
   stats(): Promise<QueueStats>;
   /** The oldest dead-lettered writes with their reasons (operators, tests). */
   deadLetters(count?: number): Promise<DeadLetter[]>;
+  /** Moves dead letters back to the write stream once their cause is fixed; returns how many. */
+  requeueDeadLetters(count?: number): Promise<number>;
 }
 
 export interface Catalog {
@@ -39,7 +41,11 @@ export function buildCatalog(
   return {
     writer: new DurableCatalogWriter(stream, now),
     reader: new StoreCatalogReader(store),
-    queue: { stats: () => stream.stats(), deadLetters: (count) => stream.deadLetters(count) },
+    queue: {
+      stats: () => stream.stats(),
+      deadLetters: (count) => stream.deadLetters(count),
+      requeueDeadLetters: (count) => stream.requeueDeadLetters(count),
+    },
     worker,
   };
 }

@@ -164,7 +164,11 @@ export class WriteStream {
   async deadLetter(entry: StreamEntry, reason: string, attempts: number, now: Date): Promise<void> {
     await this.redis
       .multi()
-      .xadd(this.deadKey, 'MAXLEN', '~', 100_000, '*', 'op', entry.payload, 'reason', reason, 'attempts', String(attempts), 'failedAt', now.toISOString(), 'entryId', entry.entryId)
+      .xadd(
+        this.deadKey, 'MAXLEN', '~', 100_000, '*',
+        'op', entry.payload, 'reason', reason, 'attempts', String(attempts), 'failedAt', now.toISOString(),
+        'entryId', entry.entryId, 'listingId', entry.listingId ?? '',
+      )
       .xack(this.key, GROUP, entry.entryId)
       .xdel(this.key, entry.entryId)
       .hdel(this.failuresKey, entry.entryId)
@@ -177,6 +181,22 @@ export class WriteStream {
       const get = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
       return { entryId: get('entryId'), payload: get('op'), reason: get('reason'), attempts: Number(get('attempts')), failedAt: get('failedAt') };
     });
+  }
+
+  /** Puts dead-lettered entries back on the write stream (after the cause was fixed); returns how many. */
+  async requeueDeadLetters(count = 1000): Promise<number> {
+    const raw = (await this.redis.xrange(this.deadKey, '-', '+', 'COUNT', count)) as RawEntries;
+    if (raw.length === 0) return 0;
+    const multi = this.redis.multi();
+    for (const [deadId, fields] of raw) {
+      const get = (name: string) => fields[fields.indexOf(name) + 1] ?? '';
+      const listingId = fields.includes('listingId') ? get('listingId') : '';
+      if (listingId) multi.xadd(this.key, '*', 'id', listingId, 'op', get('op'));
+      else multi.xadd(this.key, '*', 'op', get('op'));
+      multi.xdel(this.deadKey, deadId);
+    }
+    await multi.exec();
+    return raw.length;
   }
 
   async stats(): Promise<QueueStats> {

@@ -1,0 +1,100 @@
+/**
+ * Freshness benchmark (DECISIONS: a write is searchable within 2 s, p99): single upserts at a steady
+ * rate through the write path while a poller searches for them; reports how long after the
+ * `upsert` call resolved each listing became visible to search.
+ *   npx tsx scripts/bench-freshness.ts [--writes 300] [--rate 30]
+ * Uses LISTINGS_ALIAS / LISTINGS_INDEX / REDIS_PREFIX (defaults bench-fresh-listings,
+ * bench-fresh-listings-v1, bench-fresh:) and deletes the index at the end.
+ */
+import { parseArgs } from 'node:util';
+import { dropCatalogKeys } from '../src/store/writeStream.js';
+import { generateListings } from './lib/listingGenerator.js';
+import { fail, openCatalogSession } from './lib/catalogSession.js';
+
+const { values } = parseArgs({ options: { writes: { type: 'string', default: '300' }, rate: { type: 'string', default: '30' } } });
+const writes = Number(values.writes);
+const rate = Number(values.rate);
+if (!(writes >= 1 && writes <= 10_000) || !(rate >= 1 && rate <= 1000)) fail('--writes 1..10000, --rate 1..1000 per second');
+
+const env = {
+  ...process.env,
+  LISTINGS_ALIAS: process.env.LISTINGS_ALIAS ?? 'bench-fresh-listings',
+  LISTINGS_INDEX: process.env.LISTINGS_INDEX ?? 'bench-fresh-listings-v1',
+  REDIS_PREFIX: process.env.REDIS_PREFIX ?? 'bench-fresh:',
+};
+if (env.LISTINGS_ALIAS === 'listings') fail('refusing to benchmark against the service alias "listings": set LISTINGS_ALIAS');
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+async function main(): Promise<void> {
+  const session = await openCatalogSession(env);
+  const { elasticsearch, config, catalog } = session;
+  await dropCatalogKeys(session.redis, config.redisPrefix);
+  catalog.worker.start();
+  const listings = generateListings(writes, 7);
+  const written = new Map<string, number>();
+  const latencies: number[] = [];
+  let writing = true;
+
+  const poller = (async () => {
+    while (writing || written.size > 0) {
+      const ids = [...written.keys()];
+      if (ids.length > 0) {
+        const found = await elasticsearch.search<{ id: string }>({
+          index: config.listingsAlias,
+          size: ids.length,
+          query: { terms: { id: ids } },
+          _source: ['id'],
+        });
+        const at = performance.now();
+        for (const hit of found.hits.hits) {
+          const id = hit._source?.id;
+          const start = id ? written.get(id) : undefined;
+          if (id && start !== undefined) {
+            latencies.push(at - start);
+            written.delete(id);
+          }
+        }
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+
+  const interval = 1000 / rate;
+  const began = performance.now();
+  for (let i = 0; i < writes; i++) {
+    const due = began + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const { id } = await catalog.writer.upsert(listings[i]!, { source: 'bench' });
+    written.set(id, performance.now());
+  }
+  writing = false;
+  const deadline = Date.now() + 60_000;
+  while (written.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const lost = written.size;
+  written.clear();
+  await poller;
+  await catalog.worker.stop();
+
+  latencies.sort((a, b) => a - b);
+  const report = {
+    writes,
+    ratePerSecond: rate,
+    visible: latencies.length,
+    notVisibleAfter60s: lost,
+    p50Ms: Math.round(percentile(latencies, 50)),
+    p95Ms: Math.round(percentile(latencies, 95)),
+    p99Ms: Math.round(percentile(latencies, 99)),
+    maxMs: Math.round(latencies[latencies.length - 1] ?? NaN),
+    targetP99Ms: 2000,
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  await elasticsearch.indices.delete({ index: config.listingsIndex, ignore_unavailable: true });
+  await dropCatalogKeys(session.redis, config.redisPrefix);
+  await session.close();
+}
+
+main().catch((err) => fail(`bench-freshness failed: ${(err as Error).stack ?? String(err)}`, 1));
