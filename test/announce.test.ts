@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import express from 'express';
 import request from 'supertest';
+import { createApp } from '../src/app.js';
 import { httpListingId } from '../src/catalog/identity.js';
+import { announceRoutes } from '../src/http/routes/announce.js';
+import { AnnounceService } from '../src/ingest/announceService.js';
+import { ProbeStore } from '../src/ingest/probeStore.js';
+import { createRedisClient } from '../src/store/redis.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, encodeHeader, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
 
@@ -227,6 +232,22 @@ describe('announce: probe, status, listing by id', function () {
       await request(h.app).get('/discovery/announce/status').query({ id: 'x', nope: '1' }).expect(400);
       await request(h.app).get('/discovery/resources/lst_nothing').expect(404);
     });
+  });
+
+  it('Redis unreachable: 503 announce_unavailable with Retry-After, not a 500', async () => {
+    const down = createRedisClient('redis://127.0.0.1:1', { lazyConnect: true });
+    down.on('error', () => {});
+    try {
+      const store = new ProbeStore(down, 'down:');
+      const service = new AnnounceService(h.config.announce, store, h.container.catalog.reader);
+      const app = createApp({ config: h.config, logger: h.logger, elasticsearch: h.elasticsearch, redis: down, routers: [announceRoutes({ announce: service, reader: h.container.catalog.reader })] });
+      const res = await request(app).post('/discovery/announce').send({ resource: 'https://seller.example.com/x' }).expect(503);
+      assert.equal(res.body.code, 'announce_unavailable');
+      assert.equal(res.headers['retry-after'], '5');
+      await request(app).get('/discovery/announce/status').query({ id: 'lst_000000000000000000000000' }).expect(503);
+    } finally {
+      down.disconnect();
+    }
   });
 
   describe('sellers built with the x402 packages', () => {

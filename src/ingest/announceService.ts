@@ -103,7 +103,7 @@ export class AnnounceService {
     const { id, aliasId } = this.identify(request.resource, method, routeTemplate);
 
     const expected = challenge ? JSON.stringify(challenge.accepts.map(paymentOnly)) : undefined;
-    const { queued, status } = await this.store.enqueue({
+    const { queued, status } = await this.queueUnavailableOnError(() => this.store.enqueue({
       id,
       ...(aliasId ? { aliasId } : {}),
       resource: request.resource,
@@ -112,9 +112,21 @@ export class AnnounceService {
       ...(expected ? { expected } : {}),
       now: this.now(),
       minIntervalMs: this.settings.probeMinIntervalMs,
-    });
+    }));
     if (queued) this.onQueued();
     return { id, status, deduplicated: !queued };
+  }
+
+  /** Redis trouble is the service's, not the caller's: 503 with Retry-After, never a bare 500. */
+  private async queueUnavailableOnError<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof ProblemError) throw err;
+      throw new ProblemError(503, 'announce_unavailable', 'Announcements cannot be queued or looked up right now; retry shortly.', {
+        headers: { 'Retry-After': '5' },
+      });
+    }
   }
 
   private identify(resource: string, method: string, routeTemplate: string | undefined): { id: string; aliasId?: string } {
@@ -143,19 +155,22 @@ export class AnnounceService {
   async status(query: { id?: string; resource?: string; method?: string }): Promise<AnnounceStatus> {
     let id: string;
     if (query.id !== undefined) {
-      id = /^lst_[0-9a-f]{24}$/.test(query.id) ? await this.store.resolveAlias(query.id) : query.id;
+      const given = query.id;
+      id = /^lst_[0-9a-f]{24}$/.test(given) ? await this.queueUnavailableOnError(() => this.store.resolveAlias(given)) : given;
     } else if (query.resource !== undefined) {
       const method = (query.method ?? 'GET').toUpperCase();
+      let concreteId: string;
       try {
-        id = await this.store.resolveAlias(httpListingId(query.resource, method));
+        concreteId = httpListingId(query.resource, method);
       } catch (err) {
         if (err instanceof InvalidResourceError) throw invalid([{ path: 'resource', message: err.message }]);
         throw err;
       }
+      id = await this.queueUnavailableOnError(() => this.store.resolveAlias(concreteId));
     } else {
       throw invalid([{ path: 'id', message: 'give either id (lst_...) or resource (the announced URL)' }]);
     }
-    const record = /^lst_[0-9a-f]{24}$/.test(id) ? await this.store.get(id) : undefined;
+    const record = /^lst_[0-9a-f]{24}$/.test(id) ? await this.queueUnavailableOnError(() => this.store.get(id)) : undefined;
     if (!record) return this.statusWithoutRecord(id);
     return this.reconcile(record);
   }
