@@ -70,12 +70,16 @@ export class IngestWorker implements BackgroundWorker {
     const inflight = new Map<Promise<void>, Set<string>>();
     let retry: StreamEntry[] = [];
     let backoff = this.options.retryBaseMs;
+    let degraded = false;
     const settle = async () => {
       await Promise.allSettled([...inflight.keys()]);
     };
     while (!this.stopping) {
       try {
         await this.stream.ensureGroup();
+        // After a failure, one batch at a time until one succeeds: an outage must not pull the
+        // whole stream into memory.
+        if (degraded) await settle();
         let batch: StreamEntry[];
         if (retry.length > 0) {
           await settle();
@@ -96,10 +100,12 @@ export class IngestWorker implements BackgroundWorker {
         while (inflight.size > 0 && (inflight.size >= this.options.concurrency || overlaps())) await Promise.race(inflight.keys());
         const run: Promise<void> = this.process(batch)
           .then((again) => {
+            degraded = again.length > 0;
             if (again.length > 0) retry.push(...again);
             else backoff = this.options.retryBaseMs;
           })
           .catch((err: Error) => {
+            degraded = true;
             retry.push(...batch);
             this.logger.warn('catalog ingest: batch failed, will retry', { error: err.message });
           })
@@ -159,7 +165,8 @@ export class IngestWorker implements BackgroundWorker {
         const attempts = await this.stream.recordFailure(entry.entryId);
         if (attempts >= this.options.maxAttempts) {
           await this.stream.deadLetter(entry, outcome.reason, attempts, this.now());
-          if (operation.op === 'upsert') await this.stream.removeLive([operation.id]);
+          // Never stored: not live (a later correct write reports created). An older version stays live.
+          if (operation.op === 'upsert' && !(await this.store.get(operation.id))) await this.stream.removeLive([operation.id]);
           this.logger.error('catalog ingest: write dead-lettered', { id: operation.id, op: operation.op, reason: outcome.reason, attempts });
         } else retry.push(entry);
       }
