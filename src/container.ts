@@ -15,6 +15,7 @@ import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
 import { buildPublishing, type Publishing } from './publish/index.js';
 import { buildAnnouncing, type Announcing } from './ingest/index.js';
 import { edgeRateLimits } from './http/rateLimit.js';
+import { registerAnnounceMetrics } from './ingest/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
@@ -56,6 +57,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
   const metrics = createMetrics();
   registerQueueGauges(metrics, () => catalog.queue.stats());
+  registerAnnounceMetrics(metrics, announcing);
   const facilitator = buildFacilitator(config, logger, { redis: clients.redis, writer: catalog.writer, metrics });
   // Rate limits first: they guard other modules' routes (reads, publish) mounted after them.
   const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });

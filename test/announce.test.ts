@@ -180,6 +180,13 @@ describe('announce: probe, status, listing by id', function () {
       }
     });
 
+    it('probe results are counted for operators on /metrics', async () => {
+      const res = await request(h.app).get('/metrics').expect(200);
+      assert.match(res.text, /announce_probes_total\{result="rejected",reason="not_402"\} [1-9]/);
+      assert.match(res.text, /announce_probes_total\{result="listed",reason="ok"\} [1-9]/);
+      assert.match(res.text, /announce_probe_backlog \d+/);
+    });
+
     it('a name that does not resolve: dns_failure', async () => {
       const { id } = await announce({ resource: 'http://no-such-host.invalid/paid' });
       const state = await settled(id);

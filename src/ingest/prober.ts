@@ -37,8 +37,13 @@ const FORGET_REJECTED_MS = 7 * 86_400_000;
 /** A listed resource that failed transiently is retried sooner than the normal re-probe. */
 const RETRY_AFTER_TRANSIENT_MS = 5 * 60_000;
 
+/** What a probe did: listed (or updated), rejected (not listed / removed), or kept listed despite a failure. */
+export type ProbeResult = 'listed' | 'rejected' | 'removed' | 'kept';
+
 export class Prober {
   private readonly allowList: ProbeAllowList;
+  /** Observer for metrics; called once per probe. */
+  onResult?: (result: ProbeResult, reason: string) => void;
 
   constructor(
     private readonly settings: AnnounceSettings,
@@ -132,27 +137,32 @@ export class Prober {
         },
       );
       this.logger.debug('probe listed resource', { id: record.id, resource: record.resource });
+      this.onResult?.('listed', 'ok');
       return;
     }
 
     const base = { lastProbedAt: at, reason: outcome.reason, detail: outcome.detail.slice(0, 500) };
     if (!wasListed) {
       await this.store.finish(record.id, { ...base, status: 'rejected', failures: 0 }, { clear: ['expected'], forgetAfterMs: FORGET_REJECTED_MS });
+      this.onResult?.('rejected', outcome.reason);
       return;
     }
     if (outcome.reason === 'requirements_mismatch') {
       // The resource itself still answers a valid 402; only the announcement was wrong.
       await this.store.finish(record.id, base, { nextProbeAt: at + this.jitter(this.settings.reprobeIntervalMs), clear: ['expected'] });
+      this.onResult?.('kept', outcome.reason);
       return;
     }
     const failures = record.failures + 1;
     if (outcome.transient && failures < this.settings.probeFailuresBeforeRemoval) {
       await this.store.finish(record.id, { ...base, failures }, { nextProbeAt: at + RETRY_AFTER_TRANSIENT_MS, clear: ['expected'] });
+      this.onResult?.('kept', outcome.reason);
       return;
     }
     await this.writer.remove(record.listingId ?? record.id, 'probe_failed');
     await this.store.finish(record.id, { ...base, status: 'rejected', failures }, { clear: ['expected'], forgetAfterMs: FORGET_REJECTED_MS });
     this.logger.info('probe removed listing', { id: record.id, resource: record.resource, reason: outcome.reason });
+    this.onResult?.('removed', outcome.reason);
   }
 
   private listingInput(record: ProbeRecord, challenge: ParsedChallenge): HttpListingInput {

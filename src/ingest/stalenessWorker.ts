@@ -22,6 +22,8 @@ export class StalenessWorker implements BackgroundWorker {
   private timer?: NodeJS.Timeout;
   private current?: Promise<unknown>;
   private readonly now: () => number;
+  /** Observer for metrics: listings expired by one sweep. */
+  onExpired?: (count: number) => void;
 
   constructor(
     private readonly finder: StaleListingFinder,
@@ -67,6 +69,7 @@ export class StalenessWorker implements BackgroundWorker {
       }
       after = page.next;
     } while (after && removed.length < maxPerSweep);
+    this.onExpired?.(removed.length);
     if (removed.length > 0) this.logger.info('expired stale listings', { count: removed.length, cutoff: cutoff.toISOString() });
     return removed;
   }
