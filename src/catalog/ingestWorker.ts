@@ -150,7 +150,9 @@ export class IngestWorker implements BackgroundWorker {
       if (operation) decoded.push({ entry, operation });
       else await this.stream.deadLetter(entry, 'unreadable entry: not a catalog write operation', 1, this.now());
     }
+    const started = performance.now();
     const outcomes = await this.store.apply(decoded.map((d) => d.operation));
+    this.logger.debug('catalog ingest: batch applied', { entries: decoded.length, ms: Math.round(performance.now() - started) });
     const done: string[] = [];
     const retry: StreamEntry[] = [];
     let transient: string | undefined;
