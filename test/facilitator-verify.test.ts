@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
+import { hashTypedData } from 'viem';
+import { typedDataDigest } from '../src/facilitator/recoverSigner.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest, type RequirementsV2 } from './support/payments.js';
 
@@ -113,6 +115,24 @@ describe('facilitator: /supported and /verify', () => {
     const settled = await request(h.app).post('/settle').send(body).expect(200);
     assert.equal(settled.body.success, true);
     assert.equal(settled.body.network, 'base-sepolia');
+  });
+
+  it('the cached-domain EIP-712 digest is the one viem computes', () => {
+    const permit = {
+      domain: { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022d473030f116ddee9f6b43ac78ba3' },
+      types: { TokenPermissions: [{ name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' }], Permit: [{ name: 'permitted', type: 'TokenPermissions' }, { name: 'nonce', type: 'uint256' }] },
+      primaryType: 'Permit',
+      message: { permitted: { token: USDC.toLowerCase(), amount: 5n }, nonce: 9n },
+    } as const;
+    const transfer = {
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC.toLowerCase() },
+      types: { T: [{ name: 'from', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }] },
+      primaryType: 'T',
+      message: { from: payer.address.toLowerCase(), value: 10n, nonce: `0x${'ab'.repeat(32)}` },
+    } as const;
+    for (const typedData of [permit, transfer, transfer, { ...transfer, domain: { ...transfer.domain, chainId: 1 } }]) {
+      assert.equal(typedDataDigest(typedData as never), hashTypedData(typedData as never));
+    }
   });
 
   it('odd field values are rejections, never a crash', async () => {

@@ -1,18 +1,43 @@
 /**
- * EIP-712 signer recovery: viem builds the typed-data digest, libsecp256k1 (tiny-secp256k1, WASM)
+ * EIP-712 signer recovery: viem encodes the typed data, libsecp256k1 (tiny-secp256k1, WASM)
  * recovers the public key. The curve step is the CPU cost of every /verify and /settle, and the
  * WASM build of libsecp256k1 does it several times faster than the pure-JS curve viem ships with
  * (numbers in docs/facilitator.md); the result is the same address viem's recoverTypedDataAddress gives.
  */
 import { recover } from 'tiny-secp256k1';
-import { hashTypedData, keccak256, type Hex, type TypedDataDefinition } from 'viem';
+import { concat, domainSeparator, hashStruct, keccak256, type Hex, type TypedDataDefinition } from 'viem';
 
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+const MAX_CACHED_DOMAINS = 1000;
+const domainSeparators = new Map<string, Hex>();
+
+/**
+ * The EIP-712 digest, as viem's hashTypedData computes it, with the domain separator cached: a
+ * facilitator sees a handful of domains (token x chain), and hashing the domain again per request
+ * was a third of the cost of a /verify. The caller has validated addresses, integers and bytes32
+ * values already; viem's encoder still refuses out-of-range values (the caller treats that as a bad signature).
+ */
+export function typedDataDigest(typedData: TypedDataDefinition): Hex {
+  const { domain = {}, types, primaryType, message } = typedData as {
+    domain?: Record<string, unknown>;
+    types: Record<string, readonly { name: string; type: string }[]>;
+    primaryType: string;
+    message: Record<string, unknown>;
+  };
+  const key = JSON.stringify(domain, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  let separator = domainSeparators.get(key);
+  if (separator === undefined) {
+    separator = domainSeparator({ domain: domain as never });
+    if (domainSeparators.size >= MAX_CACHED_DOMAINS) domainSeparators.clear();
+    domainSeparators.set(key, separator);
+  }
+  return keccak256(concat(['0x1901', separator, hashStruct({ data: message, primaryType, types } as never)]));
+}
 
 /** The checksum-less lower-case address that signed the typed data, or undefined when none can be recovered. */
 export function recoverTypedDataSigner(typedData: TypedDataDefinition, signature: string): string | undefined {
   if (!SIGNATURE.test(signature)) return undefined;
-  const digest = Buffer.from(hashTypedData(typedData).slice(2), 'hex');
+  const digest = Buffer.from(typedDataDigest(typedData).slice(2), 'hex');
   const bytes = Buffer.from(signature.slice(2), 'hex');
   const v = bytes[64]!;
   // Ethereum signatures carry v as 27/28; some signers emit the raw recovery id 0/1.
