@@ -9,7 +9,8 @@ import { httpInput, mcpInput } from './support/listings.js';
 describe('catalog write path', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness();
+    // Small batches, so writes spread over several concurrent batches as under load.
+    h = await startHarness({ CATALOG_BATCH_SIZE: '16' });
   });
   after(async () => h.close());
 
@@ -231,6 +232,21 @@ describe('catalog write path', () => {
       const updated = await applied(id, (d) => d.signals.settleCount7d === 0);
       assert.deepEqual(updated.signals, { settleCount7d: 0, rejectionRate7d: 0 });
       assert.deepEqual(toListing(updated).signals, { settleCount7d: 0, rejectionRate7d: 0 });
+    });
+
+    it('many writes to one listing in quick succession apply in order: the last one wins', async () => {
+      const inputs = Array.from({ length: 40 }, (_, i) =>
+        httpInput({ resource: 'https://order.example/quote', payment: { ...httpInput().payment, amount: String(1000 + i) } }),
+      );
+      // Other listings in between, so the writes spread over several batches.
+      const noise = Array.from({ length: 40 }, (_, i) => httpInput({ resource: `https://order.example/noise/${i}` }));
+      const mixed = inputs.flatMap((input, i) => [input, noise[i]!]);
+      const { accepted } = await writer().upsertMany(mixed.slice(0, 40), { source: 'import' });
+      await writer().updateSignals([{ id: accepted[0]!.id, signals: { settleCount7d: 5, rejectionRate7d: 0 } }]);
+      await writer().upsertMany(mixed.slice(40), { source: 'import' });
+      const doc = await waitFor(async () => ((await h.container.catalog.queue.stats()).depth === 0 ? reader().get(accepted[0]!.id) : undefined));
+      assert.equal(doc.payment.amount, '1039');
+      assert.equal(doc.signals.settleCount7d, 5, 'the signals written between two upserts survive the later one');
     });
 
     it('upsertMany queues the valid entries and reports each invalid one with its index and fields', async () => {
