@@ -5,8 +5,11 @@
  *   npx tsx scripts/bench-search.ts                        load 100,000 generated listings into a
  *                                                          scratch index, measure, delete it
  *   npx tsx scripts/bench-search.ts --alias listings-bench reuse an index (e.g. bench-ingest --keep)
- *   options: --count N (default 100000) --connections N (16) --duration S (10) --keep
+ *   options: --count N (default 100000) --connections N (16) --duration S (10 per round)
+ *            --rounds N (3) --keep
  *
+ * The machine is shared, so load drifts during a run: each workload alternates direct and gateway
+ * runs for several rounds and reports the median of each figure.
  * Only targets 127.0.0.1. The service runs as a child process (node + tsx) so the load generator
  * and the gateway do not share one event loop.
  */
@@ -29,11 +32,12 @@ interface Options {
   count: number;
   connections: number;
   duration: number;
+  rounds: number;
   keep: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { count: 100_000, connections: 16, duration: 10, keep: false };
+  const options: Options = { count: 100_000, connections: 16, duration: 10, rounds: 3, keep: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const next = () => {
@@ -45,10 +49,13 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--count') options.count = Number(next());
     else if (arg === '--connections') options.connections = Number(next());
     else if (arg === '--duration') options.duration = Number(next());
+    else if (arg === '--rounds') options.rounds = Number(next());
     else if (arg === '--keep') options.keep = true;
     else throw new Error(`unknown option ${arg}`);
   }
-  if (!(options.count > 0 && options.connections > 0 && options.duration > 0)) throw new Error('count, connections and duration must be positive');
+  if (!(options.count > 0 && options.connections > 0 && options.duration > 0 && options.rounds > 0)) {
+    throw new Error('count, connections, duration and rounds must be positive');
+  }
   return options;
 }
 
@@ -159,8 +166,14 @@ async function main(): Promise<void> {
       const gwTarget: Target = { name: `${label} (gateway)`, url: service.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) };
       await measure(esTarget, options, 3); // warm caches for both sides
       await measure(gwTarget, options, 3);
-      const es = await measure(esTarget, options);
-      const gateway = await measure(gwTarget, options);
+      const esRuns: Measured[] = [];
+      const gatewayRuns: Measured[] = [];
+      for (let round = 0; round < options.rounds; round++) {
+        esRuns.push(await measure(esTarget, options));
+        gatewayRuns.push(await measure(gwTarget, options));
+      }
+      const es = median(esRuns);
+      const gateway = median(gatewayRuns);
       rows.push({ label, gateway, es });
       process.stderr.write(`${label}: gateway p50 ${gateway.p50} ms, direct p50 ${es.p50} ms\n`);
     }
@@ -175,6 +188,17 @@ async function main(): Promise<void> {
   }
 }
 
+function median(runs: Measured[]): Measured {
+  const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return {
+    name: runs[0]!.name,
+    p50: mid(runs.map((r) => r.p50)),
+    p99: mid(runs.map((r) => r.p99)),
+    rps: mid(runs.map((r) => r.rps)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
 async function dropRedisPrefix(redis: ReturnType<typeof createRedisClient>, prefix: string): Promise<void> {
   let cursor = '0';
   do {
@@ -186,7 +210,7 @@ async function dropRedisPrefix(redis: ReturnType<typeof createRedisClient>, pref
 
 function printReport(rows: Array<{ label: string; gateway: Measured; es: Measured }>, options: Options, count: number): void {
   const lines = [
-    `${count} listings, ${options.connections} connections, ${options.duration} s per run`,
+    `${count} listings, ${options.connections} connections, median of ${options.rounds} alternating ${options.duration} s runs per side`,
     '',
     '| workload | gateway p50 | gateway p99 | gateway req/s | direct ES p50 | direct ES p99 | direct ES req/s | p50 ratio | throughput ratio | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',

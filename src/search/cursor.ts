@@ -82,8 +82,8 @@ export class CursorCodec {
     } catch {
       throw invalidCursor('malformed cursor');
     }
-    if (payload.v !== 1 || !Array.isArray(payload.a) || payload.a.length !== sortLength) throw invalidCursor('cursor from another version');
     if (payload.b !== cursorBinding(request)) throw invalidCursor('the cursor belongs to a different query, filters or sort');
+    if (payload.v !== 1 || !Array.isArray(payload.a) || payload.a.length !== sortLength) throw invalidCursor('cursor from another version');
     const state: CursorState = { searchAfter: payload.a };
     if (typeof payload.n === 'number') state.now = payload.n;
     return state;
