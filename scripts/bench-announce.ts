@@ -96,6 +96,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     PROBE_ALLOW: `127.0.0.1:${sellerPort}`,
     RATE_LIMIT_ANNOUNCE: 'off',
+    // Every benchmark resource lives on one loopback host; the per-host probe rate would pace them.
+    PROBE_HOST_RATE: '100000',
   });
   const logger = createLogger(config.logLevel);
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);

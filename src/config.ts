@@ -121,6 +121,8 @@ export interface AnnounceSettings {
   /** One URL is probed at most once per this interval, however often it is announced. */
   probeMinIntervalMs: number;
   probeConcurrency: number;
+  /** Probes per second to one host (all instances); announce is open, so it must not become a way to flood a site. */
+  probeHostRatePerSecond: number;
   /** Listed resources are re-probed about this often (spread +-10%). */
   reprobeIntervalMs: number;
   /** Consecutive transient probe failures (timeout, refused, 5xx) before a listing is removed. */
@@ -178,6 +180,7 @@ function readAnnounceSettings(read: EnvReader): AnnounceSettings {
     probeMaxBodyBytes: read.integer('PROBE_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     probeMinIntervalMs: read.integer('PROBE_MIN_INTERVAL_MS', 60_000, 0, 86_400_000),
     probeConcurrency: read.integer('PROBE_CONCURRENCY', 16, 1, 256),
+    probeHostRatePerSecond: read.integer('PROBE_HOST_RATE', 20, 1, 100_000),
     reprobeIntervalMs: read.integer('REPROBE_INTERVAL_MS', 86_400_000, 60_000, 30 * 86_400_000),
     probeFailuresBeforeRemoval: read.integer('PROBE_FAILURES_BEFORE_REMOVAL', 3, 1, 100),
     staleAfterMs: read.integer('STALE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,

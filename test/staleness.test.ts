@@ -108,6 +108,38 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
     assert.equal(doc.removed, false);
   });
 
+  it('probes to one host are paced (PROBE_HOST_RATE): the rest wait for the next second', async () => {
+    // A host of its own, so re-probes of the other tests' listings do not share its budget.
+    const own = await startServer();
+    try {
+      const announce = { ...h.config.announce, probeHostRatePerSecond: 2, probeAllow: [`127.0.0.1:${own.port}`] };
+      const paced = buildAnnouncing({ ...h.config, announce }, h.logger, {
+        elasticsearch: h.elasticsearch,
+        redis: h.redis,
+        writer: h.container.catalog.writer,
+        reader: h.container.catalog.reader,
+        now: () => clock,
+      });
+      // Far enough ahead that the real-clock worker of the harness never sees these as due.
+      clock = Date.now() + 10 * DAY;
+      const ids: string[] = [];
+      for (const n of [1, 2, 3]) {
+        own.route(`/paced/${n}`, answers.v1(() => v1Challenge(own.url(`/paced/${n}`))));
+        ids.push((await paced.service.announce({ resource: own.url(`/paced/${n}`) })).id);
+      }
+      await paced.probeWorker.runDue();
+      const states = await Promise.all(ids.map(status));
+      assert.equal(states.filter((s) => s.status === 'listed').length, 2);
+      const waiting = states.find((s) => s.status === 'pending')!;
+      assert.ok(Date.parse(waiting.nextProbeAt) > clock, 'postponed, not dropped');
+      clock += 2500;
+      await paced.probeWorker.runDue();
+      assert.equal((await status(waiting.id)).status, 'listed');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('listings not seen for 30 days are expired as stale; fresher ones stay', async () => {
     const writer = h.container.catalog.writer;
     const now = Date.now();

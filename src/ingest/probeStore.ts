@@ -61,7 +61,13 @@ local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, to
 for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], id) end
 return due`;
 
+const HOST_SLOT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], 2000) end
+return count`;
+
 type ScriptedRedis = Redis & {
+  probeHostSlot(key: string): Promise<number>;
   announceEnqueue(...args: Array<string | number>): Promise<[number, string]>;
   probeClaim(...args: Array<string | number>): Promise<string[]>;
 };
@@ -74,6 +80,7 @@ export class ProbeStore {
   constructor(redis: Redis, private readonly prefix: string) {
     if (!('announceEnqueue' in redis)) redis.defineCommand('announceEnqueue', { numberOfKeys: 4, lua: ENQUEUE });
     if (!('probeClaim' in redis)) redis.defineCommand('probeClaim', { numberOfKeys: 1, lua: CLAIM });
+    if (!('probeHostSlot' in redis)) redis.defineCommand('probeHostSlot', { numberOfKeys: 1, lua: HOST_SLOT });
     this.redis = redis as ScriptedRedis;
   }
 
@@ -158,6 +165,17 @@ export class ProbeStore {
     if (options.forgetAfterMs !== undefined) tx.pexpire(key, options.forgetAfterMs);
     else tx.persist(key);
     await tx.exec();
+  }
+
+  /** True when a probe of `host` may start in this second (at most `perSecond`, counted across instances). */
+  async takeHostSlot(host: string, now: number, perSecond: number): Promise<boolean> {
+    const count = await this.redis.probeHostSlot(`${this.prefix}probe:host:${host}:${Math.floor(now / 1000)}`);
+    return count <= perSecond;
+  }
+
+  /** Moves a due id later without touching its record (a host over its probe rate). */
+  async postpone(id: string, at: number): Promise<void> {
+    await this.redis.zadd(this.dueKey, 'XX', at, id);
   }
 
   /** Drops the schedule entry of an id whose record is gone (expired or never written). */

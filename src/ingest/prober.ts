@@ -62,6 +62,11 @@ export class Prober {
       await this.store.unschedule(id);
       return;
     }
+    const at = this.now();
+    if (!(await this.store.takeHostSlot(new URL(record.resource).host, at, this.settings.probeHostRatePerSecond))) {
+      await this.store.postpone(id, at + 1000 + Math.floor(Math.random() * 1000));
+      return;
+    }
     const outcome = await this.fetchAndRead(record);
     await this.apply(record, outcome);
   }
