@@ -109,6 +109,14 @@ describe('catalog reads: paging and cursors (SPEC 4.1 rules 1-3; DECISIONS "Cata
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i - 1]! >= seen[i]!);
   });
 
+  it('sort=price pages exactly once through amounts above 2^53 (where JSON numbers lose precision)', async () => {
+    const amounts = ['9007199254740993', '9007199254740992', '9007199254740994', '9007199254740993'];
+    const ids = await seed(h, amounts.map((amount, i) => httpListing({ path: `colossal-${i}`, title: 'Colossal ledger', amount })));
+    const results = await pageThrough('/discovery/search?q=colossal&sort=price', 1);
+    assertExactlyOnce(results, ids);
+    assert.deepEqual(results.map((r) => r.payment.amount), [...amounts].sort());
+  });
+
   it('a ranked search keeps scoring later pages with the first page\'s clock', async () => {
     let clock = Date.now();
     const { search } = buildCatalogSearch(h.config, h.logger, { elasticsearch: h.elasticsearch, redis: h.redis }, { now: () => clock });
