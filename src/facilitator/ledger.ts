@@ -28,8 +28,16 @@ if ARGV[2] ~= '0' then
   redis.call('INCRBY', KEYS[2], ARGV[2])
 end
 if ARGV[3] ~= '0' then redis.call('DECRBY', KEYS[4], ARGV[3]) end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[5], ARGV[5], 'EX', ARGV[6]) end
 return 'ok'
 `;
+
+/** Written in the same script as the movement, so a settlement and its receipt exist together or not at all. */
+export interface SettlementRecord {
+  key: string;
+  value: string;
+  ttlSeconds: number;
+}
 
 export interface LedgerState {
   nonceUsed: boolean;
@@ -67,20 +75,26 @@ export class Ledger {
     return { nonceUsed: nonce?.[1] === 1, balance: BigInt((balance?.[1] as string | null) ?? '0') };
   }
 
-  /** Consumes the nonce and moves `amount` from payer to payee and `feeWei` out of the sponsor, or nothing. */
-  async settle(transfer: Transfer, feeWei: bigint): Promise<SettleOutcome> {
+  /**
+   * Consumes the nonce and moves `amount` from payer to payee and `feeWei` out of the sponsor, and
+   * stores `record` (the settlement's result), or does none of it.
+   */
+  async settle(transfer: Transfer, feeWei: bigint, record?: SettlementRecord): Promise<SettleOutcome> {
     if (transfer.amount > MAX_LEDGER_AMOUNT) return 'insufficient_funds';
     const outcome = await this.redis.eval(
       SETTLE_SCRIPT,
-      4,
+      5,
       this.balanceKey(transfer.network, transfer.asset, transfer.from),
       this.balanceKey(transfer.network, transfer.asset, transfer.to),
       this.nonceKey(transfer.network, transfer.nonceSpace),
       this.sponsorKey(transfer.network),
+      record?.key ?? this.sponsorKey(transfer.network),
       transfer.nonce,
       transfer.amount.toString(),
       feeWei.toString(),
       this.sponsorInitialWei.toString(),
+      record?.value ?? '',
+      record?.ttlSeconds ?? 0,
     );
     return outcome as SettleOutcome;
   }

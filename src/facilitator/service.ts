@@ -14,7 +14,7 @@ import { checkExactPayment } from './exactScheme.js';
 import type { Ledger, SettleOutcome } from './ledger.js';
 import { Reason, Rejection, reject } from './reasons.js';
 import { isAddress, isObject, normalizeRequest, readFacilitatorRequest, type PaymentRequest, type RawFacilitatorRequest } from './request.js';
-import { payloadHash, type SettlementStore } from './settlementStore.js';
+import { payloadHash, RESULT_TTL_SECONDS, type SettlementStore } from './settlementStore.js';
 import type { TrafficCataloger } from './trafficCatalog.js';
 import { sightingOf, type TrafficSighting } from './trafficSighting.js';
 import type { AcceptedPayment, CheckMode } from './transfer.js';
@@ -134,8 +134,17 @@ export class FacilitatorService {
       request = checked.request;
       const network = checked.request?.wireNetwork ?? String(raw.paymentRequirements.network ?? '');
       let outcome: Rejection | AcceptedPayment = checked.outcome;
+      let result: SettleResponse | undefined;
       if (!(outcome instanceof Rejection)) {
-        const ledgerOutcome = await this.deps.ledger.settle(outcome.transfer, this.deps.config.settlementFeeWei);
+        result = {
+          success: true,
+          payer: outcome.payer,
+          transaction: keccak256(stringToHex(`x402-test-ledger:${hash}`)),
+          network,
+          amount: outcome.transfer.amount.toString(),
+        };
+        const record = { key: this.deps.settlements.resultKey(hash), value: JSON.stringify(result), ttlSeconds: RESULT_TTL_SECONDS };
+        const ledgerOutcome = await this.deps.ledger.settle(outcome.transfer, this.deps.config.settlementFeeWei, record);
         if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.requirements.scheme);
       }
       if (outcome instanceof Rejection) {
@@ -144,14 +153,8 @@ export class FacilitatorService {
         if (payer) failure.payer = payer;
         return { result: failure, final: false };
       }
-      const result: SettleResponse = {
-        success: true,
-        payer: outcome.payer,
-        transaction: keccak256(stringToHex(`x402-test-ledger:${hash}`)),
-        network,
-        amount: outcome.transfer.amount.toString(),
-      };
-      return { result, final: true };
+      // Not a rejection: the success result was built and stored with the ledger movement.
+      return { result: result!, final: true };
     });
 
     const labels = this.labels(request ?? normalizeRequest(raw, this.deps.config.facilitatorNetworks));

@@ -7,11 +7,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-const RESULT_TTL_SECONDS = 8 * 24 * 3600;
+export const RESULT_TTL_SECONDS = 8 * 24 * 3600;
 const LOCK_TTL_MS = 30_000;
 const POLL_MS = 10;
 
-const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+// One round trip each: "a stored result, or the lock" and "store the result (when final) and unlock".
+const CLAIM_SCRIPT = `
+local stored = redis.call('GET', KEYS[1])
+if stored then return {'result', stored} end
+if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {'lock', ''} end
+return {'busy', ''}`;
+const FINISH_SCRIPT = `
+if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return 1`;
 
 /** JSON with object keys sorted, so the same payload hashes the same however it was serialized. */
 export function canonicalJson(value: unknown): string {
@@ -39,7 +48,8 @@ export class SettlementStore {
     private readonly waitMs = 15_000,
   ) {}
 
-  private resultKey(hash: string): string {
+  /** Where the final result of a payload's settlement is kept (the ledger writes it with the movement). */
+  resultKey(hash: string): string {
     return `${this.prefix}settle:result:${hash}`;
   }
 
@@ -54,20 +64,17 @@ export class SettlementStore {
   async once<T>(hash: string, settle: () => Promise<{ result: T; final: boolean }>): Promise<StoredOutcome<T>> {
     const deadline = Date.now() + this.waitMs;
     for (;;) {
-      const stored = await this.redis.get(this.resultKey(hash));
-      if (stored !== null) return { result: JSON.parse(stored) as T, replayed: true };
       const token = randomUUID();
-      const acquired = await this.redis.set(this.lockKey(hash), token, 'PX', LOCK_TTL_MS, 'NX');
-      if (acquired === 'OK') {
+      const [state, stored] = (await this.redis.eval(CLAIM_SCRIPT, 2, this.resultKey(hash), this.lockKey(hash), token, LOCK_TTL_MS)) as [string, string];
+      if (state === 'result') return { result: JSON.parse(stored) as T, replayed: true };
+      if (state === 'lock') {
+        let outcome: { result: T; final: boolean } | undefined;
         try {
-          // A holder may have stored its result between our GET and our SET NX.
-          const late = await this.redis.get(this.resultKey(hash));
-          if (late !== null) return { result: JSON.parse(late) as T, replayed: true };
-          const { result, final } = await settle();
-          if (final) await this.redis.set(this.resultKey(hash), JSON.stringify(result), 'EX', RESULT_TTL_SECONDS);
-          return { result, replayed: false };
+          outcome = await settle();
+          return { result: outcome.result, replayed: false };
         } finally {
-          await this.redis.eval(RELEASE_SCRIPT, 1, this.lockKey(hash), token).catch(() => undefined);
+          const result = outcome?.final ? JSON.stringify(outcome.result) : '';
+          await this.redis.eval(FINISH_SCRIPT, 2, this.resultKey(hash), this.lockKey(hash), token, result, RESULT_TTL_SECONDS).catch(() => undefined);
         }
       }
       if (Date.now() > deadline) return { pending: true };
