@@ -140,7 +140,7 @@ async function main(): Promise<void> {
             return;
           }
         }
-        await new Promise((r) => setTimeout(r, 25));
+        await new Promise((r) => setTimeout(r, 50)); // granularity of the measurement
       }
       failures.push(id);
     };
