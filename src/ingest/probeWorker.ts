@@ -23,6 +23,8 @@ export class ProbeWorker implements BackgroundWorker {
   private loop?: Promise<void>;
   private readonly inFlight = new Set<Promise<void>>();
   private wakeUp?: () => void;
+  /** A wake that arrived while the loop was busy: the next idle returns at once instead of missing it. */
+  private woken = false;
   private readonly now: () => number;
 
   constructor(
@@ -49,6 +51,7 @@ export class ProbeWorker implements BackgroundWorker {
 
   /** Something became due (an announce in this process): look now rather than at the next poll. */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -99,12 +102,18 @@ export class ProbeWorker implements BackgroundWorker {
   }
 
   private idle(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.woken = false;
+        this.wakeUp = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wakeUp = done;
     });
   }
