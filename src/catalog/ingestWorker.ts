@@ -147,6 +147,7 @@ export class IngestWorker implements BackgroundWorker {
     const decoded: Array<{ entry: StreamEntry; operation: CatalogOperation }> = [];
     for (const entry of batch) {
       const operation = decodeOperation(entry.payload);
+      if (operation?.op === 'upsert') operation.probablyNew = entry.probablyNew === true;
       if (operation) decoded.push({ entry, operation });
       else await this.stream.deadLetter(entry, 'unreadable entry: not a catalog write operation', 1, this.now());
     }

@@ -12,6 +12,12 @@ export type CatalogOperation =
       doc: ListingDocument;
       /** True when the input carried signals (an import): they replace the stored ones. */
       replaceSignals: boolean;
+      /**
+       * Set by the consumer (never stored in the stream payload) when the id was not live at queue
+       * time: the listing is created without reading it first; if it exists after all (a removed
+       * listing) the create conflicts and the write is applied the careful way.
+       */
+      probablyNew?: boolean;
     }
   | { op: 'touch'; id: string; seenAt: string }
   | { op: 'remove'; id: string; reason: RemovalReason; at: string }

@@ -84,6 +84,10 @@ export function withoutNulls<T>(value: T): T {
   return out as T;
 }
 
+function isConflict(outcome: ApplyOutcome): boolean {
+  return outcome.status === 'retry' && outcome.reason.startsWith('version_conflict_engine_exception');
+}
+
 function isMissingIndex(err: unknown): boolean {
   return err instanceof errors.ResponseError && (err.body as { error?: { type?: string } })?.error?.type === 'index_not_found_exception';
 }
@@ -111,7 +115,8 @@ export class ListingStore {
   private async applyRun(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
     let items: Array<Record<string, BulkItemResult>>;
     try {
-      const stored = await this.storedState(operations.filter((o) => o.op === 'upsert').map((o) => o.id));
+      const toRead = operations.filter((o) => o.op === 'upsert' && !o.probablyNew).map((o) => o.id);
+      const stored = await this.storedState(toRead);
       const lines = operations.flatMap((operation) => operationLines(operation, stored));
       const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false });
       items = response.items as unknown as Array<Record<string, BulkItemResult>>;
@@ -120,7 +125,16 @@ export class ListingStore {
       if (isElasticsearchUnavailable(err) || isMissingIndex(err)) return operations.map(() => ({ status: 'retry', reason }));
       return operations.map(() => ({ status: 'failed', reason: `bulk request rejected: ${reason}` }));
     }
-    return operations.map((operation, i) => itemOutcome(operation, items[i] ? Object.values(items[i]!)[0] : undefined));
+    const outcomes = operations.map((operation, i) => itemOutcome(operation, items[i] ? Object.values(items[i]!)[0] : undefined));
+    // Created blindly but already there (e.g. a removed listing): apply again, reading it first.
+    const again = operations.flatMap((operation, i) =>
+      operation.op === 'upsert' && operation.probablyNew && isConflict(outcomes[i]!) ? [i] : [],
+    );
+    if (again.length > 0) {
+      const second = await this.applyRun(again.map((i) => ({ ...operations[i]!, probablyNew: false }) as CatalogOperation));
+      again.forEach((at, k) => (outcomes[at] = second[k]!));
+    }
+    return outcomes;
   }
 
   private async storedState(ids: string[]): Promise<Map<string, StoredState>> {

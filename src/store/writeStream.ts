@@ -12,6 +12,8 @@ export interface StreamEntry {
   payload: string;
   /** The listing the entry writes, so a consumer can order work without decoding payloads. */
   listingId?: string;
+  /** An upsert of an id that was not live when it was queued (probably not stored yet). */
+  probablyNew?: boolean;
 }
 
 export interface QueueStats {
@@ -39,6 +41,24 @@ export interface AppendRequest {
 
 const GROUP = 'catalog-ingest';
 
+/** KEYS: stream, live set. ARGV: (mode add|rem|'', live id, listing id, payload) per entry. */
+const APPEND_SCRIPT = `
+local out = {}
+for i = 1, #ARGV, 4 do
+  local mode, liveId, listingId, payload = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local changed = 0
+  if mode == 'add' then changed = redis.call('SADD', KEYS[2], liveId)
+  elseif mode == 'rem' then changed = redis.call('SREM', KEYS[2], liveId) end
+  if listingId ~= '' then
+    redis.call('XADD', KEYS[1], '*', 'id', listingId, 'new', mode == 'add' and tostring(changed) or '0', 'op', payload)
+  else
+    redis.call('XADD', KEYS[1], '*', 'op', payload)
+  end
+  out[#out + 1] = changed
+end
+return out
+`;
+
 type RawEntries = Array<[string, string[]]>;
 
 function toEntries(raw: RawEntries | undefined): StreamEntry[] {
@@ -48,6 +68,7 @@ function toEntries(raw: RawEntries | undefined): StreamEntry[] {
     for (let i = 0; i + 1 < fields.length; i += 2) {
       if (fields[i] === 'op') entry.payload = fields[i + 1]!;
       else if (fields[i] === 'id') entry.listingId = fields[i + 1]!;
+      else if (fields[i] === 'new') entry.probablyNew = fields[i + 1] === '1';
     }
     out.push(entry);
   }
@@ -73,35 +94,22 @@ export class WriteStream {
   }
 
   /**
-   * Appends entries (and live-set changes) in one MULTI per chunk, so an entry is never in the
-   * stream without its live-set change. Returns, per request, whether the live set changed
-   * (SADD/SREM answered 1), i.e. for an upsert: the id was not live before.
+   * Appends entries with their live-set changes atomically (one script per chunk), so an entry is
+   * never in the stream without its live-set change. Returns, per request, whether the live set
+   * changed (SADD/SREM answered 1); for an upsert: the id was not live before. The entry carries
+   * that answer as `new`, so the consumer can skip reading a listing that is most likely absent.
    */
   async append(requests: AppendRequest[], chunkSize = 500): Promise<boolean[]> {
     const changed: boolean[] = [];
     for (let start = 0; start < requests.length; start += chunkSize) {
       const chunk = requests.slice(start, start + chunkSize);
-      const multi = this.redis.multi();
+      const args: string[] = [];
       for (const request of chunk) {
-        if (request.live) {
-          if (request.live.present) multi.sadd(this.liveKey, request.live.id);
-          else multi.srem(this.liveKey, request.live.id);
-        }
-        if (request.listingId) multi.xadd(this.key, '*', 'id', request.listingId, 'op', request.payload);
-        else multi.xadd(this.key, '*', 'op', request.payload);
+        const mode = request.live ? (request.live.present ? 'add' : 'rem') : '';
+        args.push(mode, request.live?.id ?? '', request.listingId ?? '', request.payload);
       }
-      const replies = await multi.exec();
-      if (!replies) throw new Error('catalog write stream: transaction aborted');
-      let at = 0;
-      for (const request of chunk) {
-        if (request.live) {
-          const [err, value] = replies[at++] ?? [];
-          if (err) throw err;
-          changed.push(value === 1);
-        } else changed.push(false);
-        const [err] = replies[at++] ?? [];
-        if (err) throw err;
-      }
+      const replies = (await this.redis.eval(APPEND_SCRIPT, 2, this.key, this.liveKey, ...args)) as number[];
+      for (const value of replies) changed.push(value === 1);
     }
     return changed;
   }
