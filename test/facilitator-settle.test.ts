@@ -132,3 +132,33 @@ describe('facilitator: /settle, the ledger and fee sponsorship', () => {
     }
   });
 });
+
+describe('facilitator: without Redis', () => {
+  it('/verify and /settle answer 503 facilitator_unavailable, /supported still answers', async () => {
+    const { createApp } = await import('../src/app.js');
+    const { buildContainer } = await import('../src/container.js');
+    const { createLogger } = await import('../src/logger.js');
+    const { createElasticsearchClient } = await import('../src/store/elasticsearch.js');
+    const { createRedisClient } = await import('../src/store/redis.js');
+    const { testConfig } = await import('./support/harness.js');
+    const config = testConfig({ REDIS_URL: 'redis://127.0.0.1:1' });
+    const logger = createLogger('error', { silent: true });
+    const redis = createRedisClient(config.redisUrl, { lazyConnect: true });
+    redis.on('error', () => {});
+    const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
+    const container = buildContainer(config, logger, { elasticsearch, redis });
+    const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });
+    try {
+      const body = await exactRequest(newWallet(), requirements(newWallet().address));
+      for (const path of ['/verify', '/settle']) {
+        const res = await request(app).post(path).send(body).expect(503);
+        assert.equal(res.body.code, 'facilitator_unavailable');
+        assert.ok(res.headers['retry-after']);
+      }
+      await request(app).get('/supported').expect(200);
+    } finally {
+      redis.disconnect();
+      await elasticsearch.close();
+    }
+  });
+});

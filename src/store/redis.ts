@@ -23,3 +23,14 @@ export async function redisAnswers(redis: Redis, timeoutMs = 2000): Promise<bool
     return false;
   }
 }
+
+/**
+ * True when a Redis command failed because Redis could not be reached (refused, reset, timed out,
+ * retries exhausted, connection closed), as opposed to Redis rejecting the command itself.
+ */
+export function isRedisUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  return err.name === 'MaxRetriesPerRequestError' || /Connection is closed|Stream isn't writeable|enableOfflineQueue/.test(err.message);
+}
