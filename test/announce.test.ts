@@ -32,6 +32,7 @@ describe('announce: probe, status, listing by id', function () {
       '/huge': answers.big402(200 * 1024),
       '/garbage': (_req, res) => void res.writeHead(402, { 'Content-Type': 'text/plain' }).end('pay me'),
       '/wrong-scheme': answers.v1(() => ({ x402Version: 1, accepts: [{ scheme: 'barter', network: 'base-sepolia', maxAmountRequired: '1', asset: 'x', payTo: 'y' }] })),
+      '/too-expensive': answers.v1(() => v1Challenge(seller.url('/too-expensive'), '9999999999999999999')),
       '/counted': (req, res) => {
         hits.set('/counted', (hits.get('/counted') ?? 0) + 1);
         answers.v1(() => v1Challenge(seller.url('/counted')))(req, res);
@@ -136,6 +137,7 @@ describe('announce: probe, status, listing by id', function () {
       ['/huge', 'body_too_large', /limit|exceeds/],
       ['/garbage', 'invalid_challenge', /JSON/],
       ['/wrong-scheme', 'invalid_challenge', /barter/],
+      ['/too-expensive', 'invalid_listing', /amount/],
     ];
     for (const [path, reason, detail] of cases) {
       it(`${path}: rejected with ${reason}`, async () => {

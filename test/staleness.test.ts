@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
-import { answers, startServer, v1Challenge, type LocalServer } from './support/sellers.js';
+import { answers, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -106,6 +106,22 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
       return found && Date.parse(found.lastSeen) >= clock - 1000 ? found : undefined;
     });
     assert.equal(doc.removed, false);
+  });
+
+  it('a seller that starts declaring a routeTemplate gets one templated listing instead of the concrete one', async () => {
+    const concrete = await listed('/tmpl/paris');
+    seller.route('/tmpl/paris', answers.v2(() => v2Challenge(seller.url('/tmpl/paris'), { routeTemplate: '/tmpl/:city' })));
+    clock = Date.now() + 27 * HOUR;
+    await later.probeWorker.runDue();
+    const state = await status(concrete);
+    assert.equal(state.status, 'listed');
+    assert.equal(state.announcedId, concrete);
+    assert.notEqual(state.id, concrete);
+    await waitFor(async () => (await h.container.catalog.reader.get(concrete))?.removed === true);
+    const templated = await waitFor(async () => (await request(h.app).get(`/discovery/resources/${state.id}`)).body?.resource);
+    assert.equal(templated, seller.url('/tmpl/{city}'));
+    // The id the announce answered still leads to the listing.
+    assert.equal((await request(h.app).get(`/discovery/resources/${concrete}`).expect(200)).body.id, state.id);
   });
 
   it('probes to one host are paced (PROBE_HOST_RATE): the rest wait for the next second', async () => {

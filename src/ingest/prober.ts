@@ -8,6 +8,7 @@
 import type { AnnounceSettings } from '../config.js';
 import type { Payment } from '../catalog/listing.js';
 import type { CatalogWriter, HttpListingInput } from '../catalog/writer.js';
+import { InvalidListingError } from '../catalog/validation.js';
 import type { Logger } from '../logger.js';
 import { ProbeAllowList } from './addressPolicy.js';
 import { ChallengeError, decodeChallengeHeader, parseChallenge, requirementsDifference, type ParsedChallenge } from './challenge.js';
@@ -127,10 +128,14 @@ export class Prober {
       try {
         listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at) })).id;
       } catch (err) {
-        const errors = (err as { errors?: Array<{ path: string; message: string }> }).errors;
-        if (!Array.isArray(errors)) throw err;
-        const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
+        if (!(err instanceof InvalidListingError)) throw err;
+        const detail = err.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
         return this.apply(record, { ok: false, reason: 'invalid_listing', detail, transient: false });
+      }
+      const previousId = record.listingId ?? record.id;
+      if (wasListed && previousId !== listingId) {
+        // The seller started (or stopped) declaring a routeTemplate: one listing replaces the other.
+        await this.writer.remove(previousId, 'probe_failed');
       }
       if (listingId !== record.id && listingId !== record.listingId) await this.store.setAlias(listingId, record.id);
       await this.store.finish(

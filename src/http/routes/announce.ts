@@ -54,10 +54,10 @@ export function announceRoutes(deps: AnnounceRouteDeps): Router {
   router.get('/discovery/resources/:id', async (req, res) => {
     const id = req.params.id;
     let doc = LISTING_ID.test(id) ? await deps.reader.get(id) : undefined;
-    if (!doc && LISTING_ID.test(id)) {
+    if ((!doc || doc.removed) && LISTING_ID.test(id)) {
       // An announce answered this id before its 402 revealed a routeTemplate; follow it.
       const listingId = await deps.announce.listingIdFor(id);
-      if (listingId) doc = await deps.reader.get(listingId);
+      if (listingId && listingId !== id) doc = await deps.reader.get(listingId);
     }
     if (!doc || doc.removed) throw problems.notFound(`No listing ${id}.`);
     res.json(toListing(doc));
