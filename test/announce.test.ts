@@ -125,6 +125,11 @@ describe('announce: probe, status, listing by id', function () {
         tags: ['ocean'],
         inputs: { port: 'string' },
       });
+      // And it is searchable by what it declared.
+      await waitFor(async () => {
+        const res = await request(h.app).get('/discovery/search').query({ q: 'tide tables' }).expect(200);
+        return (res.body.results as Array<{ id: string }>).some((r) => r.id === id);
+      }, 10_000, 100);
     });
   });
 
