@@ -15,6 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
@@ -102,10 +103,32 @@ interface Measured {
   p99: number;
   rps: number;
   errors: number;
+  /** CPU time per completed request: Elasticsearch's, and the gateway process's (gateway runs). */
+  esCpuMs: number;
+  gatewayCpuMs?: number;
 }
 
-async function measure(target: Target, options: Options, durationS = options.duration): Promise<Measured> {
+/** Load-independent cost: CPU the processes spent, from ES node stats and /proc for the gateway. */
+interface CpuProbe {
+  esUrl: string;
+  es(): Promise<number>;
+  gateway(): number | undefined;
+}
+
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // utime and stime (fields 14, 15) in clock ticks of 10 ms; the name field may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(target: Target, options: Options, cpu: CpuProbe, durationS = options.duration): Promise<Measured> {
   let next = 0;
+  const [esBefore, gatewayBefore] = [await cpu.es(), cpu.gateway()];
   const result = await autocannon({
     url: target.url,
     connections: options.connections,
@@ -120,13 +143,18 @@ async function measure(target: Target, options: Options, durationS = options.dur
       },
     ],
   });
-  return {
+  const [esAfter, gatewayAfter] = [await cpu.es(), cpu.gateway()];
+  const done = Math.max(result.requests.total, 1);
+  const measured: Measured = {
     name: target.name,
     p50: result.latency.p50,
     p99: result.latency.p99,
     rps: result.requests.average,
     errors: result.errors + result.non2xx + result.timeouts,
+    esCpuMs: (esAfter - esBefore) / done,
   };
+  if (target.url !== cpu.esUrl && gatewayBefore !== undefined && gatewayAfter !== undefined) measured.gatewayCpuMs = (gatewayAfter - gatewayBefore) / done;
+  return measured;
 }
 
 async function main(): Promise<void> {
@@ -147,6 +175,15 @@ async function main(): Promise<void> {
 
     service = await startService(env);
     // The direct requests are built by the service's own query builder: the same bodies it sends.
+    const child = service.child;
+    const cpu: CpuProbe = {
+      esUrl: config.elasticsearchUrl,
+      es: async () => {
+        const stats = await elasticsearch.nodes.stats({ metric: 'process' });
+        return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
+      },
+      gateway: () => processCpuMs(child.pid),
+    };
     const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), { elasticsearch, redis });
     await ranking.refresh();
     const direct = async (endpoint: ReadEndpoint, query: string) => {
@@ -164,13 +201,13 @@ async function main(): Promise<void> {
     for (const [label, endpoint, path, mix] of pairs) {
       const esTarget: Target = { name: `${label} (direct ES)`, url: config.elasticsearchUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q))) };
       const gwTarget: Target = { name: `${label} (gateway)`, url: service.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) };
-      await measure(esTarget, options, 3); // warm caches for both sides
-      await measure(gwTarget, options, 3);
+      await measure(esTarget, options, cpu, 3); // warm caches for both sides
+      await measure(gwTarget, options, cpu, 3);
       const esRuns: Measured[] = [];
       const gatewayRuns: Measured[] = [];
       for (let round = 0; round < options.rounds; round++) {
-        esRuns.push(await measure(esTarget, options));
-        gatewayRuns.push(await measure(gwTarget, options));
+        esRuns.push(await measure(esTarget, options, cpu));
+        gatewayRuns.push(await measure(gwTarget, options, cpu));
       }
       const es = median(esRuns);
       const gateway = median(gatewayRuns);
@@ -196,6 +233,8 @@ function median(runs: Measured[]): Measured {
     p99: mid(runs.map((r) => r.p99)),
     rps: mid(runs.map((r) => r.rps)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    esCpuMs: mid(runs.map((r) => r.esCpuMs)),
+    ...(runs[0]!.gatewayCpuMs !== undefined ? { gatewayCpuMs: mid(runs.map((r) => r.gatewayCpuMs ?? 0)) } : {}),
   };
 }
 
@@ -220,6 +259,10 @@ function printReport(rows: Array<{ label: string; gateway: Measured; es: Measure
       `| ${label} | ${gateway.p50} ms | ${gateway.p99} ms | ${gateway.rps.toFixed(0)} | ${es.p50} ms | ${es.p99} ms | ${es.rps.toFixed(0)} | ` +
         `${(gateway.p50 / Math.max(es.p50, 0.001)).toFixed(2)}x | ${((100 * gateway.rps) / Math.max(es.rps, 1)).toFixed(0)}% | ${gateway.errors + es.errors} |`,
     );
+  }
+  lines.push('', 'CPU per request (ms): Elasticsearch when called directly / Elasticsearch behind the gateway / the gateway process', '');
+  for (const { label, gateway, es } of rows) {
+    lines.push(`- ${label}: ${es.esCpuMs.toFixed(2)} / ${gateway.esCpuMs.toFixed(2)} / ${(gateway.gatewayCpuMs ?? NaN).toFixed(2)}`);
   }
   const plain = rows.find((r) => r.label === 'search rank')?.gateway;
   const explain = rows.find((r) => r.label === 'search explain=1')?.gateway;
