@@ -57,6 +57,7 @@ export class IngestWorker implements BackgroundWorker {
     this.wake?.();
     await this.running;
     this.running = undefined;
+    await this.stream.removeConsumerIfIdle(this.consumer).catch(() => undefined);
     this.connection?.disconnect();
     this.connection = undefined;
   }

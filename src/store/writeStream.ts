@@ -146,6 +146,12 @@ export class WriteStream {
     return toEntries(reply?.[0]?.[1]);
   }
 
+  /** Forgets a stopping consumer that holds nothing, so restarts do not pile up dead consumer names. */
+  async removeConsumerIfIdle(consumer: string): Promise<void> {
+    const pending = (await this.redis.xpending(this.key, GROUP, '-', '+', 1, consumer)) as unknown[];
+    if (pending.length === 0) await this.redis.xgroup('DELCONSUMER', this.key, GROUP, consumer);
+  }
+
   /** Takes over entries another consumer received but did not acknowledge within `minIdleMs`. */
   async claimAbandoned(consumer: string, minIdleMs: number, count: number): Promise<StreamEntry[]> {
     const reply = (await this.redis.xautoclaim(this.key, GROUP, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, RawEntries, string[]?];
