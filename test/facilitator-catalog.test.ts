@@ -15,6 +15,13 @@ describe('facilitator: cataloging from traffic', () => {
 
   const verify = async (body: unknown) => (await request(h.app).post('/verify').send(body as object).expect(200)).body;
   const listing = (id: string) => waitFor(async () => h.container.catalog.reader.get(id));
+  /** Every catalog write queued so far has been applied: the write queue is ordered, so a marker written last proves it. */
+  const appliedSoFar = async () => {
+    await h.container.facilitator.cataloger.idle();
+    const marker = `http://marker.test/${Date.now()}${Math.random().toString(36).slice(2)}`;
+    const { id } = await h.container.catalog.writer.upsert({ type: 'http', resource: marker, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1' } }, { source: 'traffic' });
+    await listing(id);
+  };
 
   it('an HTTP resource seen with exact and upto gets one listing whose accepts merge by scheme and network', async () => {
     const seller = newWallet().address;
@@ -68,6 +75,34 @@ describe('facilitator: cataloging from traffic', () => {
     assert.deepEqual(doc.inputSchema, inputSchema);
   });
 
+  it("a seller's published listing keeps its declared content; traffic only marks it seen, and never revives an unpublished one", async () => {
+    const url = 'http://published.test/quote';
+    const payment = { scheme: 'exact' as const, network: NETWORK, asset: USDC, amount: '1000' };
+    const { id } = await h.container.catalog.writer.upsert(
+      { type: 'http', resource: url, payment, describe: { description: 'Declared by the seller', tags: ['finance'] } },
+      { source: 'announce', seenAt: new Date(Date.now() - 3600_000) },
+    );
+    const before = await listing(id);
+    const body = await exactRequest(payer, requirements(newWallet().address), {}, { url, description: 'Something else', mimeType: '' });
+    assert.equal((await verify(body)).isValid, true);
+    const touched = await waitFor(async () => {
+      const doc = await h.container.catalog.reader.get(id);
+      return doc && doc.lastSeen > before.lastSeen ? doc : undefined;
+    });
+    assert.equal(touched.source, 'announce');
+    assert.equal(touched.describe?.description, 'Declared by the seller');
+    assert.deepEqual(touched.describe?.tags, ['finance']);
+
+    await h.container.catalog.writer.remove(id, 'unpublished');
+    await waitFor(async () => (await h.container.catalog.reader.get(id))?.removed === true);
+    const again = await exactRequest(payer, requirements(newWallet().address), {}, { url, description: 'Something else', mimeType: '' });
+    assert.equal((await request(h.app).post('/settle').send(again).expect(200)).body.success, true);
+    await appliedSoFar();
+    const after = await h.container.catalog.reader.get(id);
+    assert.equal(after?.removed, true);
+    assert.equal(after?.describe?.description, 'Declared by the seller');
+  });
+
   it('rejected payments list nothing; an uncatalogable resource never fails the payment', async () => {
     const rejected = await exactRequest(payer, requirements(newWallet().address), { value: '1' }, { url: 'http://rejected.test/x', description: 'never', mimeType: '' });
     assert.equal((await verify(rejected)).isValid, false);
@@ -75,7 +110,7 @@ describe('facilitator: cataloging from traffic', () => {
     assert.equal((await verify(odd)).isValid, true);
     const settled = await request(h.app).post('/settle').send(odd).expect(200);
     assert.equal(settled.body.success, true);
-    await h.container.facilitator.cataloger.idle();
+    await appliedSoFar();
     assert.equal(await h.container.catalog.reader.get(httpListingId('http://rejected.test/x')), undefined);
   });
 });

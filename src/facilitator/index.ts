@@ -6,6 +6,7 @@ import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { formatEther } from 'viem';
 import type { Config } from '../config.js';
+import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { BackgroundWorker } from '../container.js';
@@ -32,13 +33,13 @@ export interface Facilitator {
 export function buildFacilitator(
   config: Config,
   logger: Logger,
-  deps: { redis: Redis; writer: CatalogWriter; metrics: Metrics },
+  deps: { redis: Redis; writer: CatalogWriter; reader: CatalogReader; metrics: Metrics },
   clock: Clock = systemClock,
 ): Facilitator {
-  const { redis, writer, metrics } = deps;
+  const { redis, writer, reader, metrics } = deps;
   const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
   const counters = new SignalCounters(redis, config.redisPrefix, clock);
-  const cataloger = new TrafficCataloger(redis, config.redisPrefix, () => writer, logger, config.trafficRefreshMs);
+  const cataloger = new TrafficCataloger(redis, config.redisPrefix, () => writer, reader, logger, config.trafficRefreshMs);
   const service = new FacilitatorService({
     config,
     ledger,

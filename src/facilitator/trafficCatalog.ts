@@ -1,10 +1,12 @@
 /**
  * Cataloging from traffic: every payment the facilitator accepts creates or refreshes the listing of
  * the resource it pays for, through the CatalogWriter (source `traffic`). Accepts entries merge by
- * scheme and network across requests (kept in Redis, so every instance sees them). Fire and forget:
- * a failure is logged and never reaches the payer's /verify or /settle response.
+ * scheme and network across requests (kept in Redis, so every instance sees them). A listing a
+ * seller published or announced keeps its declared content: traffic only marks it seen. Fire and
+ * forget: a failure is logged and never reaches the payer's /verify or /settle response.
  */
 import type { Redis } from 'ioredis';
+import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter, ListingInput } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
 import type { Payment } from '../catalog/listing.js';
@@ -24,6 +26,7 @@ export class TrafficCataloger {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly writer: () => CatalogWriter | undefined,
+    private readonly reader: CatalogReader,
     private readonly logger: Logger,
     private readonly refreshMs: number,
   ) {}
@@ -54,6 +57,13 @@ export class TrafficCataloger {
   private async write(sighting: TrafficSighting): Promise<void> {
     const writer = this.writer();
     if (!writer) return;
+    const existing = await this.reader.get(sighting.listingId);
+    // Traffic owns only what traffic created; a stale traffic listing comes back when it is paid for again.
+    const ownedByTraffic = !existing || (existing.source === 'traffic' && (!existing.removed || existing.removedReason === 'stale'));
+    if (!ownedByTraffic) {
+      await writer.touch(sighting.listingId);
+      return;
+    }
     const key = `${this.prefix}traffic:accepts:${sighting.listingId}`;
     const results = await this.redis
       .pipeline()
