@@ -99,20 +99,24 @@ export class IngestWorker implements BackgroundWorker {
         const ids = new Set(batch.map((e) => e.listingId ?? e.entryId));
         const overlaps = () => [...inflight.values()].some((held) => [...ids].some((id) => held.has(id)));
         while (inflight.size > 0 && (inflight.size >= this.options.concurrency || overlaps())) await Promise.race(inflight.keys());
+        let kept: StreamEntry[] = [];
         const run: Promise<void> = this.process(batch)
           .then((again) => {
             degraded = again.length > 0;
-            if (again.length > 0) retry.push(...again);
-            else backoff = this.options.retryBaseMs;
+            kept = again;
+            if (again.length === 0) backoff = this.options.retryBaseMs;
           })
           .catch((err: Error) => {
             degraded = true;
-            retry.push(...batch);
+            kept = batch;
             this.logger.warn('catalog ingest: batch failed, will retry', { error: err.message });
           })
           .finally(() => {
             inflight.delete(run);
-            for (const entry of batch) this.held.delete(entry.entryId);
+            // Entries kept for a retry stay held, so a claim never hands them to this worker twice.
+            const keptIds = new Set(kept.map((e) => e.entryId));
+            for (const entry of batch) if (!keptIds.has(entry.entryId)) this.held.delete(entry.entryId);
+            retry.push(...kept);
           });
         for (const entry of batch) this.held.add(entry.entryId);
         inflight.set(run, ids);
