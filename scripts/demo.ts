@@ -27,7 +27,7 @@ function readDemoFile(): string {
 }
 
 /** Keeps the file's spacing between settlements but moves the latest to `now - 3 min`. */
-export function rebaseSettlements(entries: ParsedEntry[], now: Date): void {
+function rebaseSettlements(entries: ParsedEntry[], now: Date): void {
   const times = entries.flatMap((e) => {
     const last = 'value' in e ? (e.value as { signals?: { lastSettled?: string } }).signals?.lastSettled : undefined;
     return last ? [Date.parse(last)] : [];
