@@ -265,11 +265,9 @@ describe('announce: probe, status, listing by id', function () {
   });
 
   describe('sellers built with the x402 packages', () => {
-    let facilitator: LocalServer;
     const servers: Array<{ close(): void }> = [];
     after(() => {
       for (const s of servers) s.close();
-      return facilitator?.close();
     });
 
     async function listen(app: express.Express): Promise<number> {
@@ -279,20 +277,17 @@ describe('announce: probe, status, listing by id', function () {
       });
     }
 
-    it('@x402/express (v2 header, bazaar extension) and x402-express (v1 body) are listed', async function () {
-      // The facilitator is only asked what it supports; nobody pays in this test.
-      facilitator = await startServer({
-        '/supported': (_req, res) =>
-          void res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-            JSON.stringify({ kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }], extensions: ['bazaar'], signers: {} }),
-          ),
-      });
+    it('@x402/express (v2 header, bazaar extension) and x402-express (v1 body), using this service as facilitator, are listed', async function () {
+      // A CIDR allow-list this time: any loopback port. The sellers ask this service's /supported
+      // at start-up (nobody pays in this test).
+      const local = await startHarness({ PROBE_ALLOW: '127.0.0.1/32', RATE_LIMIT_ANNOUNCE: 'off' });
+      const facilitatorUrl = `http://127.0.0.1:${await listen(local.app)}`;
       const { paymentMiddleware, x402ResourceServer } = await import('@x402/express');
       const { ExactEvmScheme } = await import('@x402/evm/exact/server');
       const { HTTPFacilitatorClient } = await import('@x402/core/server');
       const { declareDiscoveryExtension } = await import('@x402/extensions/bazaar');
       const v2 = express();
-      const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitator.url('') })).register('eip155:84532', new ExactEvmScheme());
+      const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register('eip155:84532', new ExactEvmScheme());
       v2.use(
         paymentMiddleware(
           {
@@ -311,14 +306,15 @@ describe('announce: probe, status, listing by id', function () {
       const { paymentMiddleware: v1Middleware } = await import('x402-express');
       const v1 = express();
       v1.use(
-        v1Middleware('0x3333333333333333333333333333333333333333', {
-          '/news': { price: '$0.002', network: 'base-sepolia', config: { description: 'Latest headlines' } },
-        }) as unknown as express.RequestHandler,
+        v1Middleware(
+          '0x3333333333333333333333333333333333333333',
+          { '/news': { price: '$0.002', network: 'base-sepolia', config: { description: 'Latest headlines' } } },
+          { url: facilitatorUrl as `${string}://${string}` },
+        ) as unknown as express.RequestHandler,
       );
       v1.get('/news', (_req, res) => void res.json({ news: [] }));
       const v1Port = await listen(v1);
 
-      const local = await startHarness({ PROBE_ALLOW: `127.0.0.1:${v2Port},127.0.0.1:${v1Port}`, RATE_LIMIT_ANNOUNCE: 'off' });
       try {
         const v2Url = `http://127.0.0.1:${v2Port}/quotes/AAPL`;
         const v2Id = (await request(local.app).post('/discovery/announce').send({ resource: v2Url }).expect(202)).body.id;
