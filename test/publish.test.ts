@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { mcpListingId } from '../src/catalog/identity.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
@@ -213,6 +214,40 @@ describe('POST/DELETE /discovery/publish with seller tokens', function () {
       assert.equal(res.body.code, 'rate_limited');
       assert.ok(Number(res.headers['retry-after']) >= 1);
       await send(second).expect(200);
+    });
+  });
+
+  describe('operator command (npm run tokens)', () => {
+    const tokens = (...args: string[]) => {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/tokens.ts', ...args], {
+        env: { ...process.env, REDIS_PREFIX: h.config.redisPrefix, REDIS_URL: h.config.redisUrl },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+    };
+
+    it('issue prints the token once; it publishes; list never shows it; revoke stops it', async () => {
+      const issued = tokens('issue', '--host', 'cli.acme.test', '--label', 'cli');
+      assert.equal(issued.status, 0, issued.stderr);
+      const secret = issued.stdout.trim();
+      assert.match(secret, /^pdsk_[A-Za-z0-9_-]{43}$/);
+      const id = /issued (tok_[0-9a-f]+)/.exec(issued.stderr)?.[1];
+      assert.ok(id);
+      await publish(tool({ resource: 'mcp://cli.acme.test/geocode_address' }), secret).expect(201);
+
+      const listed = tokens('list', '--json');
+      assert.equal(listed.status, 0);
+      assert.ok(!listed.stdout.includes(secret), 'list never prints a token');
+      const entry = (JSON.parse(listed.stdout) as Array<{ id: string; label?: string; hosts: string[] }>).find((t) => t.id === id);
+      assert.deepEqual({ label: entry?.label, hosts: entry?.hosts }, { label: 'cli', hosts: ['cli.acme.test'] });
+
+      assert.equal(tokens('revoke', id!).status, 0);
+      await publish(tool({ resource: 'mcp://cli.acme.test/geocode_address' }), secret).expect(401);
+      assert.equal(tokens('revoke', 'tok_unknown').status, 1);
+      const bad = tokens('issue', '--host', 'not a host');
+      assert.equal(bad.status, 2);
+      assert.match(bad.stderr, /not a host name/);
     });
   });
 });
