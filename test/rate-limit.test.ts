@@ -35,6 +35,16 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
     await request(h.app).post('/discovery/announce').set('X-Forwarded-For', '198.51.100.9').send({ resource: 'https://seller.example.com/other' }).expect(202);
   });
 
+  it('IPv6 clients are counted per /64, so rotating addresses inside one prefix does not help', async () => {
+    const send = (client: string, n: number) =>
+      request(h.app).post('/discovery/announce').set('X-Forwarded-For', client).send({ resource: `https://seller.example.com/v6-${n}` });
+    for (const [i, client] of ['2001:db8:1:2::1', '2001:db8:1:2::99', '2001:db8:1:2:ffff::7'].entries()) {
+      assert.equal((await send(client, i)).status, 202);
+    }
+    assert.equal((await send('2001:0db8:0001:0002::abcd', 9)).status, 429);
+    assert.equal((await send('2001:db8:1:3::1', 10)).status, 202);
+  });
+
   it('publish: per client address at the edge, before authentication', async () => {
     const client = '203.0.113.8';
     for (let i = 0; i < 2; i += 1) {

@@ -5,10 +5,12 @@
  * lets the request through and logs a warning (at most once a minute).
  */
 import { createHash } from 'node:crypto';
+import { isIPv6 } from 'node:net';
 import { Router, type Request, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { RateLimitRule, RateLimitSettings } from '../config.js';
 import type { Logger } from '../logger.js';
+import { unmapIPv4 } from '../ingest/addressPolicy.js';
 import { ProblemError } from './problem.js';
 
 export interface RateLimitOptions {
@@ -33,7 +35,22 @@ return count`;
 
 type CountingRedis = Redis & { rateLimitCount(key: string, ttlMs: number): Promise<number> };
 
-export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+/**
+ * The budget of a client address. IPv6 clients are counted per /64 (one subscriber's usual
+ * allocation), or anyone with a prefix could rotate addresses to escape the limit.
+ */
+export function clientAddress(req: Request): string {
+  const address = unmapIPv4(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  return isIPv6(address) ? `${ipv6Prefix64(address)}::/64` : address;
+}
+
+function ipv6Prefix64(address: string): string {
+  const [head = '', tail] = address.split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return groups.slice(0, 4).map((g) => (parseInt(g || '0', 16) || 0).toString(16)).join(':');
+}
 
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   const { rule, logger } = options;
