@@ -177,6 +177,8 @@ describe('announce: probe, status, listing by id', function () {
       'http://169.254.169.254/latest/meta-data',
       'http://[fd00::1]/paid',
       'http://0.0.0.0/paid',
+      `http://2130706433:${outsider.port}/paid`, // 127.0.0.1 written as one decimal number
+      `http://0x7f.1:${outsider.port}/paid`, // and in hex shorthand
     ];
     it('private, loopback, link-local and unique-local addresses that are not allow-listed: blocked_address', async () => {
       for (const url of blocked()) {
