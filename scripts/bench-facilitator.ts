@@ -14,7 +14,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { getAddress, recoverTypedDataAddress, type Hex } from 'viem';
@@ -59,7 +61,9 @@ async function freePort(): Promise<number> {
 async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // BENCH_CPU_PROFILE=DIR writes a V8 CPU profile of the service (open it in Chrome DevTools).
+  const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -105,9 +109,20 @@ async function exactBody(payer: PrivateKeyAccount, payTo: string, resource: { ur
   };
 }
 
-function summarize(name: string, result: autocannon.Result): Record<string, number | string> {
+/** CPU seconds (user + system) the service process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (100/s)
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function summarize(name: string, result: autocannon.Result, cpu: number): Record<string, number | string> {
   return {
     name,
+    'service CPU ms/req': Number(((cpu * 1000) / result.requests.total).toFixed(3)),
     requests: result.requests.total,
     'req/s': Math.round(result.requests.average),
     'p50 ms': result.latency.p50,
@@ -185,15 +200,20 @@ async function main(): Promise<void> {
     const check = await (await fetch(`${url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: verifyJson[0] })).json();
     if (!(check as { isValid?: boolean }).isValid) throw new Error(`verify payload rejected: ${JSON.stringify(check)}`);
     await run(url, connections, verifyJson, '/verify', { duration: 2 }); // warm-up (JIT, connections)
+    let cpu = cpuSeconds(child.pid);
     const verify = await run(url, connections, verifyJson, '/verify', { duration });
+    const verifyCpu = cpuSeconds(child.pid) - cpu;
 
     console.log(`signing ${settles} distinct settle payloads...`);
     const settleJson: string[] = [];
     for (let i = 0; i < settles; i++) settleJson.push(JSON.stringify(await exactBody(payers[i % payers.length]!, payTo, resource)));
     const sellerBefore = await ledger.balance(NETWORK, USDC, payTo);
+    cpu = cpuSeconds(child.pid);
     const settle = await run(url, connections, settleJson, '/settle', { amount: settles });
+    const settleCpu = cpuSeconds(child.pid) - cpu;
     const moved = (await ledger.balance(NETWORK, USDC, payTo)) - sellerBefore;
-    console.table([summarize('POST /verify', verify), summarize('POST /settle', settle)]);
+    console.table([summarize('POST /verify', verify, verifyCpu), summarize('POST /settle', settle, settleCpu)]);
+    console.log(`machine load average (1 min) at the end: ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores`);
     console.log(`settlements that moved funds: ${moved / 1000n} of ${settles} distinct payloads`);
 
     // Settlement -> search signals: a listing that exists (seen at /verify), then one settlement.

@@ -157,6 +157,7 @@ describe('facilitator: without Redis', () => {
       }
       await request(app).get('/supported').expect(200);
     } finally {
+      await Promise.all(container.workers.map((w) => w.stop()));
       redis.disconnect();
       await elasticsearch.close();
     }
