@@ -14,7 +14,7 @@ import express from 'express';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { PaidMcpServer, type PaidMcpOptions } from '../src/sdk/index.js';
+import { PaidMcpServer, PaymentClaims, type PaidMcpOptions } from '../src/sdk/index.js';
 
 const port = Number(process.env.PORT ?? 4022);
 const options: PaidMcpOptions = {
@@ -26,9 +26,12 @@ const options: PaidMcpOptions = {
   onError: (err) => console.warn(`[mcp-seller] ${err.message}`),
 };
 
+/** Shared by the per-request servers, so that one payment pays for one call. */
+const claims = new PaymentClaims();
+
 /** The server's paid tools; built per request (stateless Streamable HTTP) and once for publishing. */
 function buildServer(): PaidMcpServer {
-  const paid = new PaidMcpServer(new McpServer({ name: 'weather-tools', version: '1.0.0' }), options);
+  const paid = new PaidMcpServer(new McpServer({ name: 'weather-tools', version: '1.0.0' }), options, claims);
   paid.tool(
     'forecast',
     {

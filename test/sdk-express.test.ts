@@ -128,6 +128,22 @@ describe('seller SDK: Express paid() middleware', function () {
     assert.ok(decode(replay.headers['payment-required']).error, 'the challenge names why');
   });
 
+  it('one payment header sent with two concurrent requests pays for one of them only', async () => {
+    let captured: string | undefined;
+    const capture: typeof fetch = async (input, init) => {
+      const sent = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('PAYMENT-SIGNATURE');
+      if (!sent) return fetch(input, init);
+      // The payment is captured, not spent.
+      captured = sent;
+      return new Response('{}', { status: 418 });
+    };
+    const pay = wrapFetchWithPaymentFromConfig(capture, { schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(buyer) }] });
+    await pay(`${shop.url}/weather/oslo`).catch(() => undefined);
+    assert.ok(captured, 'a payment was signed');
+    const statuses = await Promise.all([1, 2].map(async () => (await request(shop.url).get('/weather/oslo').set('PAYMENT-SIGNATURE', captured!)).status));
+    assert.deepEqual(statuses.sort(), [200, 402]);
+  });
+
   it("the seller's 402 never waits for the service: a dead service still gets instant challenges", async () => {
     const offline = createSeller({ serviceUrl: 'http://127.0.0.1:1', payTo: sellerWallet.address, announce: { initialBackoffMs: 50, maxAttempts: 2 } });
     const app = express();

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { MCP_META, PaidMcpServer, type PaidMcpOptions, type PaymentRequired } from '../src/sdk/index.js';
+import { MCP_META, PaidMcpServer, PaymentClaims, type PaidMcpOptions, type PaymentRequired } from '../src/sdk/index.js';
 import { waitFor } from './support/harness.js';
 import { listen, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
 
@@ -30,9 +30,12 @@ interface ToolListingView {
   signals: { settleCount7d: number; lastSettled?: string };
 }
 
+/** Shared by the per-request servers: one payment pays for one call. */
+const claims = new PaymentClaims();
+
 /** One McpServer per request (stateless Streamable HTTP); the same tools every time. */
 function weatherTools(options: PaidMcpOptions): PaidMcpServer {
-  const paid = new PaidMcpServer(new McpServer({ name: 'weather-seller', version: '1.0.0' }), options);
+  const paid = new PaidMcpServer(new McpServer({ name: 'weather-seller', version: '1.0.0' }), options, claims);
   paid.tool(
     'forecast_days',
     {
@@ -176,6 +179,19 @@ describe('seller SDK: paid MCP tools end to end', function () {
     }, 10_000);
     assert.equal(settled.signals.settleCount7d, 1);
     assert.ok(settled.signals.lastSettled);
+  });
+
+  it('one payment sent with two concurrent calls pays for one of them only', async () => {
+    const client = await connect();
+    try {
+      const first = await client.callTool({ name: 'air_quality', arguments: { city: 'Quito' } });
+      const payment = await payer.createPaymentPayload(first.structuredContent as never);
+      const call = () => client.callTool({ name: 'air_quality', arguments: { city: 'Quito' }, _meta: { [MCP_META.payment]: payment } });
+      const results = await Promise.all([call(), call()]);
+      assert.deepEqual(results.map((r) => r.isError === true).sort(), [false, true]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('pays through an X-Payment header on the Streamable HTTP request', async () => {

@@ -7,6 +7,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { Announcer, type AnnouncerOptions } from './announcer.js';
 import { collectPayment, paymentRequiredV1, paymentRequiredV2, parsePaymentPayload, type PaidResource } from './payment.js';
+import { PaymentClaims } from './paymentClaims.js';
 import { buildRequirements, type PriceOptions } from './price.js';
 import { ServiceClient, type FetchLike } from './serviceClient.js';
 import { encodeBase64Json, HEADERS, type Describe, type PaymentRequirements, type SettleResponse } from './wire.js';
@@ -80,6 +81,7 @@ export function createSeller(options: SellerOptions): Seller {
       ? undefined
       : new Announcer(client, { ...(typeof options.announce === 'object' ? options.announce : {}), onError: (err) => options.onError?.(err) });
   const publicBase = options.publicUrl?.replace(/\/+$/, '');
+  const claims = new PaymentClaims();
 
   function paid(route: PaidRouteOptions): RequestHandler {
     const defaults = { network: options.network, asset: options.asset, payTo: options.payTo, scheme: options.scheme, maxTimeoutSeconds: options.maxTimeoutSeconds };
@@ -109,16 +111,22 @@ export function createSeller(options: SellerOptions): Seller {
       }
       const payload = parsePaymentPayload(header);
       if (!payload) return challenge(res, resource, 'invalid_payload: the payment header is not base64 JSON of an x402 payment');
+      const claim = PaymentClaims.keyOf(payload);
+      if (!claims.claim(claim)) return challenge(res, resource, 'payment_already_used: this payment is already paying for another request');
       let outcome;
       try {
         outcome = await collectPayment(client, resource, payload);
       } catch (err) {
+        claims.release(claim);
         options.onError?.(err as Error);
         res.status(503).setHeader('Retry-After', '5');
         res.json({ error: 'facilitator_unavailable', detail: 'The payment could not be verified right now; retry shortly.' });
         return;
       }
-      if (outcome.status === 'rejected') return challenge(res, resource, outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
+      if (outcome.status === 'rejected') {
+        claims.release(claim);
+        return challenge(res, resource, outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
+      }
       const encoded = encodeBase64Json(outcome.settlement);
       res.setHeader(outcome.version === 2 ? HEADERS.paymentResponse : HEADERS.xPaymentResponse, encoded);
       res.setHeader('Access-Control-Expose-Headers', `${HEADERS.paymentResponse}, ${HEADERS.xPaymentResponse}`);

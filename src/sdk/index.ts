@@ -8,5 +8,6 @@ export { Announcer, type Announcement, type AnnouncerOptions } from './announcer
 export { Publisher, type ToolListing, type PublishOutcome, type PublisherOptions } from './publisher.js';
 export { ServiceClient, ServiceCallError, type ServiceClientOptions, type FetchLike } from './serviceClient.js';
 export { buildRequirements, dollarsToUnits, PriceConfigError, type PriceOptions, type Scheme } from './price.js';
+export { PaymentClaims } from './paymentClaims.js';
 export { parsePaymentPayload, paymentRequiredV1, paymentRequiredV2, type PaidResource } from './payment.js';
 export * from './wire.js';

@@ -14,6 +14,7 @@ import { normalizeObjectSchema } from '@modelcontextprotocol/sdk/server/zod-comp
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { parsePaymentPayload, paymentRequiredV2, settlePayment, verifyPayment, type PaidResource } from './payment.js';
+import { PaymentClaims } from './paymentClaims.js';
 import { buildRequirements, type PriceOptions } from './price.js';
 import { Publisher, type PublishOutcome, type PublisherOptions, type ToolListing } from './publisher.js';
 import { ServiceClient, type FetchLike } from './serviceClient.js';
@@ -100,11 +101,15 @@ export class PaidMcpServer {
   readonly client: ServiceClient;
   private readonly listings = new Map<string, ToolListing>();
   private publisher: Publisher | undefined;
+  private readonly claims: PaymentClaims;
 
   constructor(
     readonly server: McpServer,
     private readonly options: PaidMcpOptions,
+    /** Share one across per-request servers (stateless transport) so a payment pays for one call. */
+    claims?: PaymentClaims,
   ) {
+    this.claims = claims ?? new PaymentClaims();
     if (!/^mcp:\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(options.serverUri)) throw new Error(`serverUri must look like mcp://<host>, got ${options.serverUri}`);
     this.client = new ServiceClient({ serviceUrl: options.serviceUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
   }
@@ -156,27 +161,36 @@ export class PaidMcpServer {
       if (raw === undefined) return challenge('Payment required');
       const payload = parsePaymentPayload(raw);
       if (!payload) return challenge('invalid_payload: x402/payment is not an x402 payment payload');
+      const claim = PaymentClaims.keyOf(payload);
+      if (!this.claims.claim(claim)) return challenge('payment_already_used: this payment is already paying for another call');
       const unavailable = (err: unknown): CallToolResult => {
         this.options.onError?.(err as Error);
         return { isError: true, content: [{ type: 'text', text: 'facilitator_unavailable: the payment could not be processed right now; retry shortly.' }] };
       };
-      let verified;
+      // Anything but a successful settlement leaves the payment unspent, so it may be used again.
+      let charged = false;
       try {
-        verified = await verifyPayment(this.client, resource, payload);
-      } catch (err) {
-        return unavailable(err);
+        let verified;
+        try {
+          verified = await verifyPayment(this.client, resource, payload);
+        } catch (err) {
+          return unavailable(err);
+        }
+        if ('status' in verified) return challenge(verified.message ? `${verified.reason}: ${verified.message}` : verified.reason);
+        const result = await run(args, extra);
+        if (result.isError) return result;
+        let outcome;
+        try {
+          outcome = await settlePayment(this.client, verified);
+        } catch (err) {
+          return unavailable(err);
+        }
+        if (outcome.status === 'rejected') return challenge(outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
+        charged = true;
+        return { ...result, _meta: { ...result._meta, [META.paymentResponse]: outcome.settlement } };
+      } finally {
+        if (!charged) this.claims.release(claim);
       }
-      if ('status' in verified) return challenge(verified.message ? `${verified.reason}: ${verified.message}` : verified.reason);
-      const result = await run(args, extra);
-      if (result.isError) return result;
-      let outcome;
-      try {
-        outcome = await settlePayment(this.client, verified);
-      } catch (err) {
-        return unavailable(err);
-      }
-      if (outcome.status === 'rejected') return challenge(outcome.message ? `${outcome.reason}: ${outcome.message}` : outcome.reason);
-      return { ...result, _meta: { ...result._meta, [META.paymentResponse]: outcome.settlement } };
     };
     return this.server.registerTool(
       name,
