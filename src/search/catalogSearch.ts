@@ -4,7 +4,6 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { toListing, type Listing, type ListingDocument } from '../catalog/listing.js';
-import type { Logger } from '../logger.js';
 import { CursorCodec, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
 import { buildSearchBody, searchParamsFor, sortFor } from './queryBuilder.js';
@@ -28,7 +27,6 @@ export interface CatalogSearchOptions {
   alias: string;
   ranking: RankingCache;
   cursors: CursorCodec;
-  logger: Logger;
   /** Injectable clock: the recency origin of a first page. */
   now?: () => number;
 }

@@ -23,7 +23,6 @@ export function buildCatalogSearch(config: Config, logger: Logger, clients: Clie
     alias: config.listingsAlias,
     ranking,
     cursors: new CursorCodec(secret),
-    logger,
     ...(options.now ? { now: options.now } : {}),
   });
   return { search, ranking };
