@@ -5,7 +5,7 @@
  *   3. settlement -> `signals.settleCount7d` visible in /discovery/search results,
  *   plus the in-process cost of one signature recovery, to show what bounds the service.
  *
- *   npx tsx scripts/bench-facilitator.ts [--connections 8] [--duration 10] [--settles 6000]
+ *   npx tsx scripts/bench-facilitator.ts [--connections 8] [--verifies 10000] [--settles 6000]
  *
  * 8 connections: at 1,000 req/s a p50 under 5 ms leaves room for about 5 requests in flight.
  *
@@ -23,7 +23,7 @@ import { getAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { loadConfig } from '../src/config.js';
 import { Ledger } from '../src/facilitator/ledger.js';
-import { recoverTypedDataSigner } from '../src/facilitator/recoverSigner.js';
+import { recoverTypedDataSignerUncached } from '../src/facilitator/recoverSigner.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 
@@ -133,14 +133,14 @@ function summarize(name: string, result: autocannon.Result, cpu: number): Record
   };
 }
 
-async function run(url: string, connections: number, bodies: string[], path: string, opts: { duration?: number; amount?: number }): Promise<autocannon.Result> {
+async function run(url: string, connections: number, bodies: string[], path: string, opts: { amount: number }): Promise<autocannon.Result> {
   let next = 0;
   return autocannon({
     url: `${url}${path}`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     connections,
-    ...(opts.duration ? { duration: opts.duration } : { amount: opts.amount! }),
+    amount: opts.amount,
     requests: [
       {
         setupRequest: (req) => {
@@ -154,7 +154,7 @@ async function run(url: string, connections: number, bodies: string[], path: str
 
 async function main(): Promise<void> {
   const connections = option('connections', 8);
-  const duration = option('duration', 10);
+  const verifies = option('verifies', 10_000);
   const settles = option('settles', 6000);
   const suffix = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const env = {
@@ -188,20 +188,24 @@ async function main(): Promise<void> {
     for (let i = 0; i < recoveries; i++) await recoverTypedDataAddress({ ...typedData, signature: sig });
     const viemMs = (performance.now() - t0) / recoveries;
     t0 = performance.now();
-    for (let i = 0; i < recoveries; i++) recoverTypedDataSigner(typedData, sig);
+    for (let i = 0; i < recoveries; i++) recoverTypedDataSignerUncached(typedData, sig);
     const serviceMs = (performance.now() - t0) / recoveries;
     console.log(
       `EIP-712 signer recovery, one core: viem (pure JS) ${viemMs.toFixed(3)} ms, service (viem digest + libsecp256k1 WASM) ${serviceMs.toFixed(3)} ms` +
         ` -> at most ~${Math.round(1000 / serviceMs)} recoveries/s per core`,
     );
 
-    const verifyBodies = await Promise.all(Array.from({ length: 256 }, (_, i) => exactBody(payers[i % payers.length]!, payTo, resource)));
-    const verifyJson = verifyBodies.map((b) => JSON.stringify(b));
-    const check = await (await fetch(`${url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: verifyJson[0] })).json();
+    // Distinct payloads for every measured request: the service caches recent recoveries (a seller
+    // verifies then settles the same payment), and a repeated payload would measure that cache.
+    console.log(`signing ${verifies} distinct verify payloads...`);
+    const verifyJson: string[] = [];
+    for (let i = 0; i < verifies + 500; i++) verifyJson.push(JSON.stringify(await exactBody(payers[i % payers.length]!, payTo, resource)));
+    const warmup = verifyJson.splice(0, 500);
+    const check = await (await fetch(`${url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: warmup[0] })).json();
     if (!(check as { isValid?: boolean }).isValid) throw new Error(`verify payload rejected: ${JSON.stringify(check)}`);
-    await run(url, connections, verifyJson, '/verify', { duration: 2 }); // warm-up (JIT, connections)
+    await run(url, connections, warmup, '/verify', { amount: warmup.length }); // warm-up (JIT, connections)
     let cpu = cpuSeconds(child.pid);
-    const verify = await run(url, connections, verifyJson, '/verify', { duration });
+    const verify = await run(url, connections, verifyJson, '/verify', { amount: verifyJson.length });
     const verifyCpu = cpuSeconds(child.pid) - cpu;
 
     console.log(`signing ${settles} distinct settle payloads...`);
