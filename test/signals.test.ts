@@ -74,7 +74,9 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
     assert.equal(flushed.signals.rejectionRate7d, 0.5);
     assert.ok(flushed.signals.lastSettled);
 
-    now += 8 * DAY; // a week later without traffic: the hourly sweep re-flushes the listing
+    now += 6 * DAY; // nothing changed and nothing aged out yet: nothing to flush
+    assert.equal(await flusher.flushNow(), 0);
+    now += DAY + 3600 * 1000; // the settlements' hour has left the 7-day window: flushed again without traffic
     assert.equal(await flusher.flushNow(), 1);
     await waitFor(async () => (await h.container.catalog.reader.get(id))?.signals.settleCount7d === 0);
     assert.equal(await flusher.flushNow(), 0, 'nothing left to flush once it aged out');

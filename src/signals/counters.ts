@@ -2,7 +2,9 @@
  * Rolling 7-day traffic counters per listing in Redis. Counts live in hourly buckets (one key per
  * listing, counter and hour) that expire on their own a week after their hour ends; a window read
  * sums the 168 buckets that the clock puts inside the last 7 days, so older traffic stops counting
- * even before Redis drops its keys. Every change marks the listing dirty for the flusher.
+ * even before Redis drops its keys. Every change marks the listing dirty for the flusher, and each
+ * bucket is scheduled (a sorted set scored by the time it leaves the window) so that the listing is
+ * flushed again when its counts fall, whether or not new traffic arrives.
  */
 import type { Redis } from 'ioredis';
 import type { Signals } from '../catalog/listing.js';
@@ -10,8 +12,6 @@ import { systemClock, type Clock } from '../clock.js';
 
 const HOUR_MS = 3_600_000;
 export const WINDOW_HOURS = 7 * 24;
-/** Activity older than this can no longer change a listing's window; it leaves the active set. */
-const ACTIVE_HORIZON_MS = (WINDOW_HOURS + 2) * HOUR_MS;
 
 type Counter = 'settle' | 'verify' | 'reject';
 
@@ -34,8 +34,9 @@ export class SignalCounters {
     return `${this.prefix}signals:dirty`;
   }
 
-  private get activeKey(): string {
-    return `${this.prefix}signals:active`;
+  /** Members `listingId|hour`, scored by when that bucket leaves the window. */
+  private get agingKey(): string {
+    return `${this.prefix}signals:aging`;
   }
 
   private async bump(listingId: string, counters: Counter[], lastSettled?: string): Promise<void> {
@@ -50,7 +51,7 @@ export class SignalCounters {
       pipeline.incr(key).expire(key, ttlSeconds);
     }
     if (lastSettled) pipeline.set(this.lastSettledKey(listingId), lastSettled, 'EX', WINDOW_HOURS * 3600 * 5);
-    pipeline.sadd(this.dirtyKey, listingId).zadd(this.activeKey, now, listingId);
+    pipeline.sadd(this.dirtyKey, listingId).zadd(this.agingKey, (hour + WINDOW_HOURS) * HOUR_MS, `${listingId}|${hour}`);
     const results = await pipeline.exec();
     const failed = results?.find(([err]) => err);
     if (failed) throw failed[0];
@@ -111,19 +112,13 @@ export class SignalCounters {
   }
 
   /**
-   * Listings whose window may have shrunk because time passed, so that their counts fall in
-   * Elasticsearch too. Listings past the horizon are returned one last time (their window is now
-   * empty) and then forgotten.
+   * Listings whose counts fell because a bucket left the window since the last call (at most `max`
+   * buckets per call); they need a flush even without new traffic.
    */
-  async aging(): Promise<string[]> {
-    const now = this.clock().getTime();
-    const ids = await this.redis.zrange(this.activeKey, 0, -1);
-    await this.redis.zremrangebyscore(this.activeKey, '-inf', `(${now - ACTIVE_HORIZON_MS}`);
-    return ids;
-  }
-
-  /** The hour the clock is in; the flusher sweeps aging listings once per hour. */
-  currentHour(): number {
-    return Math.floor(this.clock().getTime() / HOUR_MS);
+  async aged(max = 1000): Promise<string[]> {
+    const due = await this.redis.zrangebyscore(this.agingKey, '-inf', this.clock().getTime(), 'LIMIT', 0, max);
+    if (due.length === 0) return [];
+    await this.redis.zrem(this.agingKey, ...due);
+    return [...new Set(due.map((member) => member.slice(0, member.lastIndexOf('|'))))];
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Background worker that pushes changed listing signals into the catalog in bulk through the
- * CatalogWriter, every `intervalMs` (DECISIONS: at least every 5 s). Once per clock hour it also
- * re-flushes every recently active listing, so counts fall as traffic ages out of the 7-day window.
+ * CatalogWriter, every `intervalMs` (DECISIONS: at least every 5 s). Listings whose counts fell
+ * because traffic aged out of the 7-day window are flushed too, so Elasticsearch follows the window.
  */
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { BackgroundWorker } from '../container.js';
@@ -15,7 +15,6 @@ export class SignalFlusher implements BackgroundWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
-  private sweptHour: number | undefined;
   /** Listings flushed since start; tests and the benchmark read it. */
   flushed = 0;
 
@@ -53,15 +52,13 @@ export class SignalFlusher implements BackgroundWorker {
     this.timer.unref();
   }
 
-  /** One flush pass: every dirty listing (and, on a new hour, every aging one) reaches the writer. */
+  /** One flush pass: every dirty listing, and every listing whose counts aged, reaches the writer. */
   async flushNow(): Promise<number> {
     const writer = this.writer();
     if (!writer) return 0;
     let total = 0;
-    const hour = this.counters.currentHour();
-    if (this.sweptHour !== hour) {
-      await this.counters.markDirty(await this.counters.aging());
-      this.sweptHour = hour;
+    for (let aged = await this.counters.aged(); aged.length > 0; aged = await this.counters.aged()) {
+      await this.counters.markDirty(aged);
     }
     for (;;) {
       const ids = await this.counters.takeDirty(BATCH);
