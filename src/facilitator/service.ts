@@ -98,7 +98,7 @@ export class FacilitatorService {
 
   async verify(body: unknown): Promise<VerifyResponse> {
     const raw = readFacilitatorRequest(body);
-    const checked = await this.check(raw, 'verify');
+    const checked = this.check(raw, 'verify');
     let outcome: Rejection | AcceptedPayment = checked.outcome;
     if (!(outcome instanceof Rejection)) {
       const { transfer } = outcome;
@@ -130,7 +130,7 @@ export class FacilitatorService {
     const hash = payloadHash(raw.paymentPayload);
     let request: PaymentRequest | undefined;
     const stored = await this.deps.settlements.once<SettleResponse>(hash, async () => {
-      const checked = await this.check(raw, 'settle');
+      const checked = this.check(raw, 'settle');
       request = checked.request;
       const network = checked.request?.wireNetwork ?? String(raw.paymentRequirements.network ?? '');
       let outcome: Rejection | AcceptedPayment = checked.outcome;
@@ -176,7 +176,7 @@ export class FacilitatorService {
   }
 
   /** Shape, support and scheme checks (no ledger state); the normalized request when it got that far. */
-  private async check(raw: RawFacilitatorRequest, mode: CheckMode): Promise<{ request?: PaymentRequest; outcome: Rejection | AcceptedPayment }> {
+  private check(raw: RawFacilitatorRequest, mode: CheckMode): { request?: PaymentRequest; outcome: Rejection | AcceptedPayment } {
     const request = normalizeRequest(raw, this.deps.config.facilitatorNetworks);
     if (request instanceof Rejection) return { outcome: request };
     const now = BigInt(Math.floor(this.deps.clock().getTime() / 1000));

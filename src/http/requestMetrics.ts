@@ -9,8 +9,9 @@ export function requestMetrics(metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const pattern = req.route?.path;
-      const route = typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : 'unmatched';
+      const pattern: unknown = req.route?.path;
+      const route =
+        typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : Array.isArray(pattern) ? `${req.baseUrl}${pattern.join('|')}` : 'unmatched';
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       metrics.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
       metrics.httpDuration.observe({ method: req.method, route }, seconds);
