@@ -163,3 +163,41 @@ describe('facilitator: without Redis', () => {
     }
   });
 });
+
+describe('faucet command', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  const faucet = async (...args: string[]) => {
+    const { execFile } = await import('node:child_process');
+    return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/faucet.ts', ...args],
+        { env: { ...process.env, REDIS_PREFIX: h.config.redisPrefix } },
+        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  };
+
+  it('funds a wallet in asset units or base units and funds the sponsor; a bad address is a usage error', async () => {
+    const wallet = newWallet().address;
+    const sponsorBefore = await h.container.facilitator.ledger.sponsorBalance(NETWORK);
+    const [funded, fundedBase, sponsor, bad] = await Promise.all([
+      faucet('fund', wallet, '1.5'),
+      faucet('fund', wallet, '7', '--base-units'),
+      faucet('sponsor', '0.25'),
+      faucet('fund', '0xnot-an-address', '1'),
+    ]);
+    for (const run of [funded, fundedBase, sponsor]) assert.equal(run.code, 0, run.stderr);
+    assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, wallet), 1_500_007n);
+    assert.match(fundedBase.stdout, /\+0\.000007 \(7 base units\)/);
+    assert.equal(await h.container.facilitator.ledger.sponsorBalance(NETWORK), sponsorBefore + 250_000_000_000_000_000n);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /usage/);
+  });
+});
