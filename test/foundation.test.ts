@@ -106,6 +106,21 @@ describe('foundation', () => {
       assert.ok(res.headers['retry-after']);
       await elasticsearch.close();
     });
+    it('Redis unreachable during a request: 503 service_unavailable, not 500', async () => {
+      const config = testConfig({ REDIS_URL: 'redis://127.0.0.1:1' });
+      const redis = createRedisClient(config.redisUrl);
+      redis.on('error', () => {});
+      const writes = Router();
+      writes.post('/probe-redis', async (_req, res) => {
+        await redis.xadd('some-stream', '*', 'k', 'v');
+        res.status(202).end();
+      });
+      const app = createApp({ config, logger: silent, elasticsearch: h.elasticsearch, redis, routers: [writes] });
+      const res = await request(app).post('/probe-redis').expect(503);
+      assert.equal(res.body.code, 'service_unavailable');
+      assert.ok(res.headers['retry-after']);
+      redis.disconnect();
+    });
   });
 
   describe('request ids and version header', () => {

@@ -3,6 +3,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import type { Logger } from '../logger.js';
 import { API_VERSION } from '../version.js';
 import { isElasticsearchUnavailable } from '../store/elasticsearch.js';
+import { isRedisUnavailable } from '../store/redis.js';
 import { ProblemError, problems, sendProblem } from './problem.js';
 
 declare module 'express-serve-static-core' {
@@ -71,6 +72,9 @@ function toProblem(err: unknown): ProblemError {
   if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
     return new ProblemError(415, 'unsupported_media_type', parserError.message);
   }
+  // The client went away mid-body: nothing to answer, and not a server fault worth a 500 in the log.
+  if (parserError?.type === 'request.aborted') return new ProblemError(400, 'request_aborted', 'The request body was not received completely.');
   if (isElasticsearchUnavailable(err)) return problems.searchUnavailable();
+  if (isRedisUnavailable(err)) return problems.storeUnavailable();
   return problems.internal();
 }

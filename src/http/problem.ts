@@ -75,5 +75,10 @@ export const problems = {
     new ProblemError(503, 'search_unavailable', 'The search backend is unavailable; retry shortly.', {
       headers: { 'Retry-After': '5' },
     }),
+  /** Redis (queues, counters, tokens) unreachable: the write was not taken, so the client should retry. */
+  storeUnavailable: () =>
+    new ProblemError(503, 'service_unavailable', 'A backing store is temporarily unavailable; nothing was written. Retry shortly.', {
+      headers: { 'Retry-After': '5' },
+    }),
   internal: () => new ProblemError(500, 'internal', 'An unexpected error occurred. The request id identifies it in the logs.'),
 };
