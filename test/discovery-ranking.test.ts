@@ -4,6 +4,8 @@ import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { parseReadRequest } from '../src/search/readRequest.js';
 import { RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
+import { RankingCache } from '../src/search/rankingCache.js';
+import type { Logger } from '../src/logger.js';
 
 interface Result {
   id: string;
@@ -169,6 +171,30 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
       await h.elasticsearch.indices.putMapping({ index: h.config.listingsAlias, _meta: meta });
       await h.container.search.ranking.refresh();
       assert.deepEqual(order(await search('q=zebra%20migration'), 'titled', 'described'), [id.described, id.titled]);
+    });
+
+    it('invalid tunables: one warning naming the problem, the last good settings stay in force', async () => {
+      const warnings: Array<{ message: string; meta: { problems: string[] } }> = [];
+      const logger = { warn: (message: string, meta: { problems: string[] }) => warnings.push({ message, meta }), debug: () => {} } as unknown as Logger;
+      const meta = await metaRanking();
+      meta.ranking.price.decay = 0.5; // the previous test left nonsense behind
+      await h.elasticsearch.indices.putMapping({ index: h.config.listingsAlias, _meta: meta });
+      const saved = structuredClone(meta);
+      const cache = new RankingCache(h.elasticsearch, h.config.listingsAlias, 1000, logger);
+      const good = await cache.current();
+      assert.equal(warnings.length, 0);
+      meta.ranking.price.decay = 'steep' as unknown as number;
+      meta.ranking.fields['describe.colour'] = 2;
+      await h.elasticsearch.indices.putMapping({ index: h.config.listingsAlias, _meta: meta });
+      try {
+        assert.deepEqual(await cache.refresh(), good);
+        assert.deepEqual(await cache.refresh(), good);
+        assert.equal(warnings.length, 1, 'the same problem is logged once, not on every refresh');
+        assert.match(warnings[0]!.meta.problems.join(' '), /price\.decay="steep"/);
+        assert.match(warnings[0]!.meta.problems.join(' '), /fields\.describe\.colour: not a text field/);
+      } finally {
+        await h.elasticsearch.indices.putMapping({ index: h.config.listingsAlias, _meta: saved });
+      }
     });
 
     it('the ranking command changes one tunable on the live index, BM25 k1 included, and refuses nonsense', async () => {
