@@ -87,6 +87,21 @@ describe('catalog reads: filters and validation (SPEC 4.1, 7; DECISIONS "Catalog
       });
     }
 
+    it('hostile or malformed query strings get a 200 or a 400 problem, never a 500', async () => {
+      const paths = [
+        '/discovery/search?q=%ZZ%', '/discovery/search?q=%00%01', '/discovery/search?q[]=x', '/discovery/search?q=a&q[$ne]=1',
+        `/discovery/search?q=${'x'.repeat(600)}`, `/discovery/search?q=${encodeURIComponent('{"script":"1"} OR *:* AND "')}`,
+        '/discovery/resources?limit=1e2', '/discovery/resources?limit=0x10', `/discovery/resources?cursor=${'A'.repeat(5000)}.x`,
+        '/discovery/resources?cursor=%00', '/discovery/resources?capability=%00', `/discovery/resources?asset=${'a'.repeat(300)}`,
+        '/discovery/resources?maxPrice=1%2B1', '/mcp/tools?q=weather&explain=1&sort=recent&limit=100',
+      ];
+      for (const path of paths) {
+        const res = await request(h.app).get(path);
+        assert.ok(res.status === 200 || res.status === 400, `${path}: ${res.status} ${JSON.stringify(res.body)}`);
+        if (res.status === 400) assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+      }
+    });
+
     it('lists every bad value at once', async () => {
       const res = await resources('?limit=0&type=ftp&maxPrice=x').expect(400);
       assert.deepEqual(res.body.errors.map((e: { path: string }) => e.path).sort(), ['limit', 'maxPrice', 'type']);
