@@ -21,6 +21,12 @@ export class TrafficCataloger {
   /** listing id + payment option -> what was last sent and when, so steady traffic does not rewrite a listing per request. */
   private readonly recent = new Map<string, { fingerprint: string; at: number }>();
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * The last write queued per listing. Writes of one listing run one after another so that the
+   * accepts snapshot each one sends reaches the write stream in the order it was taken; otherwise a
+   * slower, older snapshot could land last and undo a newer price.
+   */
+  private readonly tails = new Map<string, Promise<void>>();
 
   constructor(
     private readonly redis: Redis,
@@ -40,12 +46,18 @@ export class TrafficCataloger {
     if (seen && seen.fingerprint === fingerprint && now - seen.at < this.refreshMs) return;
     if (this.recent.size >= MAX_REMEMBERED) this.recent.clear();
     this.recent.set(key, { fingerprint, at: now });
-    const task = this.write(sighting)
+    const previous = this.tails.get(sighting.listingId) ?? Promise.resolve();
+    const task: Promise<void> = previous
+      .then(() => this.write(sighting))
       .catch((err: unknown) => {
         this.recent.delete(key);
         this.logger.warn('traffic cataloging failed', { listingId: sighting.listingId, err: (err as Error).message });
       })
-      .finally(() => this.inFlight.delete(task));
+      .finally(() => {
+        this.inFlight.delete(task);
+        if (this.tails.get(sighting.listingId) === task) this.tails.delete(sighting.listingId);
+      });
+    this.tails.set(sighting.listingId, task);
     this.inFlight.add(task);
   }
 
