@@ -138,7 +138,10 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
     it('pages with the same cursors as search?type=mcp', async () => {
       const first = await request(h.app).get('/mcp/tools?q=comet&limit=2').expect(200);
       const next = await request(h.app).get(`/discovery/search?q=comet&type=mcp&limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`).expect(200);
-      assert.deepEqual(next.body.results.map((r: Result) => r.id), [id.toolC]);
+      const whole = await request(h.app).get('/discovery/search?q=comet&type=mcp&limit=10').expect(200);
+      const ids = (body: { results: Result[] }) => body.results.map((r) => r.id);
+      assert.equal(whole.body.results.length, 3);
+      assert.deepEqual([...ids(first.body), ...ids(next.body)], ids(whole.body));
     });
 
     it('type other than mcp is refused; the other errors are search\'s', async () => {

@@ -25,8 +25,11 @@ export function requestContext(logger: Logger): RequestHandler {
     res.setHeader('X-API-Version', API_VERSION);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const level = res.statusCode >= 500 ? 'error' : 'http';
+      // Search is the hot path: skip building a log line nobody will see.
+      if (!logger.isLevelEnabled(level)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      req.log.log(res.statusCode >= 500 ? 'error' : 'http', 'request', {
+      req.log.log(level, 'request', {
         method: req.method,
         path: req.path,
         status: res.statusCode,
