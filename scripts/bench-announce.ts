@@ -20,6 +20,7 @@ import { createLogger } from '../src/logger.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { ensureListingIndex } from '../src/store/listingIndex.js';
 import { createRedisClient } from '../src/store/redis.js';
+import { dropDeploymentData } from '../src/store/deploymentData.js';
 
 const { values } = parseArgs({
   options: {
@@ -201,13 +202,7 @@ async function main(): Promise<void> {
     });
     await Promise.allSettled(container.workers.map((w) => w.stop()));
     seller.stop();
-    await elasticsearch.indices.delete({ index: `${config.listingsIndex}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.redisPrefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await dropDeploymentData(elasticsearch, redis, config);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
 }

@@ -26,6 +26,7 @@ import { Ledger } from '../src/facilitator/ledger.js';
 import { recoverTypedDataSignerUncached } from '../src/facilitator/recoverSigner.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
+import { dropDeploymentData } from '../src/store/deploymentData.js';
 
 const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -242,13 +243,7 @@ async function main(): Promise<void> {
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
-    await elasticsearch.indices.delete({ index: `${env.LISTINGS_INDEX}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
-    let cursor = '0';
-    do {
-      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${env.REDIS_PREFIX}*`, 'COUNT', 1000);
-      cursor = nextCursor;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await dropDeploymentData(elasticsearch, redis, config);
     await Promise.allSettled([redis.quit(), elasticsearch.close()]);
   }
 }

@@ -25,6 +25,7 @@ import { searchParamsFor } from '../src/search/queryBuilder.js';
 import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
+import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
 
@@ -218,9 +219,9 @@ async function main(): Promise<void> {
   } finally {
     service?.child.kill('SIGTERM');
     if (!options.alias && !options.keep) {
-      await elasticsearch.indices.delete({ index: `${env.LISTINGS_INDEX}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
+      await dropDeploymentIndices(elasticsearch, config.listingsIndex);
     }
-    await dropRedisPrefix(redis, env.REDIS_PREFIX!);
+    await dropRedisPrefix(redis, config.redisPrefix);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
 }
@@ -236,15 +237,6 @@ function median(runs: Measured[]): Measured {
     esCpuMs: mid(runs.map((r) => r.esCpuMs)),
     ...(runs[0]!.gatewayCpuMs !== undefined ? { gatewayCpuMs: mid(runs.map((r) => r.gatewayCpuMs ?? 0)) } : {}),
   };
-}
-
-async function dropRedisPrefix(redis: ReturnType<typeof createRedisClient>, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
 }
 
 function printReport(rows: Array<{ label: string; gateway: Measured; es: Measured }>, options: Options, count: number): void {

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { ElasticsearchStaleListingFinder } from '../src/catalog/staleListings.js';
 import { ProbeStore } from '../src/ingest/probeStore.js';
 import { StalenessWorker } from '../src/ingest/stalenessWorker.js';
-import { dropCatalogKeys } from '../src/store/writeStream.js';
+import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
 import { generateListings } from './lib/listingGenerator.js';
 
@@ -78,14 +78,7 @@ async function main(): Promise<void> {
       )}\n`,
     );
   } finally {
-    await elasticsearch.indices.delete({ index: `${config.listingsIndex}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
-    await dropCatalogKeys(redis, config.redisPrefix).catch(() => {});
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.redisPrefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
+    await dropDeploymentData(elasticsearch, redis, config);
     await session.close();
   }
 }

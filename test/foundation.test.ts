@@ -8,7 +8,8 @@ import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { ensureListingIndex, IncompatibleIndexError, loadIndexDefinition } from '../src/store/listingIndex.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { API_VERSION } from '../src/version.js';
-import { dropTestData, startHarness, testConfig, type Harness } from './support/harness.js';
+import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { startHarness, testConfig, type Harness } from './support/harness.js';
 
 const silent = createLogger('error', { silent: true });
 
@@ -160,7 +161,7 @@ describe('foundation', () => {
         const similarity = Object.values(settings)[0]?.settings?.index?.similarity as Record<string, { k1?: string }>;
         assert.ok(similarity.catalog_bm25?.k1, 'BM25 k1 lives in the similarity settings');
       } finally {
-        await dropTestData(h.elasticsearch, h.redis, config);
+        await dropDeploymentData(h.elasticsearch, h.redis, config);
       }
     });
 
@@ -178,7 +179,7 @@ describe('foundation', () => {
         const meta = Object.values(mapping)[0]?.mappings._meta as { ranking?: { tunedBy?: string } };
         assert.equal(meta.ranking?.tunedBy, 'operator');
       } finally {
-        await dropTestData(h.elasticsearch, h.redis, config);
+        await dropDeploymentData(h.elasticsearch, h.redis, config);
       }
     });
 
@@ -196,7 +197,7 @@ describe('foundation', () => {
           return true;
         });
       } finally {
-        await dropTestData(h.elasticsearch, h.redis, config);
+        await dropDeploymentData(h.elasticsearch, h.redis, config);
       }
     });
 
@@ -206,7 +207,7 @@ describe('foundation', () => {
         await h.elasticsearch.indices.create({ index: config.listingsIndex, aliases: { [config.listingsAlias]: {} } });
         await assert.rejects(ensureListingIndex(h.elasticsearch, config.listingsAlias, config.listingsIndex), /schemaVersion/);
       } finally {
-        await dropTestData(h.elasticsearch, h.redis, config);
+        await dropDeploymentData(h.elasticsearch, h.redis, config);
       }
     });
   });

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
 import { ensureListingIndex } from '../../src/store/listingIndex.js';
 import { createRedisClient, type Redis } from '../../src/store/redis.js';
+import { dropDeploymentData } from '../../src/store/deploymentData.js';
 
 export const RUN_ID = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 let counter = 0;
@@ -67,22 +68,12 @@ export async function startHarness(overrides: Record<string, string> = {}, optio
     async close() {
       openHarnesses.delete(harness);
       await Promise.allSettled(container.workers.map((w) => w.stop()));
-      await dropTestData(elasticsearch, redis, config);
+      await dropDeploymentData(elasticsearch, redis, config);
       await Promise.allSettled([elasticsearch.close(), redis.quit()]);
     },
   };
   openHarnesses.add(harness);
   return harness;
-}
-
-export async function dropTestData(elasticsearch: ElasticsearchClient, redis: Redis, config: Config): Promise<void> {
-  await elasticsearch.indices.delete({ index: `${config.listingsIndex}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.redisPrefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
 }
 
 /** Root hook: nothing a test run created outlives it, even when a test forgot to close. */
