@@ -8,32 +8,26 @@
  *   npx tsx scripts/bench-announce.ts [--count 200] [--rate 20] [--duration 10] [--connections 50]
  * Uses its own index and Redis prefix (bench-announce-*), deleted at the end.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
 import type autocannon from 'autocannon';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { buildContainer } from '../src/container.js';
-import { createLogger } from '../src/logger.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { ensureListingIndex } from '../src/store/listingIndex.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { startServiceInProcess } from './lib/benchService.js';
+import { numberOption, parseCommandLine } from './lib/cliOptions.js';
 
-const { values } = parseArgs({
-  options: {
-    count: { type: 'string', default: '200' },
-    rate: { type: 'string', default: '20' },
-    duration: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '50' },
+const { values } = parseCommandLine(
+  {
+    options: {
+      count: { type: 'string', default: '200' },
+      rate: { type: 'string', default: '20' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '50' },
+    },
   },
-});
-const count = Number(values.count);
-const rate = Number(values.rate);
-const duration = Number(values.duration);
-const connections = Number(values.connections);
+  'usage: bench-announce [--count N] [--rate PER_SECOND] [--duration S] [--connections N]',
+);
+const count = numberOption('count', values.count);
+const rate = numberOption('rate', values.rate, { integer: false });
+const duration = numberOption('duration', values.duration, { integer: false });
+const connections = numberOption('connections', values.connections);
 
 /**
  * A seller in its own process (sellers live elsewhere; in-process it would steal the service's CPU)
@@ -89,7 +83,7 @@ async function main(): Promise<void> {
   const seller = await startSeller();
   const sellerPort = seller.port;
   const tag = Date.now().toString(36);
-  const config = loadConfig({
+  const service = await startServiceInProcess({
     ...process.env,
     LISTINGS_ALIAS: `bench-announce-${tag}`,
     LISTINGS_INDEX: `bench-announce-${tag}-v1`,
@@ -100,17 +94,7 @@ async function main(): Promise<void> {
     // Every benchmark resource lives on one loopback host; the per-host probe rate would pace them.
     PROBE_HOST_RATE: '100000',
   });
-  const logger = createLogger(config.logLevel);
-  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
-  const redis = createRedisClient(config.redisUrl);
-  await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
-  const container = buildContainer(config, logger, { elasticsearch, redis });
-  for (const worker of container.workers) worker.start();
-  const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });
-  const server = await new Promise<http.Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { container, url: base } = service;
 
   try {
     // 1. announce -> searchable
@@ -196,14 +180,8 @@ async function main(): Promise<void> {
       `${JSON.stringify({ announceToSearchable: searchable, acceptedDistinct: { ...summary(distinct), probesStillDueAfterLoad: backlog, backlogDrainedInMs: drainedInMs }, acceptedRepeated: summary(repeated) }, null, 2)}\n`,
     );
   } finally {
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-    await Promise.allSettled(container.workers.map((w) => w.stop()));
+    await service.close();
     seller.stop();
-    await dropDeploymentData(elasticsearch, redis, config);
-    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
 }
 

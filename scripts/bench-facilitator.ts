@@ -12,12 +12,9 @@
  * Only targets 127.0.0.1. The service runs as a child process (node + tsx) with its own index and
  * Redis prefix, which are deleted at the end.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { getAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -27,6 +24,8 @@ import { recoverTypedDataSignerUncached } from '../src/facilitator/recoverSigner
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { startServiceProcess } from './lib/benchService.js';
+import { numberOption, parseCommandLine } from './lib/cliOptions.js';
 
 const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -42,44 +41,10 @@ const TYPES = {
 } as const;
 const DOMAIN = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: getAddress(USDC) } as const;
 
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-  // BENCH_CPU_PROFILE=DIR writes a V8 CPU profile of the service (open it in Chrome DevTools).
-  const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry], {
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('service did not start within 60 s')), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
-  return { child, url: `http://127.0.0.1:${port}` };
-}
+const { values: options } = parseCommandLine(
+  { options: { connections: { type: 'string', default: '8' }, verifies: { type: 'string', default: '10000' }, settles: { type: 'string', default: '6000' } } },
+  'usage: bench-facilitator [--connections N] [--verifies N] [--settles N]',
+);
 
 interface Body {
   x402Version: number;
@@ -154,9 +119,9 @@ async function run(url: string, connections: number, bodies: string[], path: str
 }
 
 async function main(): Promise<void> {
-  const connections = option('connections', 8);
-  const verifies = option('verifies', 10_000);
-  const settles = option('settles', 6000);
+  const connections = numberOption('connections', options.connections);
+  const verifies = numberOption('verifies', options.verifies);
+  const settles = numberOption('settles', options.settles);
   const suffix = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const env = {
     LISTINGS_ALIAS: `bench-fac-${suffix}-listings`,
@@ -168,7 +133,9 @@ async function main(): Promise<void> {
   const redis = createRedisClient(config.redisUrl);
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
   const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
-  const { child, url } = await startService(env);
+  // BENCH_CPU_PROFILE=DIR writes a V8 CPU profile of the service (open it in Chrome DevTools).
+  const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+  const { child, url } = await startServiceProcess(env, profile);
   try {
     // Signature recovery alone, in this process: the CPU floor of one /verify.
     const payers = Array.from({ length: 64 }, () => privateKeyToAccount(generatePrivateKey()));

@@ -6,23 +6,18 @@
  * Uses LISTINGS_ALIAS / LISTINGS_INDEX / REDIS_PREFIX (defaults bench-fresh-listings,
  * bench-fresh-listings-v1, bench-fresh:) and deletes the index at the end.
  */
-import { parseArgs } from 'node:util';
 import { dropCatalogKeys } from '../src/store/writeStream.js';
 import { generateListings } from './lib/listingGenerator.js';
-import { fail, openCatalogSession } from './lib/catalogSession.js';
+import { benchmarkEnv, openCatalogSession } from './lib/catalogSession.js';
+import { fail, numberOption, parseCommandLine } from './lib/cliOptions.js';
 
-const { values } = parseArgs({ options: { writes: { type: 'string', default: '300' }, rate: { type: 'string', default: '30' } } });
-const writes = Number(values.writes);
-const rate = Number(values.rate);
-if (!(writes >= 1 && writes <= 10_000) || !(rate >= 1 && rate <= 1000)) fail('--writes 1..10000, --rate 1..1000 per second');
-
-const env = {
-  ...process.env,
-  LISTINGS_ALIAS: process.env.LISTINGS_ALIAS ?? 'bench-fresh-listings',
-  LISTINGS_INDEX: process.env.LISTINGS_INDEX ?? 'bench-fresh-listings-v1',
-  REDIS_PREFIX: process.env.REDIS_PREFIX ?? 'bench-fresh:',
-};
-if (env.LISTINGS_ALIAS === 'listings') fail('refusing to benchmark against the service alias "listings": set LISTINGS_ALIAS');
+const { values } = parseCommandLine(
+  { options: { writes: { type: 'string', default: '300' }, rate: { type: 'string', default: '30' } } },
+  'usage: bench-freshness [--writes 1..10000] [--rate 1..1000 per second]',
+);
+const writes = numberOption('writes', values.writes, { min: 1, max: 10_000, integer: false });
+const rate = numberOption('rate', values.rate, { min: 1, max: 1000, integer: false });
+const env = benchmarkEnv({ alias: 'bench-fresh-listings', index: 'bench-fresh-listings-v1', redisPrefix: 'bench-fresh:' });
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;

@@ -7,38 +7,25 @@
  * bench-listings-v1, bench:). The index is recreated at the start and deleted at the end unless
  * --keep (the search benchmark reuses it).
  */
-import { parseArgs } from 'node:util';
 import { dropCatalogKeys } from '../src/store/writeStream.js';
 import { generateListings } from './lib/listingGenerator.js';
-import { fail, openCatalogSession } from './lib/catalogSession.js';
+import { benchmarkEnv, openCatalogSession } from './lib/catalogSession.js';
+import { fail, numberOption, parseCommandLine } from './lib/cliOptions.js';
 
-const { values } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        count: { type: 'string', default: '100000' },
-        seed: { type: 'string', default: '1' },
-        chunk: { type: 'string', default: '5000' },
-        keep: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    return fail(`${(err as Error).message}\nusage: bench-ingest [--count N] [--seed N] [--chunk N] [--keep]`);
-  }
-})();
-
-const count = Number(values.count);
-const chunk = Number(values.chunk);
-if (!Number.isInteger(count) || count < 1 || count > 1_000_000) fail('--count must be an integer between 1 and 1000000');
-if (!Number.isInteger(chunk) || chunk < 1) fail('--chunk must be a positive integer');
-
-const env = {
-  ...process.env,
-  LISTINGS_ALIAS: process.env.LISTINGS_ALIAS ?? 'bench-listings',
-  LISTINGS_INDEX: process.env.LISTINGS_INDEX ?? 'bench-listings-v1',
-  REDIS_PREFIX: process.env.REDIS_PREFIX ?? 'bench:',
-};
-if (env.LISTINGS_ALIAS === 'listings') fail('refusing to benchmark against the service alias "listings": set LISTINGS_ALIAS');
+const { values } = parseCommandLine(
+  {
+    options: {
+      count: { type: 'string', default: '100000' },
+      seed: { type: 'string', default: '1' },
+      chunk: { type: 'string', default: '5000' },
+      keep: { type: 'boolean', default: false },
+    },
+  },
+  'usage: bench-ingest [--count N] [--seed N] [--chunk N] [--keep]',
+);
+const count = numberOption('count', values.count, { max: 1_000_000 });
+const chunk = numberOption('chunk', values.chunk);
+const env = benchmarkEnv({ alias: 'bench-listings', index: 'bench-listings-v1', redisPrefix: 'bench:' });
 
 function bar(done: number, total: number, label: string): void {
   const width = 30;

@@ -8,21 +8,15 @@
  *   npx tsx scripts/bench-publish.ts [--count 200] [--rate 20]
  * Uses its own index and Redis prefix (bench-publish-*), deleted at the end.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
-import { createApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { buildContainer } from '../src/container.js';
-import { createLogger } from '../src/logger.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { ensureListingIndex } from '../src/store/listingIndex.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { startServiceInProcess } from './lib/benchService.js';
+import { numberOption, parseCommandLine } from './lib/cliOptions.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '200' }, rate: { type: 'string', default: '20' } } });
-const count = Math.max(1, Math.min(5000, Number(values.count)));
-const rate = Math.max(1, Math.min(500, Number(values.rate)));
+const { values } = parseCommandLine(
+  { options: { count: { type: 'string', default: '200' }, rate: { type: 'string', default: '20' } } },
+  'usage: bench-publish [--count 1..5000] [--rate 1..500 per second]',
+);
+const count = numberOption('count', values.count, { max: 5000 });
+const rate = numberOption('rate', values.rate, { min: 1, max: 500, integer: false });
 const POLL_MS = 25;
 const GIVE_UP_MS = 60_000;
 
@@ -42,7 +36,7 @@ function stats(latencies: number[], failures: number) {
 
 async function main(): Promise<void> {
   const tag = Date.now().toString(36);
-  const config = loadConfig({
+  const service = await startServiceInProcess({
     ...process.env,
     LISTINGS_ALIAS: `bench-publish-${tag}`,
     LISTINGS_INDEX: `bench-publish-${tag}-v1`,
@@ -51,17 +45,7 @@ async function main(): Promise<void> {
     RATE_LIMIT_PUBLISH: 'off',
     RATE_LIMIT_PUBLISH_TOKEN: 'off',
   });
-  const logger = createLogger(config.logLevel);
-  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
-  const redis = createRedisClient(config.redisUrl);
-  await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
-  const container = buildContainer(config, logger, { elasticsearch, redis });
-  for (const worker of container.workers) worker.start();
-  const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });
-  const server = await new Promise<http.Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { container, url: base } = service;
   const { secret } = await container.publishing.tokens.issue(['bench.tools.test'], 'bench');
   const auth = { Authorization: `Bearer ${secret}` };
 
@@ -195,13 +179,7 @@ async function main(): Promise<void> {
       )}\n`,
     );
   } finally {
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-    await Promise.allSettled(container.workers.map((w) => w.stop()));
-    await dropDeploymentData(elasticsearch, redis, config);
-    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+    await service.close();
   }
 }
 

@@ -13,10 +13,8 @@
  * Only targets 127.0.0.1. The service runs as a child process (node + tsx) so the load generator
  * and the gateway do not share one event loop.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -27,6 +25,8 @@ import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
+import { startServiceProcess } from './lib/benchService.js';
+import { numberOption, parseCommandLine } from './lib/cliOptions.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
 
 interface Options {
@@ -38,58 +38,28 @@ interface Options {
   keep: boolean;
 }
 
-function parseArgs(argv: string[]): Options {
-  const options: Options = { count: 100_000, connections: 16, duration: 10, rounds: 3, keep: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const next = () => {
-      const value = argv[++i];
-      if (value === undefined) throw new Error(`${arg} needs a value`);
-      return value;
-    };
-    if (arg === '--alias') options.alias = next();
-    else if (arg === '--count') options.count = Number(next());
-    else if (arg === '--connections') options.connections = Number(next());
-    else if (arg === '--duration') options.duration = Number(next());
-    else if (arg === '--rounds') options.rounds = Number(next());
-    else if (arg === '--keep') options.keep = true;
-    else throw new Error(`unknown option ${arg}`);
-  }
-  if (!(options.count > 0 && options.connections > 0 && options.duration > 0 && options.rounds > 0)) {
-    throw new Error('count, connections, duration and rounds must be positive');
-  }
-  return options;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const entry = fileURLToPath(new URL('../src/server.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('service did not start within 60 s')), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
-  child.stdout!.resume();
-  return { child, url: `http://127.0.0.1:${port}` };
+function readOptions(): Options {
+  const { values } = parseCommandLine(
+    {
+      options: {
+        alias: { type: 'string' },
+        count: { type: 'string', default: '100000' },
+        connections: { type: 'string', default: '16' },
+        duration: { type: 'string', default: '10' },
+        rounds: { type: 'string', default: '3' },
+        keep: { type: 'boolean', default: false },
+      },
+    },
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep]',
+  );
+  return {
+    ...(values.alias !== undefined ? { alias: values.alias } : {}),
+    count: numberOption('count', values.count),
+    connections: numberOption('connections', values.connections),
+    duration: numberOption('duration', values.duration, { integer: false }),
+    rounds: numberOption('rounds', values.rounds),
+    keep: values.keep,
+  };
 }
 
 interface Target {
@@ -159,7 +129,7 @@ async function measure(target: Target, options: Options, cpu: CpuProbe, duration
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = readOptions();
   const stamp = Date.now().toString(36);
   const env: Record<string, string> = options.alias
     ? { LISTINGS_ALIAS: options.alias, LISTINGS_INDEX: `${options.alias}-unused`, REDIS_PREFIX: `bench-search:${stamp}:` }
@@ -174,7 +144,7 @@ async function main(): Promise<void> {
     const { count } = await elasticsearch.count({ index: config.listingsAlias });
     process.stderr.write(`index ${config.listingsAlias}: ${count} listings\n`);
 
-    service = await startService(env);
+    service = await startServiceProcess(env);
     // The direct requests are built by the service's own query builder: the same bodies it sends.
     const child = service.child;
     const cpu: CpuProbe = {

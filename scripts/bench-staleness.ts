@@ -6,16 +6,16 @@
  *   npx tsx scripts/bench-staleness.ts [--count 100000]
  * Own index (bench-stale-*) and Redis prefix, deleted at the end.
  */
-import { parseArgs } from 'node:util';
 import { ElasticsearchStaleListingFinder } from '../src/catalog/staleListings.js';
 import { ProbeStore } from '../src/ingest/probeStore.js';
 import { StalenessWorker } from '../src/ingest/stalenessWorker.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
 import { generateListings } from './lib/listingGenerator.js';
+import { numberOption, parseCommandLine } from './lib/cliOptions.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '100000' } } });
-const count = Number(values.count);
+const { values } = parseCommandLine({ options: { count: { type: 'string', default: '100000' } } }, 'usage: bench-staleness [--count N]');
+const count = numberOption('count', values.count);
 const DAY = 86_400_000;
 /** Twenty batches, each with its own lastSeen, 3 days apart. */
 const BATCHES = 20;

@@ -3,19 +3,13 @@
  *   npm run dead-letters -- list [--count 100]     oldest first: listing id, attempts, reason
  *   npm run dead-letters -- requeue [--count 1000] put them back on the write stream (after a fix)
  */
-import { parseArgs } from 'node:util';
-import { fail, openCatalogSession } from './lib/catalogSession.js';
+import { openCatalogSession } from './lib/catalogSession.js';
+import { fail, parseCommandLine } from './lib/cliOptions.js';
 
 const USAGE = 'usage: dead-letters list|requeue [--count N]';
 
 async function main(): Promise<void> {
-  const { values, positionals } = (() => {
-    try {
-      return parseArgs({ allowPositionals: true, options: { count: { type: 'string' } } });
-    } catch (err) {
-      return fail(`${(err as Error).message}\n${USAGE}`);
-    }
-  })();
+  const { values, positionals } = parseCommandLine({ allowPositionals: true, options: { count: { type: 'string' } } }, USAGE);
   const [command] = positionals;
   const count = values.count === undefined ? undefined : Number(values.count);
   if (count !== undefined && !(Number.isInteger(count) && count > 0)) fail(`--count must be a positive integer\n${USAGE}`);

@@ -9,7 +9,8 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { exportedListing } from '../src/catalog/transfer.js';
 import { scanLiveListings } from '../src/store/listingScan.js';
-import { fail, openCatalogSession } from './lib/catalogSession.js';
+import { openCatalogSession } from './lib/catalogSession.js';
+import { fail } from './lib/cliOptions.js';
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');

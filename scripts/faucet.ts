@@ -9,11 +9,10 @@
  * Options: --network eip155:84532 (default: the first of FACILITATOR_NETWORKS), --asset 0xTOKEN
  * (default: USDC on Base Sepolia), --decimals 6.
  */
-import { parseArgs } from 'node:util';
 import { formatEther, formatUnits, getAddress, isAddress, parseEther, parseUnits } from 'viem';
-import { ConfigError, loadConfig } from '../src/config.js';
 import { Ledger, MAX_LEDGER_AMOUNT } from '../src/facilitator/ledger.js';
 import { createRedisClient } from '../src/store/redis.js';
+import { fail, loadConfigOrFail, parseCommandLine } from './lib/cliOptions.js';
 
 const USAGE = `usage:
   faucet fund ADDRESS AMOUNT [--base-units] [--asset TOKEN] [--decimals N] [--network CAIP2]
@@ -24,15 +23,9 @@ const USAGE = `usage:
 /** USDC on Base Sepolia: the asset @x402/evm and x402 v1 price `$` amounts in on eip155:84532. */
 const DEFAULT_ASSET = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
-function fail(message: string, code = 2): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(code);
-}
-
 async function main(): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const { values, positionals } = parseCommandLine(
+    {
       allowPositionals: true,
       options: {
         network: { type: 'string' },
@@ -41,21 +34,13 @@ async function main(): Promise<void> {
         'base-units': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
-    });
-  } catch (err) {
-    fail(`${(err as Error).message}\n${USAGE}`);
-  }
-  const { values, positionals } = parsed;
+    },
+    USAGE,
+  );
   const [command, ...args] = positionals;
   if (values.help || !command) fail(USAGE, values.help ? 0 : 2);
 
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) fail(err.message);
-    throw err;
-  }
+  const config = loadConfigOrFail();
   const network = values.network ?? config.facilitatorNetworks[0]!;
   if (!config.facilitatorNetworks.includes(network)) {
     fail(`network ${network} is not settled by this service (FACILITATOR_NETWORKS=${config.facilitatorNetworks.join(',')})`);

@@ -6,9 +6,9 @@
  * Exit code 0 when every entry was accepted, 1 when some were rejected (the others are imported).
  */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { importListings, parseListingFile } from '../src/catalog/transfer.js';
-import { drainQueue, fail, openCatalogSession } from './lib/catalogSession.js';
+import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
+import { fail, parseCommandLine } from './lib/cliOptions.js';
 
 const USAGE = 'usage: import FILE [--no-wait]   (FILE: a JSON array or JSON lines of listings; - for stdin)';
 
@@ -20,13 +20,10 @@ async function readInput(file: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = (() => {
-    try {
-      return parseArgs({ allowPositionals: true, options: { 'no-wait': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-    } catch (err) {
-      return fail(`${(err as Error).message}\n${USAGE}`);
-    }
-  })();
+  const { values, positionals } = parseCommandLine(
+    { allowPositionals: true, options: { 'no-wait': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } },
+    USAGE,
+  );
   const [file] = positionals;
   if (values.help || !file || positionals.length > 1) fail(USAGE, values.help ? 0 : 2);
   let text: string;

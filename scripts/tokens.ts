@@ -5,46 +5,31 @@
  *   npm run tokens -- revoke tok_0123456789abcdef
  * `issue` prints the token once; only its sha256 is stored.
  */
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../src/config.js';
 import { InvalidTokenRequestError, SellerTokenStore, type SellerToken } from '../src/publish/sellerTokens.js';
 import { createRedisClient } from '../src/store/redis.js';
+import { fail, loadConfigOrFail, parseCommandLine } from './lib/cliOptions.js';
 
 const USAGE = `usage:
   tokens issue --host HOST [--host HOST ...] [--label NAME]
   tokens list [--json]
   tokens revoke TOKEN_ID`;
 
-function fail(message: string, code = 2): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(code);
-}
-
 function row(token: SellerToken): string {
   return [token.id, token.label ?? '-', token.hosts.join(','), token.createdAt, token.revokedAt ?? '-'].join('\t');
 }
 
 async function main(): Promise<void> {
-  const { values, positionals } = (() => {
-    try {
-      return parseArgs({
-        allowPositionals: true,
-        options: { host: { type: 'string', multiple: true }, label: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      });
-    } catch (err) {
-      return fail(`${(err as Error).message}\n${USAGE}`);
-    }
-  })();
+  const { values, positionals } = parseCommandLine(
+    {
+      allowPositionals: true,
+      options: { host: { type: 'string', multiple: true }, label: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    },
+    USAGE,
+  );
   const [command, ...rest] = positionals;
   if (values.help || !command) fail(USAGE, values.help ? 0 : 2);
 
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) fail(err.message);
-    throw err;
-  }
+  const config = loadConfigOrFail();
   const redis = createRedisClient(config.redisUrl);
   redis.on('error', () => {});
   const store = new SellerTokenStore(redis, config.redisPrefix);

@@ -4,12 +4,13 @@
  * durable write queue is applied.
  */
 import { buildCatalog, type Catalog } from '../../src/catalog/index.js';
-import { ConfigError, loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
 import { ensureListingIndex } from '../../src/store/listingIndex.js';
 import { createRedisClient, type Redis } from '../../src/store/redis.js';
 import type { QueueStats } from '../../src/store/writeStream.js';
+import { fail, loadConfigOrFail } from './cliOptions.js';
 
 export interface CatalogSession {
   config: Config;
@@ -20,20 +21,9 @@ export interface CatalogSession {
   close(): Promise<void>;
 }
 
-export function fail(message: string, code = 2): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(code);
-}
-
 export async function openCatalogSession(env: Record<string, string | undefined> = process.env): Promise<CatalogSession> {
-  let config: Config;
-  try {
-    // Commands talk to people on stderr; the service's info logs would drown that.
-    config = loadConfig({ LOG_LEVEL: 'warn', ...env });
-  } catch (err) {
-    if (err instanceof ConfigError) fail(err.message);
-    throw err;
-  }
+  // Commands talk to people on stderr; the service's info logs would drown that.
+  const config = loadConfigOrFail({ LOG_LEVEL: 'warn', ...env });
   const logger = createLogger(config.logLevel);
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 60_000 });
   const redis = createRedisClient(config.redisUrl);
@@ -55,6 +45,21 @@ export async function openCatalogSession(env: Record<string, string | undefined>
       await Promise.allSettled([elasticsearch.close(), redis.quit()]);
     },
   };
+}
+
+/**
+ * The environment of a benchmark that writes to LISTINGS_ALIAS / LISTINGS_INDEX / REDIS_PREFIX (its
+ * own defaults when unset), refusing the service's alias: the benchmark deletes what it writes to.
+ */
+export function benchmarkEnv(defaults: { alias: string; index: string; redisPrefix: string }): Record<string, string | undefined> {
+  const env = {
+    ...process.env,
+    LISTINGS_ALIAS: process.env.LISTINGS_ALIAS ?? defaults.alias,
+    LISTINGS_INDEX: process.env.LISTINGS_INDEX ?? defaults.index,
+    REDIS_PREFIX: process.env.REDIS_PREFIX ?? defaults.redisPrefix,
+  };
+  if (env.LISTINGS_ALIAS === 'listings') fail('refusing to benchmark against the service alias "listings": set LISTINGS_ALIAS');
+  return env;
 }
 
 /**
