@@ -19,6 +19,7 @@ import autocannon from 'autocannon';
 import { getAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { loadConfig } from '../src/config.js';
+import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES as TYPES } from '../src/facilitator/exactScheme.js';
 import { Ledger } from '../src/facilitator/ledger.js';
 import { recoverTypedDataSignerUncached } from '../src/facilitator/recoverSigner.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
@@ -29,17 +30,7 @@ import { numberOption, parseCommandLine } from './lib/cliOptions.js';
 
 const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
-const DOMAIN = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: getAddress(USDC) } as const;
+const DOMAIN = tokenDomain('USDC', '2', 84532, USDC);
 
 const { values: options } = parseCommandLine(
   { options: { connections: { type: 'string', default: '8' }, verifies: { type: 'string', default: '10000' }, settles: { type: 'string', default: '6000' } } },

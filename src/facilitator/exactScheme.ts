@@ -9,7 +9,8 @@ import { Reason, reject, type Rejection } from './reasons.js';
 import { chainIdOf, isAddress, isObject, parseAmount, type PaymentRequest } from './request.js';
 import type { AcceptedPayment } from './transfer.js';
 
-const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+/** EIP-3009's struct as the token contract hashes it: a signature over anything else moves no funds. */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
     { name: 'from', type: 'address' },
     { name: 'to', type: 'address' },
@@ -19,6 +20,11 @@ const TRANSFER_WITH_AUTHORIZATION_TYPES = {
     { name: 'nonce', type: 'bytes32' },
   ],
 } as const;
+
+/** The token's own domain: name and version cannot be read off the address, so sellers send them in requirements.extra. */
+export function tokenDomain(name: string, version: string, chainId: number, token: string) {
+  return { name, version, chainId, verifyingContract: token.toLowerCase() as Hex };
+}
 
 /** A payment must stay valid a few seconds past verification, long enough to be settled. */
 export const VALIDITY_MARGIN_SECONDS = 6n;
@@ -66,7 +72,7 @@ export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): 
   try {
     signer = recoverTypedDataSigner(
       {
-        domain: { name, version, chainId: chainIdOf(requirements.network), verifyingContract: lower(requirements.asset) },
+        domain: tokenDomain(name, version, chainIdOf(requirements.network), requirements.asset),
         types: TRANSFER_WITH_AUTHORIZATION_TYPES,
         primaryType: 'TransferWithAuthorization',
         message: { from: lower(from), to: lower(to), value, validAfter, validBefore, nonce: nonce as Hex },

@@ -15,7 +15,8 @@ import type { AcceptedPayment, CheckMode } from './transfer.js';
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 export const UPTO_PERMIT2_PROXY_ADDRESS = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
 
-const UPTO_WITNESS_TYPES = {
+/** The witness struct x402's upto proxy hashes when it calls Permit2: the buyer signs exactly this. */
+export const UPTO_WITNESS_TYPES = {
   PermitWitnessTransferFrom: [
     { name: 'permitted', type: 'TokenPermissions' },
     { name: 'spender', type: 'address' },
@@ -33,6 +34,10 @@ const UPTO_WITNESS_TYPES = {
     { name: 'validAfter', type: 'uint256' },
   ],
 } as const;
+
+export function permit2Domain(chainId: number) {
+  return { name: 'Permit2', chainId, verifyingContract: PERMIT2_ADDRESS } as const;
+}
 
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 const lower = (address: unknown): Hex => String(address).toLowerCase() as Hex;
@@ -91,7 +96,7 @@ export function checkUptoPayment(
   try {
     signer = recoverTypedDataSigner(
       {
-        domain: { name: 'Permit2', chainId: chainIdOf(requirements.network), verifyingContract: PERMIT2_ADDRESS },
+        domain: permit2Domain(chainIdOf(requirements.network)),
         types: UPTO_WITNESS_TYPES,
         primaryType: 'PermitWitnessTransferFrom',
         message: {

@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { getAddress, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/facilitator/exactScheme.js';
+import { permit2Domain, UPTO_PERMIT2_PROXY_ADDRESS, UPTO_WITNESS_TYPES } from '../../src/facilitator/uptoScheme.js';
 
 export const NETWORK = 'eip155:84532';
 export const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 export const FACILITATOR_ADDRESS = '0xFAC1000000000000000000000000000000000402';
-export const UPTO_PROXY = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
-const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 
 export function newWallet(): LocalAccount {
   return privateKeyToAccount(generatePrivateKey());
@@ -62,17 +62,8 @@ export async function exactAuthorization(payer: LocalAccount, req: RequirementsV
     nonce: o.nonce ?? (`0x${randomBytes(32).toString('hex')}` as Hex),
   };
   const signature = await (o.signer ?? payer).signTypedData({
-    domain: { name: 'USDC', version: '2', chainId: o.chainId ?? 84532, verifyingContract: getAddress(req.asset) },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    domain: tokenDomain('USDC', '2', o.chainId ?? 84532, req.asset),
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: {
       ...authorization,
@@ -106,31 +97,14 @@ export async function uptoRequest(payer: LocalAccount, req: RequirementsV2, o: U
   const permit2Authorization = {
     from: payer.address,
     permitted: { token: getAddress(req.asset), amount: o.ceiling ?? req.amount },
-    spender: getAddress(o.spender ?? UPTO_PROXY),
+    spender: getAddress(o.spender ?? UPTO_PERMIT2_PROXY_ADDRESS),
     nonce: o.nonce ?? BigInt(`0x${randomBytes(31).toString('hex')}`).toString(),
     deadline: o.deadline ?? String(now() + req.maxTimeoutSeconds),
     witness: { to: getAddress(o.to ?? req.payTo), facilitator: getAddress(o.facilitator ?? FACILITATOR_ADDRESS), validAfter: o.validAfter ?? '0' },
   };
   const signature = await payer.signTypedData({
-    domain: { name: 'Permit2', chainId: 84532, verifyingContract: PERMIT2 },
-    types: {
-      PermitWitnessTransferFrom: [
-        { name: 'permitted', type: 'TokenPermissions' },
-        { name: 'spender', type: 'address' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'deadline', type: 'uint256' },
-        { name: 'witness', type: 'Witness' },
-      ],
-      TokenPermissions: [
-        { name: 'token', type: 'address' },
-        { name: 'amount', type: 'uint256' },
-      ],
-      Witness: [
-        { name: 'to', type: 'address' },
-        { name: 'facilitator', type: 'address' },
-        { name: 'validAfter', type: 'uint256' },
-      ],
-    },
+    domain: permit2Domain(84532),
+    types: UPTO_WITNESS_TYPES,
     primaryType: 'PermitWitnessTransferFrom',
     message: {
       permitted: { token: permit2Authorization.permitted.token, amount: BigInt(permit2Authorization.permitted.amount) },
