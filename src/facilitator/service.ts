@@ -19,6 +19,7 @@ import type { TrafficCataloger } from './trafficCatalog.js';
 import { sightingOf, type TrafficSighting } from './trafficSighting.js';
 import type { AcceptedPayment, CheckMode } from './transfer.js';
 import { checkUptoPayment } from './uptoScheme.js';
+import type { SettleResponse, VerifyResponse } from '../x402/wire.js';
 
 export interface SupportedKind {
   x402Version: number;
@@ -31,24 +32,6 @@ export interface SupportedResponse {
   kinds: SupportedKind[];
   extensions: string[];
   signers: Record<string, string[]>;
-}
-
-export interface VerifyResponse {
-  isValid: boolean;
-  invalidReason?: string;
-  invalidMessage?: string;
-  payer?: string;
-}
-
-export interface SettleResponse {
-  success: boolean;
-  errorReason?: string;
-  errorMessage?: string;
-  payer?: string;
-  transaction: string;
-  network: string;
-  /** Amount moved, in the asset's smallest unit (the actual amount for `upto`). */
-  amount?: string;
 }
 
 export interface FacilitatorDeps {

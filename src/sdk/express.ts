@@ -10,7 +10,7 @@ import { collectPayment, paymentRequiredV1, paymentRequiredV2, parsePaymentPaylo
 import { PaymentClaims } from './paymentClaims.js';
 import { buildRequirements, type PriceOptions } from './price.js';
 import { ServiceClient, type FetchLike } from './serviceClient.js';
-import { encodeBase64Json, HEADERS, type Describe, type PaymentRequirements, type SettleResponse } from './wire.js';
+import { encodeBase64Json, HEADERS, type Describe, type PaymentRequirements, type SettleResponse } from '../x402/wire.js';
 
 export interface SellerOptions extends Omit<PriceOptions, 'price' | 'amount'> {
   /** Base URL of the discovery service / facilitator, e.g. `http://127.0.0.1:8080`. */

@@ -10,4 +10,4 @@ export { ServiceClient, ServiceCallError, type ServiceClientOptions, type FetchL
 export { buildRequirements, dollarsToUnits, PriceConfigError, type PriceOptions, type Scheme } from './price.js';
 export { PaymentClaims } from './paymentClaims.js';
 export { parsePaymentPayload, paymentRequiredV1, paymentRequiredV2, type PaidResource } from './payment.js';
-export * from './wire.js';
+export * from '../x402/wire.js';

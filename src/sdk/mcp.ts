@@ -18,7 +18,7 @@ import { PaymentClaims } from './paymentClaims.js';
 import { buildRequirements, type PriceOptions } from './price.js';
 import { Publisher, type PublishOutcome, type PublisherOptions, type ToolListing } from './publisher.js';
 import { ServiceClient, type FetchLike } from './serviceClient.js';
-import type { PaymentRequirements } from './wire.js';
+import type { PaymentRequirements } from '../x402/wire.js';
 
 export const META = {
   payment: 'x402/payment',

@@ -14,7 +14,7 @@ import {
   type PaymentRequirements,
   type PaymentRequirementsV1,
   type SettleResponse,
-} from './wire.js';
+} from '../x402/wire.js';
 
 export interface PaidResource {
   url: string;

@@ -5,7 +5,7 @@
  * A claim is released when the payment is not charged (refused, tool error, service down).
  */
 import { createHash } from 'node:crypto';
-import type { PaymentPayload } from './wire.js';
+import type { PaymentPayload } from '../x402/wire.js';
 
 export class PaymentClaims {
   private readonly claims = new Map<string, number>();

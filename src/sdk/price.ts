@@ -4,7 +4,7 @@
  * what buyers' wallets sign over, so it travels in `extra` as @x402/evm expects.
  */
 import { legacyNetworkNames, toCaip2Network } from '../catalog/networks.js';
-import type { PaymentRequirements } from './wire.js';
+import type { PaymentRequirements } from '../x402/wire.js';
 
 export type Scheme = 'exact' | 'upto';
 

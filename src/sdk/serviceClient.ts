@@ -3,7 +3,7 @@
  * facilitator wire shapes), /discovery/announce and /discovery/publish. Every call has a timeout so
  * a slow service can never hold a seller's request or startup forever.
  */
-import type { PaymentPayload, PaymentRequirements, PaymentRequirementsV1, SettleResponse, VerifyResponse } from './wire.js';
+import type { PaymentPayload, PaymentRequirements, PaymentRequirementsV1, SettleResponse, VerifyResponse } from '../x402/wire.js';
 
 export type FetchLike = typeof fetch;
 

@@ -7,6 +7,7 @@ import { getAddress, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/facilitator/exactScheme.js';
 import { permit2Domain, UPTO_PERMIT2_PROXY_ADDRESS, UPTO_WITNESS_TYPES } from '../../src/facilitator/uptoScheme.js';
+import type { PaymentRequirements } from '../../src/x402/wire.js';
 
 export const NETWORK = 'eip155:84532';
 export const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -16,15 +17,7 @@ export function newWallet(): LocalAccount {
   return privateKeyToAccount(generatePrivateKey());
 }
 
-export interface RequirementsV2 {
-  scheme: string;
-  network: string;
-  asset: string;
-  amount: string;
-  payTo: string;
-  maxTimeoutSeconds: number;
-  extra: Record<string, unknown>;
-}
+export type RequirementsV2 = PaymentRequirements;
 
 export function requirements(payTo: string, overrides: Partial<RequirementsV2> = {}): RequirementsV2 {
   return {

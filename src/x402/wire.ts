@@ -1,7 +1,8 @@
 /**
- * The x402 wire shapes the SDK speaks (v2, and v1 where sellers' buyers still use it), written out
- * here so that the SDK has no runtime dependency on @x402/core. Header names and encodings are the
- * ones @x402/core and @x402/fetch use: base64 of UTF-8 JSON.
+ * The x402 wire shapes (v2, and v1 where sellers' buyers still use it) that the facilitator answers
+ * in and the seller SDK speaks, written out here so that neither has a runtime dependency on
+ * @x402/core. Header names and encodings are the ones @x402/core and @x402/fetch use: base64 of
+ * UTF-8 JSON.
  */
 
 export const HEADERS = {
@@ -101,6 +102,7 @@ export interface SettleResponse {
   payer?: string;
   transaction: string;
   network: string;
+  /** Amount moved, in the asset's smallest unit (the actual amount for `upto`). */
   amount?: string;
 }
 
