@@ -3,15 +3,7 @@
 # answer (starting them with scripts/services.sh when they do not), type-checks, runs mocha.
 # Extra arguments go to mocha (e.g. `npm test -- --grep cursor`).
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-
-[ -d node_modules ] || npm ci --no-audit --no-fund
-
-export ELASTICSEARCH_URL="${ELASTICSEARCH_URL:-http://127.0.0.1:9200}"
-export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
-ES_PORT="${ELASTICSEARCH_URL##*:}"; ES_PORT="${ES_PORT%%/*}"
-ES_PORT="$ES_PORT" bash scripts/services.sh start
+source "$(dirname "${BASH_SOURCE[0]}")/lib/prelude.sh"
 
 echo "[test] type-checking"
 npx tsc -p tsconfig.json --noEmit
