@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
 import express from 'express';
 import request from 'supertest';
-import { createApp } from '../src/app.js';
 import { httpListingId } from '../src/catalog/identity.js';
-import { announceRoutes } from '../src/http/routes/announce.js';
-import { AnnounceService } from '../src/ingest/announceService.js';
-import { ProbeStore } from '../src/ingest/probeStore.js';
-import { createRedisClient } from '../src/store/redis.js';
+import { announce, listing, settled } from './support/announcing.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, encodeHeader, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
 
@@ -15,7 +11,6 @@ describe('announce: probe, status, listing by id', function () {
   let h: Harness;
   let seller: LocalServer;
   let outsider: LocalServer;
-  const hits = new Map<string, number>();
 
   before(async () => {
     seller = await startServer({
@@ -33,10 +28,6 @@ describe('announce: probe, status, listing by id', function () {
       '/garbage': (_req, res) => void res.writeHead(402, { 'Content-Type': 'text/plain' }).end('pay me'),
       '/wrong-scheme': answers.v1(() => ({ x402Version: 1, accepts: [{ scheme: 'barter', network: 'base-sepolia', maxAmountRequired: '1', asset: 'x', payTo: 'y' }] })),
       '/too-expensive': answers.v1(() => v1Challenge(seller.url('/too-expensive'), '9999999999999999999')),
-      '/counted': (req, res) => {
-        hits.set('/counted', (hits.get('/counted') ?? 0) + 1);
-        answers.v1(() => v1Challenge(seller.url('/counted')))(req, res);
-      },
     });
     outsider = await startServer({ '/paid': answers.v1(() => v1Challenge(outsider.url('/paid'))) });
     h = await startHarness({ PROBE_ALLOW: `127.0.0.1:${seller.port}`, PROBE_TIMEOUT_MS: '400', RATE_LIMIT_ANNOUNCE: 'off' });
@@ -47,37 +38,16 @@ describe('announce: probe, status, listing by id', function () {
     await Promise.all([seller?.close(), outsider?.close()]);
   });
 
-  async function announce(body: object): Promise<{ id: string; status: string; deduplicated: boolean }> {
-    const res = await request(h.app).post('/discovery/announce').send(body).expect(202);
-    assert.match(res.body.id, /^lst_[0-9a-f]{24}$/);
-    assert.equal(res.headers.location, `/discovery/announce/status?id=${res.body.id}`);
-    return res.body;
-  }
-
-  async function settled(id: string): Promise<Record<string, string>> {
-    return waitFor(async () => {
-      const res = await request(h.app).get('/discovery/announce/status').query({ id }).expect(200);
-      return res.body.status === 'pending' ? undefined : res.body;
-    }, 10_000, 50);
-  }
-
-  async function listing(id: string): Promise<Record<string, any>> {
-    return waitFor(async () => {
-      const res = await request(h.app).get(`/discovery/resources/${id}`);
-      return res.status === 200 ? res.body : undefined;
-    }, 10_000, 50);
-  }
-
   describe('accepts a real 402', () => {
     it('v1 JSON body, nothing announced but the URL: lists what the 402 says', async () => {
       const url = seller.url('/v1/weather');
-      const { id, status } = await announce({ resource: url });
+      const { id, status } = await announce(h.app, { resource: url });
       assert.equal(id, httpListingId(url, 'GET'));
       assert.equal(status, 'pending');
-      const state = await settled(id);
+      const state = await settled(h.app, id);
       assert.equal(state.status, 'listed');
       assert.ok(state.lastProbedAt && !Number.isNaN(Date.parse(state.lastProbedAt)));
-      const found = await listing(id);
+      const found = await listing(h.app, id);
       assert.equal(found.type, 'http');
       assert.equal(found.resource, url);
       assert.deepEqual(found.payment, {
@@ -95,10 +65,10 @@ describe('announce: probe, status, listing by id', function () {
     it('v2 PAYMENT-REQUIRED header announced as the header value, with bazaar routeTemplate', async () => {
       const url = seller.url('/v2/forecast/paris');
       const challenge = encodeHeader(v2Challenge(url, { routeTemplate: '/v2/forecast/:city' }));
-      const { id } = await announce({ resource: url, challenge });
+      const { id } = await announce(h.app, { resource: url, challenge });
       assert.equal(id, httpListingId(url, 'GET', '/v2/forecast/:city'));
-      assert.equal((await settled(id)).status, 'listed');
-      const found = await listing(id);
+      assert.equal((await settled(h.app, id)).status, 'listed');
+      const found = await listing(h.app, id);
       assert.equal(found.resource, seller.url('/v2/forecast/{city}'));
       assert.equal(found.payment.amount, '2500');
       assert.equal(found.payment.network, 'eip155:84532');
@@ -111,15 +81,15 @@ describe('announce: probe, status, listing by id', function () {
 
     it('v1 challenge announced as an object that matches what is served', async () => {
       const url = seller.url('/v1/declared');
-      const { id } = await announce({ resource: url, method: 'GET', challenge: v1Challenge(url, '4000') });
-      assert.equal((await settled(id)).status, 'listed');
-      assert.equal((await listing(id)).payment.amount, '4000');
+      const { id } = await announce(h.app, { resource: url, method: 'GET', challenge: v1Challenge(url, '4000') });
+      assert.equal((await settled(h.app, id)).status, 'listed');
+      assert.equal((await listing(h.app, id)).payment.amount, '4000');
     });
 
     it('the SPEC 2.4 describe block carried in the 402 becomes the listing describe', async () => {
-      const { id } = await announce({ resource: seller.url('/v2/described') });
-      assert.equal((await settled(id)).status, 'listed');
-      assert.deepEqual((await listing(id)).describe, {
+      const { id } = await announce(h.app, { resource: seller.url('/v2/described') });
+      assert.equal((await settled(h.app, id)).status, 'listed');
+      assert.deepEqual((await listing(h.app, id)).describe, {
         title: 'Tide tables',
         description: 'High and low tides',
         tags: ['ocean'],
@@ -146,8 +116,8 @@ describe('announce: probe, status, listing by id', function () {
     ];
     for (const [path, reason, detail] of cases) {
       it(`${path}: rejected with ${reason}`, async () => {
-        const { id } = await announce({ resource: seller.url(path) });
-        const state = await settled(id);
+        const { id } = await announce(h.app, { resource: seller.url(path) });
+        const state = await settled(h.app, id);
         assert.equal(state.status, 'rejected');
         assert.equal(state.reason, reason);
         assert.match(state.detail!, detail);
@@ -158,8 +128,8 @@ describe('announce: probe, status, listing by id', function () {
 
     it('requirements that differ from what was announced: requirements_mismatch, nothing listed', async () => {
       const url = seller.url('/v1/mismatch');
-      const { id } = await announce({ resource: url, challenge: v1Challenge(url, '999') });
-      const state = await settled(id);
+      const { id } = await announce(h.app, { resource: url, challenge: v1Challenge(url, '999') });
+      const state = await settled(h.app, id);
       assert.equal(state.status, 'rejected');
       assert.equal(state.reason, 'requirements_mismatch');
       assert.match(state.detail!, /999/);
@@ -182,8 +152,8 @@ describe('announce: probe, status, listing by id', function () {
     ];
     it('private, loopback, link-local and unique-local addresses that are not allow-listed: blocked_address', async () => {
       for (const url of blocked()) {
-        const { id } = await announce({ resource: url });
-        const state = await settled(id);
+        const { id } = await announce(h.app, { resource: url });
+        const state = await settled(h.app, id);
         assert.equal(state.status, 'rejected', url);
         assert.equal(state.reason, 'blocked_address', `${url}: ${state.detail}`);
       }
@@ -197,73 +167,10 @@ describe('announce: probe, status, listing by id', function () {
     });
 
     it('a name that does not resolve: dns_failure', async () => {
-      const { id } = await announce({ resource: 'http://no-such-host.invalid/paid' });
-      const state = await settled(id);
+      const { id } = await announce(h.app, { resource: 'http://no-such-host.invalid/paid' });
+      const state = await settled(h.app, id);
       assert.equal(state.reason, 'dns_failure');
     });
-  });
-
-  describe('repeats are cheap', () => {
-    it('a second announce within the interval reuses the first probe', async () => {
-      const url = seller.url('/counted');
-      const first = await announce({ resource: url });
-      const again = await Promise.all([announce({ resource: url }), announce({ resource: `${url}?x=1#frag` })]);
-      for (const repeat of again) {
-        assert.equal(repeat.id, first.id);
-        assert.equal(repeat.deduplicated, true);
-      }
-      assert.equal((await settled(first.id)).status, 'listed');
-      const later = await announce({ resource: url });
-      assert.equal(later.deduplicated, true);
-      assert.equal(later.status, 'listed');
-      assert.equal(hits.get('/counted'), 1);
-    });
-  });
-
-  describe('bad announcements: 400 invalid_announce listing each field', () => {
-    const bad: Array<[string, unknown, string]> = [
-      ['no resource', {}, 'resource'],
-      ['not a URL', { resource: 'not a url' }, 'resource'],
-      ['ftp', { resource: 'ftp://example.com/file' }, 'resource'],
-      ['credentials', { resource: 'http://user:pw@example.com/x' }, 'resource'],
-      ['unknown field', { resource: 'http://example.com/x', price: 1 }, 'price'],
-      ['bad method', { resource: 'http://example.com/x', method: 'TRACE' }, 'method'],
-      ['challenge not base64', { resource: 'http://example.com/x', challenge: 'not base64!!' }, 'challenge'],
-      ['challenge without accepts', { resource: 'http://example.com/x', challenge: { x402Version: 2 } }, 'challenge'],
-      ['template that does not fit', { resource: 'http://example.com/a/b', routeTemplate: '/other/:id' }, 'routeTemplate'],
-      ['a template as resource', { resource: 'http://example.com/users/{id}' }, 'resource'],
-    ];
-    for (const [name, body, path] of bad) {
-      it(name, async () => {
-        const res = await request(h.app).post('/discovery/announce').send(body as object).expect(400);
-        assert.equal(res.body.code, 'invalid_announce');
-        assert.ok(res.body.errors.some((e: { path: string }) => e.path === path), JSON.stringify(res.body.errors));
-      });
-    }
-
-    it('status of something never announced: 404; without id or resource: 400', async () => {
-      const res = await request(h.app).get('/discovery/announce/status').query({ resource: 'http://example.com/never' }).expect(404);
-      assert.equal(res.body.code, 'not_found');
-      await request(h.app).get('/discovery/announce/status').expect(400);
-      await request(h.app).get('/discovery/announce/status').query({ id: 'x', nope: '1' }).expect(400);
-      await request(h.app).get('/discovery/resources/lst_nothing').expect(404);
-    });
-  });
-
-  it('Redis unreachable: 503 announce_unavailable with Retry-After, not a 500', async () => {
-    const down = createRedisClient('redis://127.0.0.1:1', { lazyConnect: true });
-    down.on('error', () => {});
-    try {
-      const store = new ProbeStore(down, 'down:');
-      const service = new AnnounceService(h.config.announce, store, h.container.catalog.reader);
-      const app = createApp({ config: h.config, logger: h.logger, elasticsearch: h.elasticsearch, redis: down, routers: [announceRoutes({ announce: service, reader: h.container.catalog.reader })] });
-      const res = await request(app).post('/discovery/announce').send({ resource: 'https://seller.example.com/x' }).expect(503);
-      assert.equal(res.body.code, 'announce_unavailable');
-      assert.equal(res.headers['retry-after'], '5');
-      await request(app).get('/discovery/announce/status').query({ id: 'lst_000000000000000000000000' }).expect(503);
-    } finally {
-      down.disconnect();
-    }
   });
 
   describe('sellers built with the x402 packages', () => {
