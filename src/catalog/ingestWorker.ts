@@ -6,22 +6,14 @@
  * taken over after `claimIdleMs`.
  */
 import type { Redis } from 'ioredis';
+import type { CatalogIngestSettings } from '../config.js';
 import type { BackgroundWorker } from '../container.js';
 import type { Logger } from '../logger.js';
 import type { ListingStore } from '../store/listingStore.js';
 import { consumerName, type StreamEntry, type WriteStream } from '../store/writeStream.js';
 import { decodeOperation, type CatalogOperation } from './operations.js';
 
-export interface IngestOptions {
-  batchSize: number;
-  /** Batches applied at the same time (never two touching the same listing). */
-  concurrency: number;
-  blockMs: number;
-  maxAttempts: number;
-  claimIdleMs: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-}
+export type IngestOptions = CatalogIngestSettings;
 
 export class IngestWorker implements BackgroundWorker {
   readonly name = 'catalog-ingest';

@@ -56,6 +56,7 @@ export interface HttpListing {
 export interface McpListing {
   id: string;
   type: 'mcp';
+  /** `mcp://<host>/<tool_name>` */
   resource: string;
   name: string;
   description: string;

@@ -3,7 +3,7 @@
  * data, import, benchmarks). Implemented by the durable write path in this folder; other modules
  * depend on this interface only.
  */
-import type { Describe, ListingSource, Payment, RemovalReason, Signals } from './listing.js';
+import type { Describe, ListingSource, McpListing, Payment, RemovalReason, Signals } from './listing.js';
 
 export interface HttpListingInput {
   type: 'http';
@@ -19,18 +19,8 @@ export interface HttpListingInput {
   signals?: Partial<Signals>;
 }
 
-export interface McpListingInput {
-  type: 'mcp';
-  /** `mcp://<host>/<tool_name>` */
-  resource: string;
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  payment: Payment;
-  tags?: string[];
-  signals?: Partial<Signals>;
-}
+/** The id is derived from the resource and debug belongs to reads; signals may be seeded in part (imports carry them). */
+export type McpListingInput = Omit<McpListing, 'id' | 'signals' | 'debug'> & { signals?: Partial<Signals> };
 
 export type ListingInput = HttpListingInput | McpListingInput;
 
