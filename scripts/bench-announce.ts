@@ -11,7 +11,8 @@
 import { spawn } from 'node:child_process';
 import type autocannon from 'autocannon';
 import { startServiceInProcess } from './lib/benchService.js';
-import { numberOption, parseCommandLine } from './lib/cliOptions.js';
+import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { latencySummary, percentile } from './lib/latency.js';
 
 const { values } = parseCommandLine(
   {
@@ -77,8 +78,6 @@ function runAutocannon(options: { url: string; resourcePrefix: string; distinctU
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
 async function main(): Promise<void> {
   const seller = await startSeller();
   const sellerPort = seller.port;
@@ -135,15 +134,11 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 1000 / rate));
     }
     await Promise.all(pending);
-    latencies.sort((a, b) => a - b);
     const searchable = {
       resources: count,
       searchable: latencies.length,
       notSearchableWithin30s: failures.length,
-      p50Ms: Math.round(percentile(latencies, 50)),
-      p95Ms: Math.round(percentile(latencies, 95)),
-      p99Ms: Math.round(percentile(latencies, 99)),
-      maxMs: Math.round(latencies[latencies.length - 1]!),
+      ...latencySummary(latencies),
       probeDoneP50Ms: 0,
       probeDoneP99Ms: 0,
     };
@@ -185,10 +180,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`bench-announce failed: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+runMain('bench-announce', main);

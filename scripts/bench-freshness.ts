@@ -10,6 +10,7 @@ import { dropCatalogKeys } from '../src/store/writeStream.js';
 import { generateListings } from './lib/listingGenerator.js';
 import { benchmarkEnv, openCatalogSession } from './lib/catalogSession.js';
 import { fail, numberOption, parseCommandLine } from './lib/cliOptions.js';
+import { latencySummary } from './lib/latency.js';
 
 const { values } = parseCommandLine(
   { options: { writes: { type: 'string', default: '300' }, rate: { type: 'string', default: '30' } } },
@@ -18,10 +19,6 @@ const { values } = parseCommandLine(
 const writes = numberOption('writes', values.writes, { min: 1, max: 10_000, integer: false });
 const rate = numberOption('rate', values.rate, { min: 1, max: 1000, integer: false });
 const env = benchmarkEnv({ alias: 'bench-fresh-listings', index: 'bench-fresh-listings-v1', redisPrefix: 'bench-fresh:' });
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-}
 
 async function main(): Promise<void> {
   const session = await openCatalogSession(env);
@@ -74,16 +71,12 @@ async function main(): Promise<void> {
   await poller;
   await catalog.worker.stop();
 
-  latencies.sort((a, b) => a - b);
   const report = {
     writes,
     ratePerSecond: rate,
     visible: latencies.length,
     notVisibleAfter60s: lost,
-    p50Ms: Math.round(percentile(latencies, 50)),
-    p95Ms: Math.round(percentile(latencies, 95)),
-    p99Ms: Math.round(percentile(latencies, 99)),
-    maxMs: Math.round(latencies[latencies.length - 1] ?? NaN),
+    ...latencySummary(latencies),
     targetP99Ms: 2000,
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -9,7 +9,8 @@
  * Uses its own index and Redis prefix (bench-publish-*), deleted at the end.
  */
 import { startServiceInProcess } from './lib/benchService.js';
-import { numberOption, parseCommandLine } from './lib/cliOptions.js';
+import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { latencySummary } from './lib/latency.js';
 
 const { values } = parseCommandLine(
   { options: { count: { type: 'string', default: '200' }, rate: { type: 'string', default: '20' } } },
@@ -20,18 +21,8 @@ const rate = numberOption('rate', values.rate, { min: 1, max: 500, integer: fals
 const POLL_MS = 25;
 const GIVE_UP_MS = 60_000;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
-
 function stats(latencies: number[], failures: number) {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    measured: sorted.length,
-    notWithin60s: failures,
-    p50Ms: Math.round(percentile(sorted, 50)),
-    p95Ms: Math.round(percentile(sorted, 95)),
-    p99Ms: Math.round(percentile(sorted, 99)),
-    maxMs: Math.round(sorted[sorted.length - 1] ?? NaN),
-  };
+  return { measured: latencies.length, notWithin60s: failures, ...latencySummary(latencies) };
 }
 
 async function main(): Promise<void> {
@@ -183,10 +174,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`bench-publish failed: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+runMain('bench-publish', main);

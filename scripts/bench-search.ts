@@ -26,7 +26,7 @@ import { createRedisClient } from '../src/store/redis.js';
 import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
 import { startServiceProcess } from './lib/benchService.js';
-import { numberOption, parseCommandLine } from './lib/cliOptions.js';
+import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
 
 interface Options {
@@ -232,10 +232,4 @@ function printReport(rows: Array<{ label: string; gateway: Measured; es: Measure
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench-search failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runMain('bench-search', main);

@@ -12,7 +12,7 @@ import { StalenessWorker } from '../src/ingest/stalenessWorker.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
 import { generateListings } from './lib/listingGenerator.js';
-import { numberOption, parseCommandLine } from './lib/cliOptions.js';
+import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 
 const { values } = parseCommandLine({ options: { count: { type: 'string', default: '100000' } } }, 'usage: bench-staleness [--count N]');
 const count = numberOption('count', values.count);
@@ -83,10 +83,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`bench-staleness failed: ${(err as Error).stack ?? String(err)}\n`);
-    process.exit(1);
-  },
-);
+runMain('bench-staleness', main);

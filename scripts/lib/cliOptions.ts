@@ -50,3 +50,17 @@ export function numberOption(name: string, text: string | undefined, range: Numb
   }
   return value;
 }
+
+/**
+ * Exits when `main` settles: clients and workers a run leaves open would otherwise keep the process
+ * alive after the report was written.
+ */
+export function runMain(name: string, main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${name} failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
