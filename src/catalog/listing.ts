@@ -129,19 +129,19 @@ function publicSignals(signals: Partial<Signals> | undefined): Signals {
 /** The response shape of SPEC.md section 2, built field by field so internals cannot leak. */
 export function toListing(doc: ListingDocument): Listing {
   if (doc.type === 'mcp') {
-    const listing: McpListing = {
+    // Keys in SPEC 2.2 order (optional ones where the table puts them), so responses read like the spec.
+    return {
       id: doc.id,
       type: 'mcp',
       resource: doc.resource,
       name: doc.name ?? '',
       description: doc.description ?? '',
       inputSchema: doc.inputSchema ?? { type: 'object' },
+      ...(doc.outputSchema ? { outputSchema: doc.outputSchema } : {}),
       payment: publicPayment(doc.payment),
+      ...(doc.tags && doc.tags.length > 0 ? { tags: doc.tags } : {}),
       signals: publicSignals(doc.signals),
     };
-    if (doc.outputSchema) listing.outputSchema = doc.outputSchema;
-    if (doc.tags && doc.tags.length > 0) listing.tags = doc.tags;
-    return listing;
   }
   const describe: Describe = {};
   if (doc.describe?.title != null) describe.title = doc.describe.title;
