@@ -61,9 +61,13 @@ async function main(): Promise<void> {
     logger.info('shutting down', { signal });
     // Stop accepting; in-flight requests finish; idle keep-alive sockets close now.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Keep-alive sockets become idle as their last response goes out; close each one then rather
+    // than waiting for the grace period.
     server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
     await closed;
+    clearInterval(sweep);
     clearTimeout(grace);
     await Promise.allSettled(container.workers.map((w) => w.stop()));
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Every benchmark, one after another (each uses its own index and Redis prefix and deletes them).
+# About 6 minutes on the 2-core development machine; numbers go to the README's Benchmarks section.
+# Run on a quiet machine: the service, Elasticsearch and the load generator share the cores.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+source "$ROOT/scripts/lib/prelude.sh"
+
+run() { echo; echo "=== $* ($(date -u +%H:%M:%S) UTC)"; npx tsx "$@"; }
+
+# The search benchmark reuses the 100,000 listings the ingest benchmark loads and keeps.
+LISTINGS_ALIAS=bench-listings LISTINGS_INDEX=bench-listings-v1 REDIS_PREFIX=bench: \
+  run scripts/bench-ingest.ts --count 100000 --keep
+run scripts/bench-search.ts --alias bench-listings --rounds 3 --duration 10
+curl -fsS -X DELETE "${ELASTICSEARCH_URL}/bench-listings-v1" >/dev/null || true
+run scripts/bench-freshness.ts
+run scripts/bench-facilitator.ts
+run scripts/bench-announce.ts
+run scripts/bench-publish.ts
+run scripts/bench-staleness.ts

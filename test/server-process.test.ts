@@ -1,0 +1,94 @@
+/**
+ * The real entry point as an operator runs it: a child process with environment variables.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createRedisClient } from '../src/store/redis.js';
+import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { testConfig } from './support/harness.js';
+
+const ENTRY = fileURLToPath(new URL('../src/server.ts', import.meta.url));
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function startServer(env: Record<string, string>): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => (out += String(chunk)));
+  child.stderr!.on('data', (chunk) => (err += String(chunk)));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function listeningUrl(run: Run, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const match = /listening on (http:\/\/\S+)/.exec(run.stdout());
+    if (match) return match[1]!;
+    if (run.child.exitCode !== null) throw new Error(`server exited: ${run.stderr()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server did not start');
+}
+
+describe('the server process', function () {
+  this.timeout(30_000);
+  const config = testConfig();
+  const env = { LISTINGS_ALIAS: config.listingsAlias, LISTINGS_INDEX: config.listingsIndex, REDIS_PREFIX: config.redisPrefix };
+
+  after(async () => {
+    const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
+    const redis = createRedisClient(config.redisUrl);
+    await dropDeploymentData(elasticsearch, redis, config);
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+  });
+
+  it('serves, and on SIGTERM finishes what is in flight, closes its clients and exits 0', async () => {
+    const run = startServer(env);
+    const url = await listeningUrl(run);
+    const ready = await fetch(`${url}/readyz`);
+    assert.equal(ready.status, 200);
+    // A request whose headers arrived but whose body is still coming is in flight when SIGTERM lands.
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += String(chunk)));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    const body = JSON.stringify({ resource: 'https://example.com/paid' });
+    socket.write(`POST /discovery/announce HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 300));
+    run.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(body);
+    await closed; // the server answers, then closes the connection as it shuts down
+    assert.match(answer, /^HTTP\/1\.1 202/);
+    assert.equal(await run.exited, 0);
+    assert.match(run.stdout(), /"message":"stopped"/);
+  });
+
+  it('refuses to start with invalid configuration, listing every bad variable (exit 2)', async () => {
+    const run = startServer({ ...env, PORT: 'http', REDIS_URL: 'localhost:6379' });
+    assert.equal(await run.exited, 2);
+    assert.match(run.stderr(), /PORT="http": must be an integer/);
+    assert.match(run.stderr(), /REDIS_URL="localhost:6379": must be a redis: or rediss: URL/);
+  });
+
+  it('refuses to start when Elasticsearch cannot be reached, saying how to start it (exit 1)', async () => {
+    const run = startServer({ ...env, ELASTICSEARCH_URL: 'http://127.0.0.1:1' });
+    assert.equal(await run.exited, 1);
+    assert.match(run.stderr(), /refusing to start: cannot prepare the listing index at http:\/\/127\.0\.0\.1:1/);
+    assert.match(run.stderr(), /npm run services -- start/);
+  });
+});
