@@ -69,7 +69,13 @@ async function main(): Promise<void> {
     await closed;
     clearInterval(sweep);
     clearTimeout(grace);
-    await Promise.allSettled(container.workers.map((w) => w.stop()));
+    // One at a time, last registered first: producers (signal flusher, traffic cataloger, probes)
+    // finish their writes before what they write through stops, and the catalog ingest worker,
+    // registered first, stops last. The facilitator's Redis connection closes only after its
+    // flusher pass and traffic writes completed.
+    for (const worker of [...container.workers].reverse()) {
+      await worker.stop().catch((err: unknown) => logger.warn('worker stop failed', { worker: worker.name, err: (err as Error).message }));
+    }
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
     logger.info('stopped');
     process.exit(0);

@@ -3,6 +3,9 @@ import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
 import { SignalCounters } from '../src/signals/counters.js';
 import { SignalFlusher } from '../src/signals/flusher.js';
+import type { CatalogWriter } from '../src/catalog/writer.js';
+import { buildFacilitator } from '../src/facilitator/index.js';
+import { createMetrics } from '../src/metrics.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 
@@ -100,5 +103,71 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
     assert.equal(doc.signals.rejectionRate7d, 0.5);
     assert.equal(doc.source, 'traffic');
     assert.equal(doc.describe?.description, 'Stock quotes by ticker');
+  });
+
+  describe('shutdown: the facilitator closes its Redis connection last', () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    /** The real writer, with `updateSignals` and `upsert` replaced by the given functions. */
+    const writerWith = (overrides: Partial<CatalogWriter>): CatalogWriter => {
+      const real = h.container.catalog.writer;
+      return {
+        upsert: (input, context) => real.upsert(input, context),
+        upsertMany: (inputs, context) => real.upsertMany(inputs, context),
+        touch: (id, seenAt) => real.touch(id, seenAt),
+        remove: (id, reason) => real.remove(id, reason),
+        updateSignals: (updates) => real.updateSignals(updates),
+        ...overrides,
+      };
+    };
+    // All at once, as the server used to stop them: the connection must still outlive its users.
+    const stopAll = async (workers: Array<{ stop(): Promise<void> }>) => {
+      await Promise.allSettled(workers.map((w) => w.stop()));
+    };
+
+    it('a flush pass in progress at stop puts its ids back in the dirty set when its write fails', async () => {
+      const prefix = `${h.config.redisPrefix}stopflush:`;
+      let writing: (() => void) | undefined;
+      const started = new Promise<void>((resolve) => (writing = resolve));
+      const writer = writerWith({
+        updateSignals: async () => {
+          writing!();
+          await sleep(300);
+          throw new Error('Elasticsearch went away');
+        },
+      });
+      const config = { ...h.config, redisPrefix: prefix, signalsFlushMs: 50 };
+      const facilitator = buildFacilitator(config, h.logger, { redis: h.redis, writer, reader: h.container.catalog.reader, metrics: createMetrics({ defaultMetrics: false }) });
+      await facilitator.counters.recordSettle('lst_stopflush');
+      for (const worker of facilitator.workers) worker.start();
+      await started;
+      await stopAll(facilitator.workers);
+      assert.deepEqual(await h.redis.smembers(`${prefix}signals:dirty`), ['lst_stopflush'], 'still dirty: the next process flushes it');
+    });
+
+    it('traffic writes started before stop finish before the connection closes', async () => {
+      const prefix = `${h.config.redisPrefix}stoptraffic:`;
+      const upserts: string[] = [];
+      const writer = writerWith({
+        upsert: async (input) => {
+          upserts.push(input.resource);
+          return { id: 'lst_unused', created: true };
+        },
+      });
+      const slowReader = { ...h.container.catalog.reader, get: async (id: string) => (await sleep(300), h.container.catalog.reader.get(id)) };
+      const config = { ...h.config, redisPrefix: prefix };
+      const facilitator = buildFacilitator(config, h.logger, { redis: h.redis, writer, reader: slowReader, metrics: createMetrics({ defaultMetrics: false }) });
+      for (const worker of facilitator.workers) worker.start();
+      const resource = 'http://stop.test/quote';
+      const accept = { scheme: 'exact' as const, network: NETWORK, asset: USDC, amount: '10' };
+      facilitator.cataloger.observe({
+        listingId: httpListingId(resource, 'GET'),
+        input: { type: 'http', resource, payment: accept },
+        acceptKey: `exact ${NETWORK}`,
+        accept,
+      });
+      await stopAll(facilitator.workers);
+      assert.deepEqual(upserts, [resource]);
+      assert.equal(await h.redis.hlen(`${prefix}traffic:accepts:${httpListingId(resource, 'GET')}`), 1);
+    });
   });
 });

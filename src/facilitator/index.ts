@@ -64,14 +64,26 @@ export function buildFacilitator(
         })),
       ),
   );
-  return { service, ledger, counters, flusher, cataloger, router: facilitatorRoutes(service), workers: [flusher, connection.closer] };
+  // The connection closes only after everything that uses it finished: the flusher's current pass
+  // (it pops ids from the dirty set and puts them back on failure) and every traffic write started
+  // so far. Otherwise stopping the workers in any order could quit it under them.
+  const closer: BackgroundWorker = {
+    name: connection.closer.name,
+    start: () => undefined,
+    stop: async () => {
+      await flusher.stop();
+      await cataloger.idle();
+      await connection.closer.stop();
+    },
+  };
+  return { service, ledger, counters, flusher, cataloger, router: facilitatorRoutes(service), workers: [flusher, closer] };
 }
 
 /**
  * The facilitator's own Redis connection with auto-pipelining: concurrent /verify and /settle
  * requests share one write per event-loop tick instead of one each (about 15% less CPU per request
  * in scripts/bench-facilitator.ts). Closed by the returned worker's stop(), like every other
- * resource the container's workers own.
+ * resource the container's workers own; buildFacilitator wraps it so that its users stop first.
  */
 function hotPathConnection(shared: Redis, logger: Logger): { redis: Redis; closer: BackgroundWorker } {
   const redis = shared.duplicate({ enableAutoPipelining: true });

@@ -3,7 +3,8 @@
  * the resource it pays for, through the CatalogWriter (source `traffic`). Accepts entries merge by
  * scheme and network across requests (kept in Redis, so every instance sees them). A listing a
  * seller published or announced keeps its declared content: traffic only marks it seen. Fire and
- * forget: a failure is logged and never reaches the payer's /verify or /settle response.
+ * forget: a failure is logged and never reaches the payer's /verify or /settle response. Shutdown
+ * awaits `idle()` before it closes the Redis connection these writes use.
  */
 import type { Redis } from 'ioredis';
 import type { CatalogReader } from '../catalog/reader.js';
@@ -61,9 +62,9 @@ export class TrafficCataloger {
     this.inFlight.add(task);
   }
 
-  /** Resolves when every write started so far finished (tests, shutdown). */
+  /** Resolves when no write is in flight, including writes started while waiting (tests, shutdown). */
   async idle(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
   private async write(sighting: TrafficSighting): Promise<void> {

@@ -67,7 +67,8 @@ export async function startHarness(overrides: Record<string, string> = {}, optio
     app,
     async close() {
       openHarnesses.delete(harness);
-      await Promise.allSettled(container.workers.map((w) => w.stop()));
+      // As src/server.ts: one at a time, last registered first (producers before the ingest worker).
+      for (const worker of [...container.workers].reverse()) await worker.stop().catch(() => undefined);
       await dropDeploymentData(elasticsearch, redis, config);
       await Promise.allSettled([elasticsearch.close(), redis.quit()]);
     },
