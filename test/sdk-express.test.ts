@@ -161,6 +161,29 @@ describe('seller SDK: Express paid() middleware', function () {
     }
   });
 
+  it('a request with a bogus Host header does not stop the real origin from being announced', async () => {
+    const announced: string[] = [];
+    const recording: typeof fetch = async (_input, init) => {
+      announced.push(JSON.parse(String(init?.body)).resource);
+      return new Response('{}', { status: 202, headers: { 'content-type': 'application/json' } });
+    };
+    const local = createSeller({ serviceUrl: 'http://service.invalid', payTo: sellerWallet.address, fetch: recording });
+    const app = express();
+    app.get('/stock/:ticker', local.paid({ amount: '10' }), (_req, res) => res.json({ ok: true }));
+    const listening = await listen(app);
+    try {
+      await request(listening.url).get('/stock/abc').set('Host', 'bogus.example').expect(402);
+      await local.announcer?.flush();
+      await request(listening.url).get('/stock/xyz').expect(402);
+      await local.announcer?.flush();
+      assert.deepEqual(announced, ['http://bogus.example/stock/abc', `${listening.url}/stock/xyz`]);
+      assert.equal(local.announcer?.announced().length, 2);
+    } finally {
+      await local.close();
+      await listening.close();
+    }
+  });
+
   it('a misconfigured price fails when the route is declared, not on a request', () => {
     assert.throws(() => seller.paid({ price: '0.0000001' }), /more than 6 decimals/);
     assert.throws(() => seller.paid({ amount: '1.5' }), /integer/);

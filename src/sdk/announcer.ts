@@ -2,7 +2,7 @@
  * Tells the service about a seller's paid routes (POST /discovery/announce) without ever slowing
  * the seller down: `enqueue` only records the route; a timer flushes what accumulated (one request
  * per route, a few in parallel), and a failed announce is retried with exponential backoff. Each
- * route is announced once per process after it succeeded.
+ * route is announced once per process and origin after it succeeded.
  */
 import { ServiceCallError, type ServiceClient } from './serviceClient.js';
 
@@ -57,8 +57,14 @@ export class Announcer {
     };
   }
 
+  /**
+   * `METHOD origin + (route template or path)`. The origin is part of the key: without `publicUrl`
+   * it comes from the request's Host header, and a request naming a bogus host must not mark the
+   * route done for the real one.
+   */
   static keyOf(a: Pick<Announcement, 'method' | 'routeTemplate' | 'resource'>): string {
-    return `${a.method.toUpperCase()} ${a.routeTemplate ?? new URL(a.resource).origin + new URL(a.resource).pathname}`;
+    const url = new URL(a.resource);
+    return `${a.method.toUpperCase()} ${url.origin}${a.routeTemplate ?? url.pathname}`;
   }
 
   /** Synchronous and cheap: safe on every 402. */

@@ -17,7 +17,8 @@ export interface SellerOptions extends Omit<PriceOptions, 'price' | 'amount'> {
   serviceUrl: string;
   /**
    * The seller's public base URL (`https://api.example.com`), used in `resource` and announces.
-   * Default: the request's own protocol and Host header.
+   * Default: the request's own protocol and Host header, which the client chooses: set it in
+   * production, or a request with a made-up Host gets that host announced.
    */
   publicUrl?: string;
   /** `false` turns announcing off; an object tunes batching and retries. */
