@@ -59,8 +59,8 @@ export class PublishService {
       throw err;
     });
     // A later publish by another token bound to the host (a rotated token) takes the listing over.
-    const previousOwner = await this.deps.redis.getset(this.ownerKey(write.id), token.id);
-    const created = typeof write.created === 'boolean' ? write.created : previousOwner === null;
+    await this.deps.redis.set(this.ownerKey(write.id), token.id);
+    const created = write.created;
 
     const existing = created ? undefined : await this.deps.lookup?.get(write.id).catch(() => undefined);
     const listing: McpListing = {
