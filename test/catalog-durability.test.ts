@@ -1,15 +1,39 @@
 import assert from 'node:assert/strict';
 import { buildCatalog, type Catalog } from '../src/catalog/index.js';
 import { buildListingDocument } from '../src/catalog/document.js';
-import { encodeOperation } from '../src/catalog/operations.js';
+import { encodeOperation, type CatalogOperation } from '../src/catalog/operations.js';
 import { createLogger } from '../src/logger.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
-import { WriteStream } from '../src/store/writeStream.js';
+import { WriteStream, type AppendRequest } from '../src/store/writeStream.js';
 import { startHarness, testConfig, uniqueNames, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 
 const silent = createLogger('error', { silent: true });
+
+type BulkLine = Record<string, { _id?: string } | undefined>;
+
+/**
+ * An Elasticsearch client whose next `_bulk` re-indexing a given listing first runs `before`: a
+ * concurrent change between the consumer's read and its write, so Elasticsearch answers with a real
+ * version conflict. Counts the version conflicts Elasticsearch reported.
+ */
+function interceptingClient(url: string) {
+  const client = createElasticsearchClient(url);
+  const bulk = client.bulk.bind(client);
+  const state = { conflicts: 0, next: undefined as { id: string; before: () => Promise<unknown> } | undefined };
+  client.bulk = (async (params: { operations?: BulkLine[] }, options?: unknown) => {
+    const next = state.next;
+    if (next && (params.operations ?? []).some((line, i) => i % 2 === 0 && line.index?._id === next.id)) {
+      state.next = undefined;
+      await next.before();
+    }
+    const response = (await bulk(params as never, options as never)) as { items: Array<Record<string, { error?: { type?: string } }>> };
+    for (const item of response.items) for (const result of Object.values(item)) if (result.error?.type === 'version_conflict_engine_exception') state.conflicts++;
+    return response;
+  }) as unknown as ElasticsearchClient['bulk'];
+  return { client, state };
+}
 
 describe('catalog write path durability', () => {
   describe('Elasticsearch unreachable', () => {
@@ -122,6 +146,91 @@ describe('catalog write path durability', () => {
         return l.length === 1 && (await h.container.catalog.queue.stats()).depth === 0 ? l : undefined;
       });
       assert.match(letters[0]!.reason, /unreadable/);
+    });
+  });
+
+  describe('stream order per listing when a write is retried', () => {
+    let h: Harness;
+    let catalog: Catalog;
+    let stream: WriteStream;
+    let es: ReturnType<typeof interceptingClient>;
+    before(async () => {
+      h = await startHarness({ CATALOG_RETRY_BASE_MS: '10', CATALOG_RETRY_MAX_MS: '50' }, { workers: false });
+      es = interceptingClient(h.config.elasticsearchUrl);
+      catalog = buildCatalog(h.config, silent, { elasticsearch: es.client, redis: h.redis });
+      stream = new WriteStream(h.redis, h.config.redisPrefix);
+      catalog.worker.start();
+    });
+    after(async () => {
+      await catalog.worker.stop();
+      await es.client.close();
+      await h.close();
+    });
+
+    const input = (path: string, amount: string) => httpInput({ resource: `https://order.example/${path}`, payment: { ...httpInput().payment, amount } });
+    function upsertRequest(path: string, amount: string): AppendRequest {
+      const doc = buildListingDocument(input(path, amount), { source: 'publish' }, new Date());
+      const operation: CatalogOperation = { op: 'upsert', id: doc.id, doc, replaceSignals: false };
+      return { listingId: doc.id, payload: encodeOperation(operation), live: { id: doc.id, present: true } };
+    }
+    function removeRequest(id: string): AppendRequest {
+      const operation: CatalogOperation = { op: 'remove', id, reason: 'unpublished', at: new Date().toISOString() };
+      return { listingId: id, payload: encodeOperation(operation), live: { id, present: false } };
+    }
+    /** A signals flush landing between the consumer's read of the listing and its `_bulk`. */
+    const signalsFlush = (id: string) => h.elasticsearch.update({ index: h.config.listingsAlias, id, doc: { signals: { settleCount7d: 3, rejectionRate7d: 0 } } });
+    async function settled(id: string) {
+      await waitFor(async () => (await catalog.queue.stats()).depth === 0, 10_000, 20);
+      return (await catalog.reader.get(id))!;
+    }
+
+    it('within one batch: upsert then remove, the upsert conflicting, ends removed (the remove waits for the replayed upsert)', async () => {
+      const { id } = await catalog.writer.upsert(input('unpublish', '1000'), { source: 'publish' });
+      await waitFor(() => catalog.reader.get(id));
+      const conflictsBefore = es.state.conflicts;
+      es.state.next = { id, before: () => signalsFlush(id) };
+      // One append is one atomic script: the consumer reads both entries in one batch.
+      await stream.append([upsertRequest('unpublish', '2000'), removeRequest(id)]);
+
+      const doc = await settled(id);
+      assert.equal(es.state.next, undefined, 'the concurrent change was injected');
+      assert.equal(es.state.conflicts - conflictsBefore, 1, 'the upsert met a real version conflict');
+      assert.equal(doc.removed, true, 'the unpublished listing stays unpublished');
+      assert.equal(doc.removedReason, 'unpublished');
+      assert.equal(doc.payment.amount, '2000');
+      assert.equal(doc.signals.settleCount7d, 3, 'the concurrent signals survive the replayed upsert');
+      assert.equal((await catalog.queue.stats()).deadLetters, 0);
+    });
+
+    it('across batches: a batch that fails while a newer batch for the same listing waits on it is applied first', async () => {
+      const { id } = await catalog.writer.upsert(input('reprice', '1000'), { source: 'publish' });
+      await waitFor(() => catalog.reader.get(id));
+      const conflictsBefore = es.state.conflicts;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inFlight = new Promise<void>((resolve) => (entered = resolve));
+      es.state.next = {
+        id,
+        before: async () => {
+          entered();
+          await gate;
+          await signalsFlush(id);
+        },
+      };
+      // Batch A: the upsert, held in its `_bulk` until released, then conflicting.
+      await stream.append([upsertRequest('reprice', '2000')]);
+      await inFlight;
+      // Batch B: the remove, read while A is in flight; it must wait for A and for A's retry.
+      await stream.append([removeRequest(id)]);
+      await waitFor(async () => (await catalog.queue.stats()).pending === 2, 10_000, 20);
+      release();
+
+      const doc = await settled(id);
+      assert.equal(es.state.conflicts - conflictsBefore, 1, 'the upsert met a real version conflict');
+      assert.equal(doc.removed, true, 'the remove applies after the retried upsert, not before it');
+      assert.equal(doc.payment.amount, '2000');
+      assert.equal(doc.signals.settleCount7d, 3);
     });
   });
 });

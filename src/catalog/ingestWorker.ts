@@ -57,7 +57,8 @@ export class IngestWorker implements BackgroundWorker {
   /**
    * Up to `concurrency` batches are applied at once (Elasticsearch works while the next batch is
    * read and prepared), but never two that touch the same listing, so writes to one listing apply
-   * in stream order. Entries to retry go first into the next batch, after everything in flight.
+   * in stream order. Entries to retry go first into the next batch, after everything in flight;
+   * that is checked after waiting for the overlapping batches, since one of them can fail meanwhile.
    */
   private async loop(): Promise<void> {
     const inflight = new Map<Promise<void>, Set<string>>();
@@ -79,18 +80,18 @@ export class IngestWorker implements BackgroundWorker {
           await this.pause(backoff);
           backoff = Math.min(backoff * 2, this.options.retryMaxMs);
           [batch, retry] = [retry, []];
-        } else {
-          batch = await this.nextBatch();
-          if (retry.length > 0) {
-            // A batch failed while this one was read: keep stream order for the listings involved.
-            await settle();
-            [batch, retry] = [[...retry, ...batch], []];
-          }
-        }
+        } else batch = await this.nextBatch();
         if (batch.length === 0) continue;
-        const ids = new Set(batch.map((e) => e.listingId ?? e.entryId));
+        let ids = new Set(batch.map((e) => e.listingId ?? e.entryId));
         const overlaps = () => [...inflight.values()].some((held) => [...ids].some((id) => held.has(id)));
         while (inflight.size > 0 && (inflight.size >= this.options.concurrency || overlaps())) await Promise.race(inflight.keys());
+        if (retry.length > 0) {
+          // A batch failed while this one was read or waited for it: its entries are older than
+          // this batch's, so they go first (after everything in flight), keeping stream order.
+          await settle();
+          [batch, retry] = [[...retry, ...batch], []];
+          ids = new Set(batch.map((e) => e.listingId ?? e.entryId));
+        }
         let kept: StreamEntry[] = [];
         const run: Promise<void> = this.process(batch)
           .then((again) => {

@@ -97,16 +97,37 @@ export class ListingStore {
 
   /**
    * Applies operations in order; one outcome per operation. A batch is cut into runs in which no
-   * listing appears twice, each run being one mget (for upserts) and one `_bulk`.
+   * listing appears twice, each run being one mget (for upserts) and one `_bulk`. Once an operation
+   * on a listing is not applied (retry, or failed), every later operation on that listing in the
+   * batch is `retry` without being sent: applying it now would put it ahead of the earlier one,
+   * which is replayed later (e.g. an upsert coming back over a later remove).
    */
   async apply(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
-    const outcomes: ApplyOutcome[] = [];
+    const outcomes: ApplyOutcome[] = new Array<ApplyOutcome>(operations.length);
+    /** Listings with an operation not applied in this batch, with the reason. */
+    const held = new Map<string, string>();
     let start = 0;
     while (start < operations.length) {
       const ids = new Set<string>();
+      const run: number[] = [];
       let end = start;
-      while (end < operations.length && !ids.has(operations[end]!.id)) ids.add(operations[end++]!.id);
-      outcomes.push(...(await this.applyRun(operations.slice(start, end))));
+      for (; end < operations.length; end++) {
+        const { id } = operations[end]!;
+        const earlier = held.get(id);
+        if (earlier !== undefined) {
+          outcomes[end] = { status: 'retry', reason: `an earlier write to this listing is not applied yet (${earlier})` };
+          continue;
+        }
+        if (ids.has(id)) break;
+        ids.add(id);
+        run.push(end);
+      }
+      const results = run.length > 0 ? await this.applyRun(run.map((i) => operations[i]!)) : [];
+      run.forEach((at, k) => {
+        const outcome = results[k] ?? { status: 'failed', reason: 'no outcome' };
+        outcomes[at] = outcome;
+        if (outcome.status === 'retry' || outcome.status === 'failed') held.set(operations[at]!.id, outcome.reason);
+      });
       start = end;
     }
     return outcomes;
