@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
+import { httpListingId } from '../src/catalog/identity.js';
 import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
@@ -106,6 +107,102 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
       return found && Date.parse(found.lastSeen) >= clock - 1000 ? found : undefined;
     });
     assert.equal(doc.removed, false);
+  });
+
+  describe('an announce of a listed id with another URL of that id cannot delist it', () => {
+    /** Requests the victim seller saw (path and query), so a test can tell which URL was probed. */
+    const hits: string[] = [];
+    const probed = async (id: string, since: string) =>
+      waitFor(async () => {
+        const state = await status(id);
+        return Date.parse(state.lastProbedAt) > Date.parse(since) ? state : undefined;
+      }, 10_000, 50);
+    const searchable = async (id: string, q: string) =>
+      ((await request(h.app).get('/discovery/search').query({ q }).expect(200)).body.results as Array<{ id: string }>).some((r) => r.id === id);
+
+    before(() => {
+      // The victim answers 402 on its URL; the same id with a query string, or another concrete
+      // path of its routeTemplate, answers 404 (400 would do as well).
+      seller.route('/victim/api', (req, res) => {
+        hits.push(req.url!);
+        if (req.url !== '/victim/api') return void res.writeHead(404).end();
+        answers.v2(() => v2Challenge(seller.url('/victim/api'), { describe: { title: 'Quokka census', description: 'Counts quokkas' } }))(req, res);
+      });
+      seller.route('/victim/users/*', (req, res) => {
+        hits.push(req.url!);
+        if (req.url !== '/victim/users/42') return void res.writeHead(404).end();
+        answers.v2(() => v2Challenge(seller.url('/victim/users/42'), { routeTemplate: '/victim/users/:id', describe: { title: 'Wombat registry', description: 'Wombats by id' } }))(req, res);
+      });
+    });
+
+    const victims: Array<[string, { resource: string; routeTemplate?: string }, { resource: string; routeTemplate?: string }, string, string]> = [
+      ['a query string', { resource: '/victim/api' }, { resource: '/victim/api?x=1' }, '/victim/api', 'quokka census'],
+      [
+        'another concrete path of its routeTemplate',
+        { resource: '/victim/users/42', routeTemplate: '/victim/users/:id' },
+        { resource: '/victim/users/doesnotexist', routeTemplate: '/victim/users/:id' },
+        '/victim/users/42',
+        'wombat registry',
+      ],
+    ];
+    for (const [what, victim, attack, verifiedPath, q] of victims) {
+      it(`${what}: the listing stays listed and searchable, and re-probes keep fetching the verified URL`, async () => {
+        const { id } = (await request(h.app).post('/discovery/announce').send({ ...victim, resource: seller.url(victim.resource) }).expect(202)).body;
+        await waitFor(async () => (await request(h.app).get(`/discovery/resources/${id}`)).status === 200, 10_000, 50);
+        const listedState = await status(id);
+        assert.equal(listedState.status, 'listed');
+
+        const from = hits.length;
+        const res = await request(h.app).post('/discovery/announce').send({ ...attack, resource: seller.url(attack.resource) }).expect(202);
+        assert.equal(res.body.id, id, 'the attacker hits the same listing id');
+        const after = await probed(id, listedState.lastProbedAt);
+        assert.equal(after.status, 'listed', JSON.stringify(after));
+        assert.equal(after.resource, seller.url(verifiedPath));
+        assert.deepEqual(hits.slice(from), [verifiedPath], 'the probe fetched the verified URL, not the announced one');
+        assert.equal((await request(h.app).get(`/discovery/resources/${id}`)).status, 200);
+        assert.equal((await h.container.catalog.reader.get(id))?.removed, false);
+        await waitFor(() => searchable(id, q), 10_000, 100);
+
+        // The next day's re-probe fetches the verified URL too, and the listing stays.
+        const reprobeFrom = hits.length;
+        clock = Date.now() + 27 * HOUR;
+        assert.ok((await later.probeWorker.runDue()) >= 1);
+        assert.deepEqual(hits.slice(reprobeFrom), [verifiedPath]);
+        const reprobed = await status(id);
+        assert.equal(reprobed.status, 'listed');
+        assert.equal(reprobed.resource, seller.url(verifiedPath));
+        assert.equal((await request(h.app).get(`/discovery/resources/${id}`)).status, 200);
+        assert.ok(await searchable(id, q));
+      });
+    }
+
+    it('defence in depth: a listed record whose URL was replaced anyway is not delisted by that URL failing', async () => {
+      // The victim listed by the first case, its record left as an announce before this fix could
+      // leave it: holding the attacker's URL.
+      const id = httpListingId(seller.url('/victim/api'), 'GET');
+      assert.equal((await status(id)).status, 'listed');
+      await h.redis.hset(`${h.config.redisPrefix}probe:rec:${id}`, 'resource', seller.url('/victim/api?x=1'));
+      const due = Date.now() + 28 * HOUR;
+      await h.redis.zadd(`${h.config.redisPrefix}probe:due`, due, id);
+      clock = due + 1000;
+      const from = hits.length;
+      assert.ok((await later.probeWorker.runDue()) >= 1);
+      assert.deepEqual(hits.slice(from), ['/victim/api?x=1']);
+      const state = await status(id);
+      assert.equal(state.status, 'listed');
+      assert.equal(state.reason, 'resource_mismatch');
+      assert.match(state.detail, /404/);
+      assert.equal(state.resource, seller.url('/victim/api'), 'back to the verified URL');
+      assert.equal((await request(h.app).get(`/discovery/resources/${id}`)).status, 200);
+      assert.equal((await h.container.catalog.reader.get(id))?.removed, false);
+
+      const reprobeFrom = hits.length;
+      clock = due + 2 * DAY;
+      await later.probeWorker.runDue();
+      assert.ok(hits.slice(reprobeFrom).includes('/victim/api'));
+      assert.ok(!hits.slice(reprobeFrom).includes('/victim/api?x=1'));
+      assert.equal((await status(id)).status, 'listed');
+    });
   });
 
   it('a seller that starts declaring a routeTemplate gets one templated listing instead of the concrete one', async () => {

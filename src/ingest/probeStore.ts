@@ -25,6 +25,9 @@ export interface ProbeRecord {
   announcedAt?: number;
   lastProbedAt?: number;
   listedAt?: number;
+  /** The resource and method of the probe that listed it: re-probes must fetch these, nothing else. */
+  verifiedResource?: string;
+  verifiedMethod?: string;
   nextProbeAt?: number;
   /** Consecutive transient failures (timeouts, refused connections, 5xx) of a listed resource. */
   failures: number;
@@ -42,15 +45,26 @@ export interface EnqueueRequest {
   minIntervalMs: number;
 }
 
+/**
+ * A listed record keeps the resource, method and routeTemplate it was verified with: the id ignores
+ * the query string and, for a templated id, the concrete path, so another announcer's URL for the
+ * same id (`?x=1`, `/users/doesnotexist`) must never become the URL the listing is re-probed at.
+ * Its announce only queues a re-probe of the verified URL (with its `expected`, if any). Pending and
+ * rejected records take the newest announced URL.
+ */
 const ENQUEUE = `
 if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') == false then
   return {0, redis.call('HGET', KEYS[2], 'status') or 'pending'}
 end
 local status = redis.call('HGET', KEYS[2], 'status')
-if status ~= 'listed' then status = 'pending' end
-redis.call('HSET', KEYS[2], 'id', ARGV[3], 'resource', ARGV[4], 'method', ARGV[5], 'routeTemplate', ARGV[6],
-  'expected', ARGV[7], 'status', status, 'announcedAt', ARGV[2])
-if status == 'pending' then redis.call('HDEL', KEYS[2], 'reason', 'detail') end
+if status == 'listed' then
+  redis.call('HSET', KEYS[2], 'expected', ARGV[7], 'announcedAt', ARGV[2])
+else
+  status = 'pending'
+  redis.call('HSET', KEYS[2], 'id', ARGV[3], 'resource', ARGV[4], 'method', ARGV[5], 'routeTemplate', ARGV[6],
+    'expected', ARGV[7], 'status', status, 'announcedAt', ARGV[2])
+  redis.call('HDEL', KEYS[2], 'reason', 'detail')
+end
 redis.call('PERSIST', KEYS[2])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
 if KEYS[4] ~= KEYS[2] then redis.call('SET', KEYS[4], ARGV[3], 'EX', 2592000) end
@@ -134,6 +148,8 @@ export class ProbeStore {
     if (hash.reason) record.reason = hash.reason;
     if (hash.detail) record.detail = hash.detail;
     if (hash.expected) record.expected = hash.expected;
+    if (hash.verifiedResource) record.verifiedResource = hash.verifiedResource;
+    if (hash.verifiedMethod) record.verifiedMethod = hash.verifiedMethod;
     for (const field of NUMBER_FIELDS) if (hash[field]) record[field] = Number(hash[field]);
     if (due !== null) record.nextProbeAt = Number(due);
     return record;

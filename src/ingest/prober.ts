@@ -3,7 +3,10 @@
  * and turn the outcome into a catalog write (upsert, touch or remove) plus a status record.
  * Security rule: a probe only removes a listing on what the resource itself answers (no 402, a
  * redirect, a broken challenge); an announce carrying wrong requirements never removes anything,
- * or anyone could delist a competitor by announcing it with a different price.
+ * or anyone could delist a competitor by announcing it with a different price. Nor does an announce
+ * of a listed id with another URL (a query string, another concrete path of a routeTemplate): the
+ * record keeps the URL it was listed with (ProbeStore), and a probe of any other URL is at most a
+ * rejection of that announcement, never a catalog write.
  */
 import type { AnnounceSettings } from '../config.js';
 import type { Payment } from '../catalog/listing.js';
@@ -27,7 +30,8 @@ export type ProbeReason =
   | 'timeout'
   | 'body_too_large'
   | 'invalid_url'
-  | 'invalid_listing';
+  | 'invalid_listing'
+  | 'resource_mismatch';
 
 export type ProbeOutcome =
   | { ok: true; challenge: ParsedChallenge }
@@ -122,6 +126,7 @@ export class Prober {
   private async apply(record: ProbeRecord, outcome: ProbeOutcome): Promise<void> {
     const at = this.now();
     const wasListed = record.status === 'listed';
+    if (wasListed && !probedVerifiedUrl(record)) return this.keepVerifiedUrl(record, outcome, at);
     if (outcome.ok) {
       const input = this.listingInput(record, outcome.challenge);
       let listingId: string;
@@ -140,7 +145,18 @@ export class Prober {
       if (listingId !== record.id && listingId !== record.listingId) await this.store.setAlias(listingId, record.id);
       await this.store.finish(
         record.id,
-        { status: 'listed', lastProbedAt: at, listedAt: wasListed ? record.listedAt : at, failures: 0, ...(listingId !== record.id ? { listingId } : {}) },
+        {
+          status: 'listed',
+          // What was fetched is what was verified (an announce during the probe may have written another URL).
+          resource: record.resource,
+          method: record.method,
+          verifiedResource: record.resource,
+          verifiedMethod: record.method,
+          lastProbedAt: at,
+          listedAt: wasListed ? record.listedAt : at,
+          failures: 0,
+          ...(listingId !== record.id ? { listingId } : {}),
+        },
         {
           nextProbeAt: at + this.jitter(this.settings.reprobeIntervalMs),
           clear: listingId !== record.id ? ['reason', 'detail', 'expected'] : ['reason', 'detail', 'expected', 'listingId'],
@@ -175,6 +191,25 @@ export class Prober {
     this.onResult?.('removed', outcome.reason);
   }
 
+  /**
+   * A listed record whose resource is not the URL it was listed with (defence in depth: ProbeStore
+   * never lets an announce replace it). Whatever that URL answered says nothing about the listing:
+   * no upsert, no removal, no failure count; the record goes back to its verified URL, which the
+   * next re-probe fetches.
+   */
+  private async keepVerifiedUrl(record: ProbeRecord, outcome: ProbeOutcome, at: number): Promise<void> {
+    const verified = record.verifiedResource!;
+    const answered = outcome.ok ? 'it answers a valid 402' : outcome.detail;
+    const detail = `probed ${record.method} ${record.resource}, not the listed ${record.verifiedMethod ?? record.method} ${verified} (${answered}); the listing is kept`;
+    await this.store.finish(
+      record.id,
+      { resource: verified, method: record.verifiedMethod ?? record.method, lastProbedAt: at, reason: 'resource_mismatch', detail: detail.slice(0, 500) },
+      { nextProbeAt: at + this.jitter(this.settings.reprobeIntervalMs), clear: ['expected'] },
+    );
+    this.logger.warn('probe of a listed id fetched another URL than the listed one; listing kept', { id: record.id, resource: record.resource, verified });
+    this.onResult?.('kept', 'resource_mismatch');
+  }
+
   private listingInput(record: ProbeRecord, challenge: ParsedChallenge): HttpListingInput {
     const [primary, ...others] = challenge.accepts;
     const input: HttpListingInput = {
@@ -195,6 +230,12 @@ export class Prober {
   private jitter(intervalMs: number): number {
     return Math.round(intervalMs * (0.9 + Math.random() * 0.2));
   }
+}
+
+/** True unless the record knows the URL it was listed with and this probe fetched another one. */
+function probedVerifiedUrl(record: ProbeRecord): boolean {
+  if (record.verifiedResource === undefined) return true; // listed before verified URLs were recorded
+  return record.resource === record.verifiedResource && record.method === (record.verifiedMethod ?? record.method);
 }
 
 function stripExtra(payment: Payment & { extra?: unknown }): Payment {
