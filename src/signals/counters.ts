@@ -1,10 +1,11 @@
 /**
- * Rolling 7-day traffic counters per listing in Redis. Counts live in hourly buckets (one key per
- * listing, counter and hour) that expire on their own a week after their hour ends; a window read
- * sums the 168 buckets that the clock puts inside the last 7 days, so older traffic stops counting
- * even before Redis drops its keys. Every change marks the listing dirty for the flusher, and each
- * bucket is scheduled (a sorted set scored by the time it leaves the window) so that the listing is
- * flushed again when its counts fall, whether or not new traffic arrives.
+ * Rolling 7-day traffic counters per listing in Redis. Counts live in hourly buckets: one hash per
+ * listing and counter whose fields are hours, so a window read is one HGETALL that returns only the
+ * hours that saw traffic (a busy flush of 500 listings reads a few thousand fields, not 250,000
+ * keys). Hours outside the last 7 days stop counting at once and are pruned when read; the hash
+ * itself expires a week after its last write. Every change marks the listing dirty for the flusher,
+ * and each bucket is scheduled (a sorted set scored by the time it leaves the window) so that the
+ * listing is flushed again when its counts fall, whether or not new traffic arrives.
  */
 import type { Redis } from 'ioredis';
 import type { Signals } from '../catalog/listing.js';
@@ -22,8 +23,9 @@ export class SignalCounters {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  private bucketKey(listingId: string, counter: Counter, hour: number): string {
-    return `${this.prefix}signals:${listingId}:${counter}:${hour}`;
+  /** Hash of `hour -> count` for one listing and counter. */
+  private bucketsKey(listingId: string, counter: Counter): string {
+    return `${this.prefix}signals:${listingId}:${counter}`;
   }
 
   private lastSettledKey(listingId: string): string {
@@ -42,13 +44,13 @@ export class SignalCounters {
   private async bump(listingId: string, counters: Counter[], lastSettled?: string): Promise<void> {
     const now = this.clock().getTime();
     const hour = Math.floor(now / HOUR_MS);
-    // Relative TTL (the bucket's remaining life in the window), so an injected clock never makes Redis
-    // drop a bucket the window still counts.
+    // Relative TTL (the newest bucket's remaining life in the window), so an injected clock never
+    // makes Redis drop buckets the window still counts.
     const ttlSeconds = Math.ceil(((hour + 1 + WINDOW_HOURS) * HOUR_MS - now) / 1000);
     const pipeline = this.redis.pipeline();
     for (const counter of counters) {
-      const key = this.bucketKey(listingId, counter, hour);
-      pipeline.incr(key).expire(key, ttlSeconds);
+      const key = this.bucketsKey(listingId, counter);
+      pipeline.hincrby(key, String(hour), 1).expire(key, ttlSeconds);
     }
     if (lastSettled) pipeline.set(this.lastSettledKey(listingId), lastSettled, 'EX', WINDOW_HOURS * 3600 * 5);
     pipeline.sadd(this.dirtyKey, listingId).zadd(this.agingKey, (hour + WINDOW_HOURS) * HOUR_MS, `${listingId}|${hour}`);
@@ -71,25 +73,32 @@ export class SignalCounters {
     const out = new Map<string, Signals>();
     if (listingIds.length === 0) return out;
     const hour = Math.floor(this.clock().getTime() / HOUR_MS);
+    const oldestCounted = hour - WINDOW_HOURS + 1;
+    const counters = ['settle', 'verify', 'reject'] as const;
     const pipeline = this.redis.pipeline();
     for (const id of listingIds) {
-      for (const counter of ['settle', 'verify', 'reject'] as const) {
-        const keys: string[] = [];
-        for (let h = hour - WINDOW_HOURS + 1; h <= hour; h++) keys.push(this.bucketKey(id, counter, h));
-        pipeline.mget(...keys);
-      }
+      for (const counter of counters) pipeline.hgetall(this.bucketsKey(id, counter));
       pipeline.get(this.lastSettledKey(id));
     }
     const results = (await pipeline.exec()) ?? [];
-    const sum = (entry: [Error | null, unknown] | undefined): number => {
+    const expired = this.redis.pipeline();
+    const sum = (id: string, counter: Counter, entry: [Error | null, unknown] | undefined): number => {
       if (!entry || entry[0]) throw entry?.[0] ?? new Error('missing pipeline result');
-      return (entry[1] as Array<string | null>).reduce((total, v) => total + (v ? Number(v) : 0), 0);
+      let total = 0;
+      const old: string[] = [];
+      for (const [field, value] of Object.entries(entry[1] as Record<string, string>)) {
+        const bucketHour = Number(field);
+        if (bucketHour < oldestCounted) old.push(field);
+        else if (bucketHour <= hour) total += Number(value);
+      }
+      if (old.length > 0) expired.hdel(this.bucketsKey(id, counter), ...old);
+      return total;
     };
     listingIds.forEach((id, i) => {
       const base = i * 4;
-      const settles = sum(results[base]);
-      const verifies = sum(results[base + 1]);
-      const rejects = sum(results[base + 2]);
+      const settles = sum(id, 'settle', results[base]);
+      const verifies = sum(id, 'verify', results[base + 1]);
+      const rejects = sum(id, 'reject', results[base + 2]);
       const lastSettled = results[base + 3]?.[1] as string | null | undefined;
       const signals: Signals = {
         settleCount7d: settles,
@@ -98,6 +107,8 @@ export class SignalCounters {
       if (lastSettled) signals.lastSettled = lastSettled;
       out.set(id, signals);
     });
+    // Pruning is housekeeping: the window sum above already ignores old hours.
+    if (expired.length > 0) await expired.exec();
     return out;
   }
 
