@@ -7,6 +7,7 @@ import type { BackgroundWorker } from '../container.js';
 import type { StaleListingFinder } from '../catalog/staleListings.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
+import { PeriodicTask } from '../periodicTask.js';
 import type { ProbeStore } from './probeStore.js';
 
 export interface StalenessOptions {
@@ -19,8 +20,7 @@ export interface StalenessOptions {
 
 export class StalenessWorker implements BackgroundWorker {
   readonly name = 'staleness-sweeper';
-  private timer?: NodeJS.Timeout;
-  private current?: Promise<unknown>;
+  private readonly task: PeriodicTask;
   private readonly now: () => number;
   /** Observer for metrics: listings expired by one sweep. */
   onExpired?: (count: number) => void;
@@ -33,23 +33,17 @@ export class StalenessWorker implements BackgroundWorker {
     private readonly options: StalenessOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.task = new PeriodicTask(() => this.sweep(), options.sweepIntervalMs, (err) =>
+      this.logger.warn('staleness sweep failed', { err: (err as Error).message }),
+    );
   }
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.current) return;
-      this.current = this.sweep()
-        .catch((err) => this.logger.warn('staleness sweep failed', { err: (err as Error).message }))
-        .finally(() => (this.current = undefined));
-    }, this.options.sweepIntervalMs);
-    this.timer.unref();
+    this.task.start();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.current;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One pass; resolves with the ids it removed. */

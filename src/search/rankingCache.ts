@@ -7,6 +7,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { BackgroundWorker } from '../container.js';
 import type { Logger } from '../logger.js';
+import { PeriodicTask } from '../periodicTask.js';
 import { readTunables } from '../store/rankingTunables.js';
 import { SIMILARITY_NAME, shippedRanking, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
 
@@ -14,16 +15,19 @@ export class RankingCache implements BackgroundWorker {
   readonly name = 'ranking-settings';
   private settings: RankingSettings | undefined;
   private loading: Promise<RankingSettings> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = true;
+  private readonly task: PeriodicTask;
   private lastWarning = '';
 
   constructor(
     private readonly client: Client,
     private readonly alias: string,
-    private readonly refreshMs: number,
+    refreshMs: number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.task = new PeriodicTask(() => this.refresh(), refreshMs, (err) =>
+      this.logger.debug('ranking tunables not refreshed', { err: String(err) }),
+    );
+  }
 
   /** The settings in force; the first call reads the index (and fails like a search would if it cannot). */
   async current(): Promise<RankingSettings> {
@@ -56,22 +60,10 @@ export class RankingCache implements BackgroundWorker {
   }
 
   start(): void {
-    this.stopped = false;
-    this.schedule();
+    this.task.start();
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.refresh()
-        .catch((err: unknown) => this.logger.debug('ranking tunables not refreshed', { err: String(err) }))
-        .finally(() => this.schedule());
-    }, this.refreshMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 }

@@ -6,15 +6,14 @@
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { BackgroundWorker } from '../container.js';
 import type { Logger } from '../logger.js';
+import { PeriodicTask } from '../periodicTask.js';
 import type { SignalCounters } from './counters.js';
 
 const BATCH = 500;
 
 export class SignalFlusher implements BackgroundWorker {
   readonly name = 'signal-flusher';
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly task: PeriodicTask;
   /** Listings flushed since start; tests and the benchmark read it. */
   flushed = 0;
 
@@ -22,34 +21,20 @@ export class SignalFlusher implements BackgroundWorker {
     private readonly counters: SignalCounters,
     private readonly writer: () => CatalogWriter | undefined,
     private readonly logger: Logger,
-    private readonly intervalMs: number,
-  ) {}
+    intervalMs: number,
+  ) {
+    this.task = new PeriodicTask(() => this.flushNow(), intervalMs, (err) =>
+      this.logger.warn('signal flush failed; will retry', { err: (err as Error).message }),
+    );
+  }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule();
+    this.task.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.flushNow()
-        .then(
-          () => undefined,
-          (err: unknown) => {
-            this.logger.warn('signal flush failed; will retry', { err: (err as Error).message });
-          },
-        )
-        .finally(() => this.schedule());
-    }, this.intervalMs);
-    this.timer.unref();
+  /** Resolves once the pass in progress (if any) finished; no new pass starts after it. */
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One flush pass: every dirty listing, and every listing whose counts aged, reaches the writer. */
