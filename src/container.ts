@@ -3,8 +3,8 @@
  * background workers. The server and the integration tests both build the service through here.
  */
 import type { Router } from 'express';
-import type { Client } from '@elastic/elasticsearch';
-import type { Redis } from 'ioredis';
+import type { BackgroundWorker } from './core/worker.js';
+import type { Clients } from './core/clients.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { buildCatalog, type CatalogQueue } from './catalog/index.js';
@@ -20,18 +20,6 @@ import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
 
-export interface Clients {
-  elasticsearch: Client;
-  redis: Redis;
-}
-
-/** A loop that runs beside the HTTP server (ingest consumer, signal flusher, re-prober, ...). */
-export interface BackgroundWorker {
-  readonly name: string;
-  start(): void;
-  /** Resolves once the current iteration finished; no new work starts after it is called. */
-  stop(): Promise<void>;
-}
 
 export interface Container {
   routers: Router[];

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { isPublicAddress, ProbeAllowList, unmapIPv4 } from '../src/ingest/addressPolicy.js';
+import { unmapIPv4 } from '../src/core/ipAddress.js';
+import { isPublicAddress, ProbeAllowList } from '../src/ingest/addressPolicy.js';
 import { parseChallenge, requirementsDifference } from '../src/ingest/challenge.js';
 import { templateMatchesPath } from '../src/ingest/routeTemplate.js';
 

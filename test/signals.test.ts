@@ -23,7 +23,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
     let counters: SignalCounters;
     before(() => {
       now = Date.UTC(2026, 0, 10, 12, 30);
-      counters = new SignalCounters(h.redis, `${h.config.redisPrefix}clock:`, () => new Date(now));
+      counters = new SignalCounters(h.redis, `${h.config.redisPrefix}clock:`, () => now);
     });
 
     it('counts settlements for 7 days, then they stop counting', async () => {
@@ -57,7 +57,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
 
   it('the flush reaches Elasticsearch, and aged-out counts fall there too', async () => {
     let now = Date.now();
-    const counters = new SignalCounters(h.redis, `${h.config.redisPrefix}aging:`, () => new Date(now));
+    const counters = new SignalCounters(h.redis, `${h.config.redisPrefix}aging:`, () => now);
     const flusher = new SignalFlusher(counters, () => h.container.catalog.writer, h.logger, 60_000);
     const resource = 'http://aging.test/report';
     const { id } = await h.container.catalog.writer.upsert(

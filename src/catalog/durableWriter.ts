@@ -3,6 +3,7 @@
  * write to the durable Redis stream. A call resolves once the write is in the stream; the ingest
  * consumer (ingestWorker.ts) applies it to Elasticsearch.
  */
+import { systemClock, type Clock } from '../core/clock.js';
 import type { AppendRequest, WriteStream } from '../store/writeStream.js';
 import { buildListingDocument } from './document.js';
 import type { RemovalReason, Signals } from './listing.js';
@@ -13,11 +14,11 @@ import type { BulkWriteResult, CatalogWriter, ListingInput, WriteContext } from 
 export class DurableCatalogWriter implements CatalogWriter {
   constructor(
     private readonly stream: WriteStream,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private upsertRequest(input: ListingInput, context: WriteContext): AppendRequest & { id: string } {
-    const doc = buildListingDocument(input, context, this.now());
+    const doc = buildListingDocument(input, context, new Date(this.clock()));
     const operation: CatalogOperation = { op: 'upsert', id: doc.id, doc, replaceSignals: input.signals !== undefined };
     return { id: doc.id, listingId: doc.id, payload: encodeOperation(operation), live: { id: doc.id, present: true } };
   }
@@ -44,12 +45,12 @@ export class DurableCatalogWriter implements CatalogWriter {
   }
 
   async touch(id: string, seenAt?: Date): Promise<void> {
-    const operation: CatalogOperation = { op: 'touch', id, seenAt: (seenAt ?? this.now()).toISOString() };
+    const operation: CatalogOperation = { op: 'touch', id, seenAt: (seenAt ?? new Date(this.clock())).toISOString() };
     await this.stream.append([{ listingId: id, payload: encodeOperation(operation) }]);
   }
 
   async remove(id: string, reason: RemovalReason): Promise<void> {
-    const operation: CatalogOperation = { op: 'remove', id, reason, at: this.now().toISOString() };
+    const operation: CatalogOperation = { op: 'remove', id, reason, at: new Date(this.clock()).toISOString() };
     await this.stream.append([{ listingId: id, payload: encodeOperation(operation), live: { id, present: false } }]);
   }
 

@@ -6,6 +6,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import { ListingStore } from '../store/listingStore.js';
 import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
@@ -33,13 +34,13 @@ export function buildCatalog(
   config: Config,
   logger: Logger,
   clients: { elasticsearch: Client; redis: Redis },
-  now: () => Date = () => new Date(),
+  clock: Clock = systemClock,
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now);
+  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, clock);
   return {
-    writer: new DurableCatalogWriter(stream, now),
+    writer: new DurableCatalogWriter(stream, clock),
     reader: new StoreCatalogReader(store),
     queue: {
       stats: () => stream.stats(),

@@ -7,8 +7,9 @@
  */
 import type { Redis } from 'ioredis';
 import type { CatalogIngestSettings } from '../config.js';
-import type { BackgroundWorker } from '../container.js';
+import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import type { ListingStore } from '../store/listingStore.js';
 import { consumerName, type StreamEntry, type WriteStream } from '../store/writeStream.js';
 import { decodeOperation, type CatalogOperation } from './operations.js';
@@ -32,7 +33,7 @@ export class IngestWorker implements BackgroundWorker {
     private readonly store: ListingStore,
     private readonly logger: Logger,
     private readonly options: IngestOptions,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   start(): void {
@@ -125,7 +126,7 @@ export class IngestWorker implements BackgroundWorker {
   }
 
   private async nextBatch(): Promise<StreamEntry[]> {
-    const at = this.now().getTime();
+    const at = this.clock();
     if (at - this.lastClaimAt >= Math.min(this.options.claimIdleMs, 1000)) {
       this.lastClaimAt = at;
       const claimed = await this.stream.claimAbandoned(this.consumer, this.options.claimIdleMs, this.options.batchSize);
@@ -147,7 +148,7 @@ export class IngestWorker implements BackgroundWorker {
       const operation = decodeOperation(entry.payload);
       if (operation?.op === 'upsert') operation.probablyNew = entry.probablyNew === true;
       if (operation) decoded.push({ entry, operation });
-      else await this.stream.deadLetter(entry, 'unreadable entry: not a catalog write operation', 1, this.now());
+      else await this.stream.deadLetter(entry, 'unreadable entry: not a catalog write operation', 1, new Date(this.clock()));
     }
     const started = performance.now();
     const outcomes = await this.store.apply(decoded.map((d) => d.operation));
@@ -165,7 +166,7 @@ export class IngestWorker implements BackgroundWorker {
       } else {
         const attempts = await this.stream.recordFailure(entry.entryId);
         if (attempts >= this.options.maxAttempts) {
-          await this.stream.deadLetter(entry, outcome.reason, attempts, this.now());
+          await this.stream.deadLetter(entry, outcome.reason, attempts, new Date(this.clock()));
           // Never stored: not live (a later correct write reports created). An older version stays live.
           if (operation.op === 'upsert' && !(await this.store.get(operation.id))) await this.stream.removeLive([operation.id]);
           this.logger.error('catalog ingest: write dead-lettered', { id: operation.id, op: operation.op, reason: outcome.reason, attempts });

@@ -5,6 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
+import { HTTP_METHODS, httpMethod } from '../core/httpMethods.js';
 import { canonicalizeHttpUrl, canonicalizeMcpResource, InvalidResourceError } from './identity.js';
 import { envelopeSchema, httpListingSchema, mcpListingSchema } from './listingSchema.js';
 import { toCaip2Network } from './networks.js';
@@ -19,7 +20,6 @@ export class InvalidListingError extends Error {
   }
 }
 
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
 /** The mapping stores `payment.amount` as a signed 64-bit `long`. */
 const MAX_AMOUNT = '9223372036854775807';
@@ -134,7 +134,7 @@ export function validateListingInput(input: unknown): InvalidField[] {
   const record = input as Record<string, unknown>;
   const validate = record.type === 'http' ? validators.http : validators.mcp;
   const found: InvalidField[] = validate(input) ? [] : (validate.errors ?? []).map(describeAjvError);
-  if (record.type === 'http' && typeof record.method === 'string' && !(HTTP_METHODS as readonly string[]).includes(record.method.toUpperCase())) {
+  if (record.type === 'http' && typeof record.method === 'string' && httpMethod(record.method) === undefined) {
     found.push({ path: 'method', message: `must be one of ${HTTP_METHODS.join(', ')}` });
   }
   checkResource(record, found);

@@ -6,7 +6,8 @@
 import { getAddress, type Hex } from 'viem';
 import { recoverTypedDataSigner } from './recoverSigner.js';
 import { Reason, reject, type Rejection } from './reasons.js';
-import { chainIdOf, isAddress, isObject, parseAmount, type PaymentRequest } from './request.js';
+import { isObject } from '../core/json.js';
+import { chainIdOf, isAddress, parseAmount, type PaymentRequest } from './request.js';
 import type { AcceptedPayment } from './transfer.js';
 
 /** EIP-3009's struct as the token contract hashes it: a signature over anything else moves no funds. */

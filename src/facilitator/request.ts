@@ -3,11 +3,11 @@
  * Only a body that is not shaped like a facilitator request at all is a 400; anything wrong inside
  * a well-shaped request is a payment rejection with an x402 reason (200, isValid: false).
  */
+import { isObject, type JsonObject } from '../core/json.js';
 import { toCaip2Network } from '../catalog/networks.js';
 import { ProblemError, type FieldError } from '../http/problem.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 
-export type JsonObject = Record<string, unknown>;
 
 /** x402 v2 `ResourceInfo` (v1 carries the same facts on the requirements). */
 export interface ResourceInfo {
@@ -45,9 +45,6 @@ export interface PaymentRequest {
   schemePayload: JsonObject;
 }
 
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Throws a 400 `invalid_request` unless the body has the facilitator request's outer shape. */
 export function readFacilitatorRequest(body: unknown): RawFacilitatorRequest {

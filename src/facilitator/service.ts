@@ -6,14 +6,15 @@
 import { keccak256, stringToHex } from 'viem';
 import type { Config } from '../config.js';
 import { legacyNetworkNames, toCaip2Network } from '../catalog/networks.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { SignalCounters } from '../signals/counters.js';
 import { checkExactPayment } from './exactScheme.js';
 import type { Ledger, SettleOutcome } from './ledger.js';
 import { Reason, Rejection, reject } from './reasons.js';
-import { isAddress, isObject, normalizeRequest, readFacilitatorRequest, type PaymentRequest, type RawFacilitatorRequest } from './request.js';
+import { isObject } from '../core/json.js';
+import { isAddress, normalizeRequest, readFacilitatorRequest, type PaymentRequest, type RawFacilitatorRequest } from './request.js';
 import { payloadHash, RESULT_TTL_SECONDS, type SettlementStore } from './settlementStore.js';
 import type { TrafficCataloger } from './trafficCatalog.js';
 import { sightingOf, type TrafficSighting } from './trafficSighting.js';
@@ -162,7 +163,7 @@ export class FacilitatorService {
   private check(raw: RawFacilitatorRequest, mode: CheckMode): { request?: PaymentRequest; outcome: Rejection | AcceptedPayment } {
     const request = normalizeRequest(raw, this.deps.config.facilitatorNetworks);
     if (request instanceof Rejection) return { outcome: request };
-    const now = BigInt(Math.floor(this.deps.clock().getTime() / 1000));
+    const now = BigInt(Math.floor(this.deps.clock() / 1000));
     const outcome =
       request.requirements.scheme === 'upto'
         ? checkUptoPayment(request, now, this.deps.config.facilitatorAddress, mode)

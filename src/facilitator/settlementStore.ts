@@ -6,6 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { canonicalJson } from '../core/json.js';
 
 export const RESULT_TTL_SECONDS = 8 * 24 * 3600;
 const LOCK_TTL_MS = 30_000;
@@ -22,18 +23,6 @@ if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3]) end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 return 1`;
 
-/** JSON with object keys sorted, so the same payload hashes the same however it was serialized. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as Record<string, unknown>)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 export function payloadHash(paymentPayload: unknown): string {
   return createHash('sha256').update(canonicalJson(paymentPayload)).digest('hex');

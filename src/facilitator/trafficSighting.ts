@@ -9,7 +9,8 @@ import { httpListingId, mcpListingId } from '../catalog/identity.js';
 import type { Describe, Payment } from '../catalog/listing.js';
 import { toCaip2Network } from '../catalog/networks.js';
 import type { ListingInput } from '../catalog/writer.js';
-import { isObject, type JsonObject, type RawFacilitatorRequest } from './request.js';
+import { isObject, type JsonObject } from '../core/json.js';
+import type { RawFacilitatorRequest } from './request.js';
 
 export interface TrafficSighting {
   listingId: string;

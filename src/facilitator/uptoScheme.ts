@@ -8,7 +8,8 @@ import { getAddress, type Hex } from 'viem';
 import { recoverTypedDataSigner } from './recoverSigner.js';
 import { VALIDITY_MARGIN_SECONDS } from './exactScheme.js';
 import { Reason, reject, type Rejection } from './reasons.js';
-import { chainIdOf, isAddress, isObject, parseAmount, type PaymentRequest } from './request.js';
+import { isObject } from '../core/json.js';
+import { chainIdOf, isAddress, parseAmount, type PaymentRequest } from './request.js';
 import type { AcceptedPayment, CheckMode } from './transfer.js';
 
 /** The canonical Permit2 deployment and x402's upto proxy (the only spender a buyer's permit may name). */

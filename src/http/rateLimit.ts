@@ -10,8 +10,9 @@ import { Router, type Request, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { RateLimitRule, RateLimitSettings } from '../config.js';
 import type { Logger } from '../logger.js';
-import { unmapIPv4 } from '../ingest/addressPolicy.js';
+import { unmapIPv4 } from '../core/ipAddress.js';
 import { ProblemError } from './problem.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export interface RateLimitOptions {
   redis: Redis;
@@ -25,7 +26,7 @@ export interface RateLimitOptions {
   key?: (req: Request) => string | undefined;
   /** How long Redis may take before the request goes through unlimited. */
   redisTimeoutMs?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
 const COUNT = `
@@ -57,7 +58,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
   if (!('rateLimitCount' in options.redis)) options.redis.defineCommand('rateLimitCount', { numberOfKeys: 1, lua: COUNT });
   const redis = options.redis as CountingRedis;
   const keyOf = options.key ?? clientAddress;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? systemClock;
   const timeoutMs = options.redisTimeoutMs ?? 250;
   let lastWarning = 0;
 

@@ -4,6 +4,7 @@
  * neighbour on the private network (SSRF). Operators (and tests) allow-list exceptions.
  */
 import { BlockList, isIP } from 'node:net';
+import { unmapIPv4 } from '../core/ipAddress.js';
 
 /** Ranges no public seller lives in (IANA special-purpose registries, v4 and v6). */
 const BLOCKED_V4: Array<[string, number]> = [
@@ -41,20 +42,6 @@ const BLOCKED_V6: Array<[string, number]> = [
 const blocked = new BlockList();
 for (const [net, prefix] of BLOCKED_V4) blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of BLOCKED_V6) blocked.addSubnet(net, prefix, 'ipv6');
-
-/** `::ffff:127.0.0.1` and `::ffff:7f00:1` are v4 addresses in disguise; judge them as v4. */
-export function unmapIPv4(address: string): string {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(lower);
-  if (dotted) return dotted[1]!;
-  const hex = /^(?:0{0,4}:){0,5}:?ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const high = parseInt(hex[1]!, 16);
-    const low = parseInt(hex[2]!, 16);
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  }
-  return address;
-}
 
 export function isPublicAddress(address: string): boolean {
   const plain = unmapIPv4(address.replace(/^\[|\]$/g, ''));

@@ -5,6 +5,8 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import type { AnnounceSettings } from '../config.js';
+import { HTTP_METHODS } from '../core/httpMethods.js';
+import { isListingId } from '../core/listingId.js';
 import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../catalog/identity.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { Payment } from '../catalog/listing.js';
@@ -12,8 +14,8 @@ import { ProblemError, type FieldError } from '../http/problem.js';
 import { ChallengeError, parseAnnouncedChallenge, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from './probeStore.js';
 import { isValidRouteTemplate, templateMatchesPath } from './routeTemplate.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const announceSchema = {
   type: 'object',
@@ -21,7 +23,7 @@ const announceSchema = {
   additionalProperties: false,
   properties: {
     resource: { type: 'string', minLength: 1, maxLength: 2048 },
-    method: { type: 'string', enum: [...METHODS, ...METHODS.map((m) => m.toLowerCase())] },
+    method: { type: 'string', enum: [...HTTP_METHODS, ...HTTP_METHODS.map((m) => m.toLowerCase())] },
     routeTemplate: { type: 'string', minLength: 1, maxLength: 512 },
     challenge: { type: ['object', 'string'], maxLength: 60_000 },
   },
@@ -83,7 +85,7 @@ export class AnnounceService {
     private readonly store: ProbeStore,
     private readonly reader: CatalogReader,
     private readonly onQueued: () => void = () => {},
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = systemClock,
   ) {}
 
   async announce(body: unknown): Promise<AnnounceResult> {
@@ -156,7 +158,7 @@ export class AnnounceService {
     let id: string;
     if (query.id !== undefined) {
       const given = query.id;
-      id = /^lst_[0-9a-f]{24}$/.test(given) ? await this.queueUnavailableOnError(() => this.store.resolveAlias(given)) : given;
+      id = isListingId(given) ? await this.queueUnavailableOnError(() => this.store.resolveAlias(given)) : given;
     } else if (query.resource !== undefined) {
       const method = (query.method ?? 'GET').toUpperCase();
       let concreteId: string;
@@ -170,7 +172,7 @@ export class AnnounceService {
     } else {
       throw invalid([{ path: 'id', message: 'give either id (lst_...) or resource (the announced URL)' }]);
     }
-    const record = /^lst_[0-9a-f]{24}$/.test(id) ? await this.queueUnavailableOnError(() => this.store.get(id)) : undefined;
+    const record = isListingId(id) ? await this.queueUnavailableOnError(() => this.store.get(id)) : undefined;
     if (!record) return this.statusWithoutRecord(id);
     return this.reconcile(record);
   }
@@ -182,7 +184,7 @@ export class AnnounceService {
 
   /** A listing can also come from traffic (verify/settle) without an announce. */
   private async statusWithoutRecord(id: string): Promise<AnnounceStatus> {
-    const doc = /^lst_[0-9a-f]{24}$/.test(id) ? await this.reader.get(id) : undefined;
+    const doc = isListingId(id) ? await this.reader.get(id) : undefined;
     if (!doc || doc.type !== 'http') throw new ProblemError(404, 'not_found', `Nothing was announced or listed as ${id}.`);
     const status: AnnounceStatus = { id, resource: doc.resource, method: doc.method ?? 'GET', status: doc.removed ? 'rejected' : 'listed' };
     if (doc.removed) status.reason = doc.removedReason ?? 'removed';

@@ -7,6 +7,8 @@
  *    extra}], extensions: {bazaar: {info, schema, routeTemplate?}}}`.
  * Both become one normalized shape with CAIP-2 networks, so announced and probed challenges compare.
  */
+import { httpMethod } from '../core/httpMethods.js';
+import { isObject, type JsonObject } from '../core/json.js';
 import type { Describe, Payment, Scheme } from '../catalog/listing.js';
 import { toCaip2Network } from '../catalog/networks.js';
 import { describeFromChallenge } from './challengeDescribe.js';
@@ -33,12 +35,7 @@ export class ChallengeError extends Error {
 
 const SCHEMES: readonly Scheme[] = ['exact', 'upto'];
 const INTEGER = /^(0|[1-9][0-9]{0,18})$/;
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-export type JsonObject = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const text = (value: unknown, max: number): string | undefined =>
   typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
@@ -121,7 +118,8 @@ function declaredMethod(bazaar: JsonObject | undefined, firstAccept: JsonObject 
   const input = isObject(info?.input) ? info.input : undefined;
   const v1Input = isObject(firstAccept?.outputSchema) && isObject(firstAccept.outputSchema.input) ? firstAccept.outputSchema.input : undefined;
   for (const candidate of [input?.method, v1Input?.method]) {
-    if (typeof candidate === 'string' && METHODS.includes(candidate.toUpperCase())) return candidate.toUpperCase();
+    const method = httpMethod(candidate);
+    if (method) return method;
   }
   return undefined;
 }

@@ -17,6 +17,7 @@ import { Prober } from './prober.js';
 import { ProbeStore } from './probeStore.js';
 import { ProbeWorker } from './probeWorker.js';
 import { StalenessWorker } from './stalenessWorker.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export interface Announcing {
   service: AnnounceService;
@@ -33,12 +34,12 @@ export interface AnnouncingDeps {
   writer: CatalogWriter;
   reader: CatalogReader;
   /** Injectable clock (tests of re-probes and staleness). */
-  now?: () => number;
+  now?: Clock;
 }
 
 export function buildAnnouncing(config: Config, logger: Logger, deps: AnnouncingDeps): Announcing {
   const settings = config.announce;
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? systemClock;
   const store = new ProbeStore(deps.redis, config.redisPrefix);
   const prober = new Prober(settings, store, deps.writer, logger, now);
   const probeWorker = new ProbeWorker(store, prober, logger, {

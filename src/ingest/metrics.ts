@@ -2,8 +2,9 @@
 import { Counter } from 'prom-client';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
 import type { Announcing } from './index.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
-export function registerAnnounceMetrics(metrics: Metrics, announcing: Announcing, now: () => number = Date.now): void {
+export function registerAnnounceMetrics(metrics: Metrics, announcing: Announcing, now: Clock = systemClock): void {
   const probes = new Counter({
     name: 'announce_probes_total',
     help: 'Probes by result (listed, rejected, removed, kept) and reason (ok or the status reason)',

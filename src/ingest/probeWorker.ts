@@ -4,17 +4,18 @@
  * outgoing connections. Announces in this process wake it at once; other instances' announces are
  * picked up by polling the shared schedule.
  */
-import type { BackgroundWorker } from '../container.js';
+import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import type { Prober } from './prober.js';
 import type { ProbeStore } from './probeStore.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export interface ProbeWorkerOptions {
   concurrency: number;
   /** How long a claimed probe may take before another worker may claim it again. */
   leaseMs: number;
   pollMs?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
 export class ProbeWorker implements BackgroundWorker {
@@ -25,7 +26,7 @@ export class ProbeWorker implements BackgroundWorker {
   private wakeUp?: () => void;
   /** A wake that arrived while the loop was busy: the next idle returns at once instead of missing it. */
   private woken = false;
-  private readonly now: () => number;
+  private readonly now: Clock;
 
   constructor(
     private readonly store: ProbeStore,
@@ -33,7 +34,7 @@ export class ProbeWorker implements BackgroundWorker {
     private readonly logger: Logger,
     private readonly options: ProbeWorkerOptions,
   ) {
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? systemClock;
   }
 
   start(): void {

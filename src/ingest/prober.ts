@@ -18,6 +18,7 @@ import { ChallengeError, decodeChallengeHeader, parseChallenge, requirementsDiff
 import { templateMatchesPath } from './routeTemplate.js';
 import type { ProbeRecord, ProbeStore } from './probeStore.js';
 import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export type ProbeReason =
   | 'not_402'
@@ -55,7 +56,7 @@ export class Prober {
     private readonly store: ProbeStore,
     private readonly writer: CatalogWriter,
     private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = systemClock,
   ) {
     this.allowList = new ProbeAllowList(settings.probeAllow);
   }

@@ -8,7 +8,8 @@ import { lookup } from 'node:dns/promises';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { mayConnect, unmapIPv4, type ProbeAllowList } from './addressPolicy.js';
+import { unmapIPv4 } from '../core/ipAddress.js';
+import { mayConnect, type ProbeAllowList } from './addressPolicy.js';
 
 export type FetchFailureReason =
   | 'invalid_url'

@@ -3,25 +3,26 @@
  * settlement) with `remove(id, 'stale')`, and says so in the announce status. A sweep removes at
  * most `maxPerSweep` listings so a backlog drains over several sweeps instead of one long burst.
  */
-import type { BackgroundWorker } from '../container.js';
+import type { BackgroundWorker } from '../core/worker.js';
 import type { StaleListingFinder } from '../catalog/staleListings.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
-import { PeriodicTask } from '../periodicTask.js';
+import { PeriodicTask } from '../core/worker.js';
 import type { ProbeStore } from './probeStore.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export interface StalenessOptions {
   staleAfterMs: number;
   sweepIntervalMs: number;
   pageSize?: number;
   maxPerSweep?: number;
-  now?: () => number;
+  now?: Clock;
 }
 
 export class StalenessWorker implements BackgroundWorker {
   readonly name = 'staleness-sweeper';
   private readonly task: PeriodicTask;
-  private readonly now: () => number;
+  private readonly now: Clock;
   /** Observer for metrics: listings expired by one sweep. */
   onExpired?: (count: number) => void;
 
@@ -32,7 +33,7 @@ export class StalenessWorker implements BackgroundWorker {
     private readonly logger: Logger,
     private readonly options: StalenessOptions,
   ) {
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? systemClock;
     this.task = new PeriodicTask(() => this.sweep(), options.sweepIntervalMs, (err) =>
       this.logger.warn('staleness sweep failed', { err: (err as Error).message }),
     );

@@ -12,6 +12,7 @@ import { ProblemError } from '../http/problem.js';
 import { hostIsBound, resourceAuthority } from './hostBinding.js';
 import { validatePublishBody } from './publishSchema.js';
 import type { SellerToken } from './sellerTokens.js';
+import { isListingId } from '../core/listingId.js';
 
 /** What unpublish needs to know about a listing it has no ownership record for. */
 export interface ListingLookup {
@@ -26,8 +27,6 @@ export interface PublishResult {
 function invalidListing(errors: InvalidField[]): ProblemError {
   return new ProblemError(400, 'invalid_listing', `The listing has ${errors.length} invalid field(s); see errors.`, { errors });
 }
-
-const LISTING_ID = /^lst_[0-9a-f]{24}$/;
 
 export class PublishService {
   constructor(
@@ -84,7 +83,7 @@ export class PublishService {
 
   /** Takes the token's own listing out of search: 404 when unknown, 403 when another seller's. */
   async unpublish(token: SellerToken, id: string): Promise<void> {
-    if (!LISTING_ID.test(id)) throw new ProblemError(404, 'not_found', `No listing ${id}.`);
+    if (!isListingId(id)) throw new ProblemError(404, 'not_found', `No listing ${id}.`);
     const owner = await this.deps.redis.get(this.ownerKey(id));
     if (owner === null) {
       const listing = await this.deps.lookup?.get(id);

@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { systemClock, type Clock } from '../core/clock.js';
 import { normalizeBoundHost } from './hostBinding.js';
 
 /** Recognisable prefix so a leaked token is easy to spot in logs and secret scanners. */
@@ -37,7 +38,7 @@ export class SellerTokenStore {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   private recordKey(id: string): string {
@@ -68,7 +69,7 @@ export class SellerTokenStore {
     const token: SellerToken = {
       id: `tok_${randomBytes(8).toString('hex')}`,
       hosts: normalized,
-      createdAt: this.now().toISOString(),
+      createdAt: new Date(this.clock()).toISOString(),
       ...(label !== undefined ? { label } : {}),
     };
     const hash = hashSellerToken(secret);
@@ -114,7 +115,7 @@ export class SellerTokenStore {
   async revoke(id: string): Promise<SellerToken | undefined> {
     const key = this.recordKey(id);
     if (!(await this.redis.exists(key))) return undefined;
-    await this.redis.hsetnx(key, 'revokedAt', this.now().toISOString());
+    await this.redis.hsetnx(key, 'revokedAt', new Date(this.clock()).toISOString());
     return this.get(id);
   }
 }

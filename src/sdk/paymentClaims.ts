@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PaymentPayload } from '../x402/wire.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export class PaymentClaims {
   private readonly claims = new Map<string, number>();
@@ -13,7 +14,7 @@ export class PaymentClaims {
   constructor(
     private readonly ttlMs = 10 * 60_000,
     private readonly maxEntries = 100_000,
-    private readonly now: () => number = Date.now,
+    private readonly now: Clock = systemClock,
   ) {}
 
   static keyOf(payload: PaymentPayload): string {

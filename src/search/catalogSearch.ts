@@ -9,6 +9,7 @@ import { debugFromNamedScores } from './explain.js';
 import { buildSearchBody, searchParamsFor, sortFor } from './queryBuilder.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 export interface ReadPage {
   results: Listing[];
@@ -28,14 +29,14 @@ export interface CatalogSearchOptions {
   ranking: RankingCache;
   cursors: CursorCodec;
   /** Injectable clock: the recency origin of a first page. */
-  now?: () => number;
+  now?: Clock;
 }
 
 export class CatalogSearch {
-  private readonly now: () => number;
+  private readonly now: Clock;
 
   constructor(private readonly options: CatalogSearchOptions) {
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? systemClock;
   }
 
   /** The Elasticsearch request a read turns into (the benchmark sends it straight to Elasticsearch). */

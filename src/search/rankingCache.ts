@@ -5,9 +5,9 @@
  * good settings stay in force.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { BackgroundWorker } from '../container.js';
+import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
-import { PeriodicTask } from '../periodicTask.js';
+import { PeriodicTask } from '../core/worker.js';
 import { readTunables } from '../store/rankingTunables.js';
 import { SIMILARITY_NAME, shippedRanking, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
 

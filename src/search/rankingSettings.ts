@@ -3,6 +3,7 @@
  * mapping `_meta.ranking`, BM25 k1/b in its similarity settings, so operators tune ranking without
  * a deploy. This module validates what it reads; the cache and the ranking command both use it.
  */
+import { isObject } from '../core/json.js';
 import { loadIndexDefinition } from '../store/listingIndex.js';
 
 export type DecayFunction = 'exp' | 'gauss' | 'linear';
@@ -21,9 +22,6 @@ const DECAY_FUNCTIONS: readonly DecayFunction[] = ['exp', 'gauss', 'linear'];
 /** Elasticsearch time units the decay accepts; whole numbers keep it simple to reason about. */
 const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
 
-type Raw = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Numbers may arrive as strings (index settings always do). */
 function toNumber(value: unknown): number {

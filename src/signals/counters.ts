@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Signals } from '../catalog/listing.js';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 const HOUR_MS = 3_600_000;
 export const WINDOW_HOURS = 7 * 24;
@@ -42,7 +42,7 @@ export class SignalCounters {
   }
 
   private async bump(listingId: string, counters: Counter[], lastSettled?: string): Promise<void> {
-    const now = this.clock().getTime();
+    const now = this.clock();
     const hour = Math.floor(now / HOUR_MS);
     // Relative TTL (the newest bucket's remaining life in the window), so an injected clock never
     // makes Redis drop buckets the window still counts.
@@ -65,14 +65,14 @@ export class SignalCounters {
   }
 
   recordSettle(listingId: string): Promise<void> {
-    return this.bump(listingId, ['settle'], this.clock().toISOString());
+    return this.bump(listingId, ['settle'], new Date(this.clock()).toISOString());
   }
 
   /** The `signals` block of several listings as of the clock's now. */
   async read(listingIds: string[]): Promise<Map<string, Signals>> {
     const out = new Map<string, Signals>();
     if (listingIds.length === 0) return out;
-    const hour = Math.floor(this.clock().getTime() / HOUR_MS);
+    const hour = Math.floor(this.clock() / HOUR_MS);
     const oldestCounted = hour - WINDOW_HOURS + 1;
     const counters = ['settle', 'verify', 'reject'] as const;
     const pipeline = this.redis.pipeline();
@@ -127,7 +127,7 @@ export class SignalCounters {
    * buckets per call); they need a flush even without new traffic.
    */
   async aged(max = 1000): Promise<string[]> {
-    const due = await this.redis.zrangebyscore(this.agingKey, '-inf', this.clock().getTime(), 'LIMIT', 0, max);
+    const due = await this.redis.zrangebyscore(this.agingKey, '-inf', this.clock(), 'LIMIT', 0, max);
     if (due.length === 0) return [];
     await this.redis.zrem(this.agingKey, ...due);
     return [...new Set(due.map((member) => member.slice(0, member.lastIndexOf('|'))))];

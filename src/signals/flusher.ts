@@ -4,9 +4,9 @@
  * because traffic aged out of the 7-day window are flushed too, so Elasticsearch follows the window.
  */
 import type { CatalogWriter } from '../catalog/writer.js';
-import type { BackgroundWorker } from '../container.js';
+import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
-import { PeriodicTask } from '../periodicTask.js';
+import { PeriodicTask } from '../core/worker.js';
 import type { SignalCounters } from './counters.js';
 
 const BATCH = 500;

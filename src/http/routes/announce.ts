@@ -7,8 +7,7 @@ import type { CatalogReader } from '../../catalog/reader.js';
 import { toListing } from '../../catalog/listing.js';
 import type { AnnounceService } from '../../ingest/announceService.js';
 import { ProblemError, problems } from '../problem.js';
-
-const LISTING_ID = /^lst_[0-9a-f]{24}$/;
+import { isListingId } from '../../core/listingId.js';
 
 export interface AnnounceRouteDeps {
   announce: AnnounceService;
@@ -53,8 +52,8 @@ export function announceRoutes(deps: AnnounceRouteDeps): Router {
 
   router.get('/discovery/resources/:id', async (req, res) => {
     const id = req.params.id;
-    let doc = LISTING_ID.test(id) ? await deps.reader.get(id) : undefined;
-    if ((!doc || doc.removed) && LISTING_ID.test(id)) {
+    let doc = isListingId(id) ? await deps.reader.get(id) : undefined;
+    if ((!doc || doc.removed) && isListingId(id)) {
       // An announce answered this id before its 402 revealed a routeTemplate; follow it.
       const listingId = await deps.announce.listingIdFor(id);
       if (listingId && listingId !== id) doc = await deps.reader.get(listingId);

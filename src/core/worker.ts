@@ -1,3 +1,11 @@
+/** A loop that runs beside the HTTP server (ingest consumer, signal flusher, re-prober, ...). */
+export interface BackgroundWorker {
+  readonly name: string;
+  start(): void;
+  /** Resolves once the current iteration finished; no new work starts after it is called. */
+  stop(): Promise<void>;
+}
+
 /**
  * "Run this every N ms" for background workers: passes never overlap (the next one is scheduled
  * when the current one ends, however long it took), a failed pass is reported and the schedule
