@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { errorHandler, notFound, requestContext } from './http/middleware.js';
 import { healthRoutes } from './http/routes/health.js';
+import { unavailableBackendOf } from './store/backendErrors.js';
 
 export interface AppDeps {
   config: Config;
@@ -30,6 +31,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRoutes(deps));
   for (const router of deps.routers ?? []) app.use(router);
   app.use(notFound);
-  app.use(errorHandler());
+  app.use(errorHandler({ backendError: unavailableBackendOf }));
   return app;
 }

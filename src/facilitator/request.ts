@@ -5,7 +5,7 @@
  */
 import { isObject, type JsonObject } from '../core/json.js';
 import { toCaip2Network } from '../catalog/networks.js';
-import { ProblemError, type FieldError } from '../http/problem.js';
+import { InvalidInput, type FieldError } from '../core/errors.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 
 
@@ -50,16 +50,16 @@ export interface PaymentRequest {
 export function readFacilitatorRequest(body: unknown): RawFacilitatorRequest {
   const errors: FieldError[] = [];
   if (!isObject(body)) {
-    throw new ProblemError(400, 'invalid_request', 'The body must be a JSON object with paymentPayload and paymentRequirements.', {
-      errors: [{ path: '', message: 'must be an object' }],
-    });
+    throw new InvalidInput('invalid_request', 'The body must be a JSON object with paymentPayload and paymentRequirements.', [
+      { path: '', message: 'must be an object' },
+    ]);
   }
   if (!isObject(body.paymentPayload)) errors.push({ path: 'paymentPayload', message: 'must be an object' });
   if (!isObject(body.paymentRequirements)) errors.push({ path: 'paymentRequirements', message: 'must be an object' });
   const version = body.x402Version ?? (isObject(body.paymentPayload) ? body.paymentPayload.x402Version : undefined);
   if (typeof version !== 'number' || !Number.isInteger(version)) errors.push({ path: 'x402Version', message: 'must be an integer' });
   if (errors.length > 0) {
-    throw new ProblemError(400, 'invalid_request', 'The body is not an x402 facilitator request.', { errors });
+    throw new InvalidInput('invalid_request', 'The body is not an x402 facilitator request.', errors);
   }
   return {
     x402Version: version as number,

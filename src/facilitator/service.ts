@@ -7,6 +7,8 @@ import { keccak256, stringToHex } from 'viem';
 import type { Config } from '../config.js';
 import { legacyNetworkNames, toCaip2Network } from '../catalog/networks.js';
 import type { Clock } from '../core/clock.js';
+import { Unavailable } from '../core/errors.js';
+import { isRedisUnavailable } from '../store/redis.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { SignalCounters } from '../signals/counters.js';
@@ -63,6 +65,16 @@ function claimedPayer(raw: RawFacilitatorRequest): string | undefined {
   return isAddress(from) ? from : undefined;
 }
 
+/** The ledger lives in Redis: without it nothing can be verified or settled, so say so (503) instead of a bare 500. */
+async function withLedger<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!isRedisUnavailable(err)) throw err;
+    throw new Unavailable('facilitator', 'The payment ledger is unavailable; retry shortly.', 2);
+  }
+}
+
 export class FacilitatorService {
   constructor(private readonly deps: FacilitatorDeps) {}
 
@@ -81,6 +93,14 @@ export class FacilitatorService {
   }
 
   async verify(body: unknown): Promise<VerifyResponse> {
+    return withLedger(() => this.verifyOnLedger(body));
+  }
+
+  async settle(body: unknown): Promise<SettleResponse> {
+    return withLedger(() => this.settleOnLedger(body));
+  }
+
+  private async verifyOnLedger(body: unknown): Promise<VerifyResponse> {
     const raw = readFacilitatorRequest(body);
     const checked = this.check(raw, 'verify');
     let outcome: Rejection | AcceptedPayment = checked.outcome;
@@ -109,7 +129,7 @@ export class FacilitatorService {
     return { isValid: true, payer: outcome.payer };
   }
 
-  async settle(body: unknown): Promise<SettleResponse> {
+  private async settleOnLedger(body: unknown): Promise<SettleResponse> {
     const raw = readFacilitatorRequest(body);
     const hash = payloadHash(raw.paymentPayload);
     let request: PaymentRequest | undefined;

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger.js';
 import { API_VERSION } from '../version.js';
-import { isElasticsearchUnavailable } from '../store/elasticsearch.js';
-import { isRedisUnavailable } from '../store/redis.js';
-import { ProblemError, problems, sendProblem } from './problem.js';
+import { NotFound, type DomainError } from '../core/errors.js';
+import { ProblemError, problemOf, problems, sendProblem } from './problem.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -41,7 +40,7 @@ export function requestContext(logger: Logger): RequestHandler {
 }
 
 export const notFound: RequestHandler = (req, _res, next) => {
-  next(problems.notFound(`No route for ${req.method} ${req.path}.`));
+  next(new NotFound(`No route for ${req.method} ${req.path}.`));
 };
 
 interface BodyParserError extends Error {
@@ -50,10 +49,15 @@ interface BodyParserError extends Error {
   limit?: number;
 }
 
+export interface ErrorHandlerOptions {
+  /** Recognises a backend outage in a client library's error (the app factory passes src/store's). */
+  backendError?: (err: unknown) => DomainError | undefined;
+}
+
 /** The one place an error becomes a response: problem+json, and a 500 never shows internals. */
-export function errorHandler(): ErrorRequestHandler {
+export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const problem = toProblem(err);
+    const problem = toProblem(err, options);
     if (problem.status >= 500 && problem.code === 'internal') {
       req.log?.error('unhandled error', { err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) });
     } else if (problem.code === 'search_unavailable') {
@@ -67,17 +71,17 @@ export function errorHandler(): ErrorRequestHandler {
   };
 }
 
-function toProblem(err: unknown): ProblemError {
+function toProblem(err: unknown, options: ErrorHandlerOptions): ProblemError {
   if (err instanceof ProblemError) return err;
+  const domain = problemOf(err) ?? problemOf(options.backendError?.(err));
+  if (domain) return domain;
   const parserError = err as BodyParserError;
   if (parserError?.type === 'entity.parse.failed') return problems.invalidJson(parserError.message);
   if (parserError?.type === 'entity.too.large') return problems.payloadTooLarge(parserError.limit ?? 0);
   if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
-    return new ProblemError(415, 'unsupported_media_type', parserError.message);
+    return new ProblemError('unsupported_media_type', parserError.message);
   }
   // The client went away mid-body: nothing to answer, and not a server fault worth a 500 in the log.
-  if (parserError?.type === 'request.aborted') return new ProblemError(400, 'request_aborted', 'The request body was not received completely.');
-  if (isElasticsearchUnavailable(err)) return problems.searchUnavailable();
-  if (isRedisUnavailable(err)) return problems.storeUnavailable();
+  if (parserError?.type === 'request.aborted') return new ProblemError('request_aborted', 'The request body was not received completely.');
   return problems.internal();
 }

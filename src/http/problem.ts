@@ -1,13 +1,48 @@
 /**
- * RFC 9457 problem details. Every rejected request is answered with one of these, carrying a
- * machine-readable `code` (DECISIONS.md "Errors and limits").
+ * RFC 9457 problem details: every problem code with its status, in one table (README "Errors"
+ * lists them for clients), and the one mapping from domain errors (src/core/errors.ts) to problems.
  */
 import type { Response } from 'express';
+import {
+  DomainError,
+  Forbidden,
+  InvalidInput,
+  NotFound,
+  RateLimited,
+  Unauthorized,
+  Unavailable,
+  type FieldError,
+  type UnavailableBackend,
+} from '../core/errors.js';
 
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type { FieldError } from '../core/errors.js';
+
+/** Every problem code the service answers with, and its status. */
+export const PROBLEM_STATUS = {
+  unknown_filter: 400,
+  invalid_filter_value: 400,
+  missing_query: 400,
+  invalid_cursor: 400,
+  invalid_json: 400,
+  invalid_listing: 400,
+  invalid_announce: 400,
+  invalid_request: 400,
+  request_aborted: 400,
+  unauthorized: 401,
+  forbidden_resource: 403,
+  not_found: 404,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  search_unavailable: 503,
+  service_unavailable: 503,
+  announce_unavailable: 503,
+  facilitator_unavailable: 503,
+  not_ready: 503,
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEM_STATUS;
 
 export interface ProblemBody {
   type: string;
@@ -34,16 +69,18 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** Thrown anywhere below a handler; the error middleware turns it into the response. */
+/** A problem ready to send: its code (and so its status), detail, extensions and headers. */
 export class ProblemError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ProblemCode,
     readonly detail: string,
     readonly extras: { errors?: FieldError[]; headers?: Record<string, string>; [k: string]: unknown } = {},
   ) {
     super(detail);
     this.name = 'ProblemError';
+    this.status = PROBLEM_STATUS[code];
   }
 
   toBody(instance?: string): ProblemBody {
@@ -66,19 +103,43 @@ export function sendProblem(res: Response, problem: ProblemError, instance?: str
   res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem.toBody(instance)));
 }
 
+const UNAVAILABLE_CODES: Record<UnavailableBackend, ProblemCode> = {
+  search: 'search_unavailable',
+  store: 'service_unavailable',
+  announce: 'announce_unavailable',
+  facilitator: 'facilitator_unavailable',
+};
+
+/** RFC 6750 challenge of the seller-token endpoints. */
+const BEARER_REALM = 'Bearer realm="discovery"';
+
+/** The one mapping of a domain error to its problem; undefined for anything else. */
+export function problemOf(err: unknown): ProblemError | undefined {
+  if (!(err instanceof DomainError)) return undefined;
+  if (err instanceof InvalidInput) {
+    return new ProblemError(err.code, err.detail, err.fieldErrors.length > 0 ? { errors: err.fieldErrors } : {});
+  }
+  if (err instanceof NotFound) return new ProblemError('not_found', err.detail);
+  if (err instanceof Unauthorized) {
+    const challenge = err.reason ? `${BEARER_REALM}, error="invalid_token", error_description="token ${err.reason}"` : BEARER_REALM;
+    return new ProblemError('unauthorized', err.detail, { headers: { 'WWW-Authenticate': challenge } });
+  }
+  if (err instanceof Forbidden) return new ProblemError('forbidden_resource', err.detail);
+  if (err instanceof Unavailable) {
+    return new ProblemError(UNAVAILABLE_CODES[err.what], err.detail, { headers: { 'Retry-After': String(err.retryAfterSeconds) } });
+  }
+  if (err instanceof RateLimited) {
+    return new ProblemError('rate_limited', err.detail, {
+      headers: { 'Retry-After': String(err.retryAfterSeconds) },
+      limit: err.limit,
+      windowSeconds: err.windowSeconds,
+    });
+  }
+  return undefined;
+}
+
 export const problems = {
-  notFound: (what: string) => new ProblemError(404, 'not_found', what),
-  invalidJson: (detail: string) => new ProblemError(400, 'invalid_json', `The request body is not valid JSON: ${detail}`),
-  payloadTooLarge: (limit: number) =>
-    new ProblemError(413, 'payload_too_large', `The request body exceeds the limit of ${limit} bytes.`),
-  searchUnavailable: () =>
-    new ProblemError(503, 'search_unavailable', 'The search backend is unavailable; retry shortly.', {
-      headers: { 'Retry-After': '5' },
-    }),
-  /** Redis (queues, counters, tokens) unreachable: the write was not taken, so the client should retry. */
-  storeUnavailable: () =>
-    new ProblemError(503, 'service_unavailable', 'A backing store is temporarily unavailable; nothing was written. Retry shortly.', {
-      headers: { 'Retry-After': '5' },
-    }),
-  internal: () => new ProblemError(500, 'internal', 'An unexpected error occurred. The request id identifies it in the logs.'),
+  invalidJson: (detail: string) => new ProblemError('invalid_json', `The request body is not valid JSON: ${detail}`),
+  payloadTooLarge: (limit: number) => new ProblemError('payload_too_large', `The request body exceeds the limit of ${limit} bytes.`),
+  internal: () => new ProblemError('internal', 'An unexpected error occurred. The request id identifies it in the logs.'),
 };

@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import type { RateLimitRule, RateLimitSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import { unmapIPv4 } from '../core/ipAddress.js';
-import { ProblemError } from './problem.js';
+import { RateLimited } from '../core/errors.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface RateLimitOptions {
@@ -87,11 +87,12 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     res.setHeader('RateLimit-Reset', String(retryAfter));
     if (count > rule.limit) {
       return next(
-        new ProblemError(429, 'rate_limited', `Too many requests: at most ${rule.limit} per ${rule.windowMs / 1000} s. Retry in ${retryAfter} s.`, {
-          headers: { 'Retry-After': String(retryAfter) },
-          limit: rule.limit,
-          windowSeconds: rule.windowMs / 1000,
-        }),
+        new RateLimited(
+          `Too many requests: at most ${rule.limit} per ${rule.windowMs / 1000} s. Retry in ${retryAfter} s.`,
+          retryAfter,
+          rule.limit,
+          rule.windowMs / 1000,
+        ),
       );
     }
     next();

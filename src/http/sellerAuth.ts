@@ -4,9 +4,7 @@
  */
 import type { RequestHandler, Response } from 'express';
 import type { SellerToken, SellerTokenStore } from '../publish/sellerTokens.js';
-import { ProblemError } from './problem.js';
-
-const REALM = 'Bearer realm="discovery"';
+import { Unauthorized } from '../core/errors.js';
 
 export function sellerTokenOf(res: Response): SellerToken {
   const token = res.locals.sellerToken as SellerToken | undefined;
@@ -19,16 +17,12 @@ export function requireSellerToken(store: SellerTokenStore): RequestHandler {
     const header = req.header('authorization');
     const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
     if (!match) {
-      throw new ProblemError(401, 'unauthorized', 'A seller token is required: send Authorization: Bearer <token>.', {
-        headers: { 'WWW-Authenticate': REALM },
-      });
+      throw new Unauthorized('A seller token is required: send Authorization: Bearer <token>.');
     }
     const check = await store.authenticate(match[1]!);
     if (!check.ok) {
       const why = check.reason === 'revoked' ? 'has been revoked' : 'is not a valid seller token';
-      throw new ProblemError(401, 'unauthorized', `The bearer token ${why}.`, {
-        headers: { 'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="token ${check.reason}"` },
-      });
+      throw new Unauthorized(`The bearer token ${why}.`, check.reason);
     }
     res.locals.sellerToken = check.token;
     next();

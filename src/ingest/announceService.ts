@@ -10,7 +10,7 @@ import { isListingId } from '../core/listingId.js';
 import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../catalog/identity.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { Payment } from '../catalog/listing.js';
-import { ProblemError, type FieldError } from '../http/problem.js';
+import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
 import { ChallengeError, parseAnnouncedChallenge, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from './probeStore.js';
 import { isValidRouteTemplate, templateMatchesPath } from './routeTemplate.js';
@@ -77,7 +77,7 @@ function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
 }
 
 const invalid = (errors: FieldError[]) =>
-  new ProblemError(400, 'invalid_announce', `The announcement is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, { errors });
+  new InvalidInput('invalid_announce', `The announcement is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
 
 export class AnnounceService {
   constructor(
@@ -124,10 +124,8 @@ export class AnnounceService {
     try {
       return await work();
     } catch (err) {
-      if (err instanceof ProblemError) throw err;
-      throw new ProblemError(503, 'announce_unavailable', 'Announcements cannot be queued or looked up right now; retry shortly.', {
-        headers: { 'Retry-After': '5' },
-      });
+      if (err instanceof DomainError) throw err;
+      throw new Unavailable('announce', 'Announcements cannot be queued or looked up right now; retry shortly.', 5);
     }
   }
 
@@ -185,7 +183,7 @@ export class AnnounceService {
   /** A listing can also come from traffic (verify/settle) without an announce. */
   private async statusWithoutRecord(id: string): Promise<AnnounceStatus> {
     const doc = isListingId(id) ? await this.reader.get(id) : undefined;
-    if (!doc || doc.type !== 'http') throw new ProblemError(404, 'not_found', `Nothing was announced or listed as ${id}.`);
+    if (!doc || doc.type !== 'http') throw new NotFound(`Nothing was announced or listed as ${id}.`);
     const status: AnnounceStatus = { id, resource: doc.resource, method: doc.method ?? 'GET', status: doc.removed ? 'rejected' : 'listed' };
     if (doc.removed) status.reason = doc.removedReason ?? 'removed';
     return status;

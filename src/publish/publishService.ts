@@ -8,7 +8,7 @@ import { canonicalizeMcpResource } from '../catalog/identity.js';
 import type { McpListing, Signals } from '../catalog/listing.js';
 import { InvalidListingError } from '../catalog/validation.js';
 import type { CatalogWriter, InvalidField } from '../catalog/writer.js';
-import { ProblemError } from '../http/problem.js';
+import { Forbidden, InvalidInput, NotFound } from '../core/errors.js';
 import { hostIsBound, resourceAuthority } from './hostBinding.js';
 import { validatePublishBody } from './publishSchema.js';
 import type { SellerToken } from './sellerTokens.js';
@@ -24,8 +24,8 @@ export interface PublishResult {
   listing: McpListing;
 }
 
-function invalidListing(errors: InvalidField[]): ProblemError {
-  return new ProblemError(400, 'invalid_listing', `The listing has ${errors.length} invalid field(s); see errors.`, { errors });
+function invalidListing(errors: InvalidField[]): InvalidInput {
+  return new InvalidInput('invalid_listing', `The listing has ${errors.length} invalid field(s); see errors.`, errors);
 }
 
 export class PublishService {
@@ -37,7 +37,7 @@ export class PublishService {
     return `${this.deps.redisPrefix}published-owner:${listingId}`;
   }
 
-  /** Throws ProblemError 400 invalid_listing (every failing field) or 403 forbidden_resource. */
+  /** Throws InvalidInput invalid_listing (every failing field) or Forbidden (a host the token is not bound to). */
   async publish(token: SellerToken, body: unknown): Promise<PublishResult> {
     const validation = validatePublishBody(body);
     if (!validation.ok) {
@@ -46,11 +46,7 @@ export class PublishService {
     const input = validation.input;
     const authority = resourceAuthority(input.resource);
     if (!authority || !hostIsBound(token.hosts, authority)) {
-      throw new ProblemError(
-        403,
-        'forbidden_resource',
-        `This seller token may publish for ${token.hosts.join(', ')} only, not for ${authority ?? input.resource}.`,
-      );
+      throw new Forbidden(`This seller token may publish for ${token.hosts.join(', ')} only, not for ${authority ?? input.resource}.`);
     }
     const { resource } = canonicalizeMcpResource(input.resource, input.name);
     const write = await this.deps.writer.upsert(input, { source: 'publish', owner: token.id }).catch((err: unknown) => {
@@ -81,17 +77,17 @@ export class PublishService {
     return { created, listing };
   }
 
-  /** Takes the token's own listing out of search: 404 when unknown, 403 when another seller's. */
+  /** Takes the token's own listing out of search: NotFound when unknown, Forbidden when another seller's. */
   async unpublish(token: SellerToken, id: string): Promise<void> {
-    if (!isListingId(id)) throw new ProblemError(404, 'not_found', `No listing ${id}.`);
+    if (!isListingId(id)) throw new NotFound(`No listing ${id}.`);
     const owner = await this.deps.redis.get(this.ownerKey(id));
     if (owner === null) {
       const listing = await this.deps.lookup?.get(id);
-      if (!listing || listing.removed) throw new ProblemError(404, 'not_found', `No listing ${id}.`);
-      throw new ProblemError(403, 'forbidden_resource', `Listing ${id} was not published with this seller token.`);
+      if (!listing || listing.removed) throw new NotFound(`No listing ${id}.`);
+      throw new Forbidden(`Listing ${id} was not published with this seller token.`);
     }
     if (owner !== token.id) {
-      throw new ProblemError(403, 'forbidden_resource', `Listing ${id} belongs to another seller token.`);
+      throw new Forbidden(`Listing ${id} belongs to another seller token.`);
     }
     await this.deps.writer.remove(id, 'unpublished');
     await this.deps.redis.del(this.ownerKey(id));

@@ -5,7 +5,7 @@
  * an HMAC over all of it makes any alteration, or a replay with other parameters, detectable.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { ProblemError } from '../http/problem.js';
+import { InvalidInput } from '../core/errors.js';
 import type { ReadRequest } from './readRequest.js';
 
 export type SortValue = string | number;
@@ -26,10 +26,10 @@ interface CursorPayload {
 
 const TAG_BYTES = 16;
 
-function invalidCursor(reason: string): ProblemError {
-  return new ProblemError(400, 'invalid_cursor', `The cursor is not valid for this request: ${reason}. Start again without a cursor.`, {
-    errors: [{ path: 'cursor', message: reason }],
-  });
+function invalidCursor(reason: string): InvalidInput {
+  return new InvalidInput('invalid_cursor', `The cursor is not valid for this request: ${reason}. Start again without a cursor.`, [
+    { path: 'cursor', message: reason },
+  ]);
 }
 
 /**
@@ -68,7 +68,7 @@ export class CursorCodec {
     return `${body}.${(await this.tag(body)).toString('base64url')}`;
   }
 
-  /** Throws 400 invalid_cursor unless the cursor was made by this service for this very request. */
+  /** Throws InvalidInput invalid_cursor unless the cursor was made by this service for this very request. */
   async decode(request: ReadRequest, cursor: string, sortLength: number): Promise<CursorState> {
     const match = /^([A-Za-z0-9_-]{1,2048})\.([A-Za-z0-9_-]{22})$/.exec(cursor);
     if (!match) throw invalidCursor('malformed cursor');

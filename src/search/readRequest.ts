@@ -3,7 +3,7 @@
  * Query strings are parsed here, strictly: an unknown parameter or a bad value never reaches
  * Elasticsearch (DECISIONS "Catalog reads").
  */
-import { ProblemError, type FieldError } from '../http/problem.js';
+import { InvalidInput, type FieldError } from '../core/errors.js';
 import { toCaip2Network } from '../catalog/networks.js';
 import type { ListingType, Scheme } from '../catalog/listing.js';
 
@@ -47,9 +47,9 @@ function allowedParameters(endpoint: ReadEndpoint): ReadonlySet<string> {
   return new Set<string>(endpoint === 'resources' ? FILTERS : [...FILTERS, ...SEARCH_EXTRAS]);
 }
 
-function invalid(errors: FieldError[]): ProblemError {
+function invalid(errors: FieldError[]): InvalidInput {
   const names = errors.map((e) => e.path).join(', ');
-  return new ProblemError(400, 'invalid_filter_value', `Invalid value for ${names}: ${errors[0]!.message}`, { errors });
+  return new InvalidInput('invalid_filter_value', `Invalid value for ${names}: ${errors[0]!.message}`, errors);
 }
 
 /** Reads one parameter that must appear at most once (the `simple` query parser gives arrays for repeats). */
@@ -133,18 +133,18 @@ export function parseReadRequest(endpoint: ReadEndpoint, query: Record<string, u
   const allowed = allowedParameters(endpoint);
   const unknown = Object.keys(query).filter((name) => !allowed.has(name));
   if (unknown.length > 0) {
-    throw new ProblemError(400, 'unknown_filter', `Unknown filter: ${unknown.join(', ')}. Allowed: ${[...allowed].join(', ')}.`, {
-      errors: unknown.map((path) => ({ path, message: 'is not a known filter' })),
-    });
+    throw new InvalidInput(
+      'unknown_filter',
+      `Unknown filter: ${unknown.join(', ')}. Allowed: ${[...allowed].join(', ')}.`,
+      unknown.map((path) => ({ path, message: 'is not a known filter' })),
+    );
   }
   const errors: FieldError[] = [];
   const request: ReadRequest = { kind: endpoint === 'resources' ? 'resources' : 'search', explain: false, limit: DEFAULT_LIMIT, filters: {} };
   if (request.kind === 'search') {
     const q = query.q;
     if (q === undefined || (typeof q === 'string' && q.trim() === '')) {
-      throw new ProblemError(400, 'missing_query', 'The free-text query `q` is required and must not be empty.', {
-        errors: [{ path: 'q', message: 'is required' }],
-      });
+      throw new InvalidInput('missing_query', 'The free-text query `q` is required and must not be empty.', [{ path: 'q', message: 'is required' }]);
     }
     const value = single(query, 'q', errors);
     if (value !== undefined && value.length > MAX_QUERY_LENGTH) errors.push({ path: 'q', message: `must be at most ${MAX_QUERY_LENGTH} characters` });

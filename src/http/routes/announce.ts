@@ -6,7 +6,7 @@ import { Router, type RequestHandler } from 'express';
 import type { CatalogReader } from '../../catalog/reader.js';
 import { toListing } from '../../catalog/listing.js';
 import type { AnnounceService } from '../../ingest/announceService.js';
-import { ProblemError, problems } from '../problem.js';
+import { InvalidInput, NotFound } from '../../core/errors.js';
 import { isListingId } from '../../core/listingId.js';
 
 export interface AnnounceRouteDeps {
@@ -30,17 +30,19 @@ export function announceRoutes(deps: AnnounceRouteDeps): Router {
     const query = req.query as Record<string, unknown>;
     const unknown = Object.keys(query).filter((k) => !['id', 'resource', 'method'].includes(k));
     if (unknown.length > 0) {
-      throw new ProblemError(400, 'unknown_filter', `Unknown query parameter ${unknown[0]}; use id, or resource and method.`, {
-        errors: unknown.map((path) => ({ path, message: 'is not an accepted parameter' })),
-      });
+      throw new InvalidInput(
+        'unknown_filter',
+        `Unknown query parameter ${unknown[0]}; use id, or resource and method.`,
+        unknown.map((path) => ({ path, message: 'is not an accepted parameter' })),
+      );
     }
     const single = (name: string) => {
       const value = query[name];
       if (value === undefined) return undefined;
       if (typeof value !== 'string' || value.length === 0 || value.length > 2048) {
-        throw new ProblemError(400, 'invalid_filter_value', `${name} must be given once, as a non-empty string.`, {
-          errors: [{ path: name, message: 'must be a single non-empty value' }],
-        });
+        throw new InvalidInput('invalid_filter_value', `${name} must be given once, as a non-empty string.`, [
+          { path: name, message: 'must be a single non-empty value' },
+        ]);
       }
       return value;
     };
@@ -58,7 +60,7 @@ export function announceRoutes(deps: AnnounceRouteDeps): Router {
       const listingId = await deps.announce.listingIdFor(id);
       if (listingId && listingId !== id) doc = await deps.reader.get(listingId);
     }
-    if (!doc || doc.removed) throw problems.notFound(`No listing ${id}.`);
+    if (!doc || doc.removed) throw new NotFound(`No listing ${id}.`);
     res.json(toListing(doc));
   });
 

@@ -1,0 +1,16 @@
+/**
+ * Elasticsearch and Redis outages as the domain's Unavailable error (README "Errors": 503
+ * search_unavailable, 503 service_unavailable), so the HTTP layer maps them like any other.
+ */
+import { Unavailable } from '../core/errors.js';
+import { isElasticsearchUnavailable } from './elasticsearch.js';
+import { isRedisUnavailable } from './redis.js';
+
+export function unavailableBackendOf(err: unknown): Unavailable | undefined {
+  if (isElasticsearchUnavailable(err)) return new Unavailable('search', 'The search backend is unavailable; retry shortly.', 5);
+  // Redis (queues, counters, tokens) unreachable: the write was not taken, so the client should retry.
+  if (isRedisUnavailable(err)) {
+    return new Unavailable('store', 'A backing store is temporarily unavailable; nothing was written. Retry shortly.', 5);
+  }
+  return undefined;
+}
