@@ -10,6 +10,8 @@ import type { Logger } from './logger.js';
 import { errorHandler, notFound, requestContext } from './http/middleware.js';
 import { healthRoutes } from './http/routes/health.js';
 import { unavailableBackendOf } from './store/backendErrors.js';
+import { elasticsearchAnswers } from './store/elasticsearch.js';
+import { redisAnswers } from './store/redis.js';
 
 export interface AppDeps {
   config: Config;
@@ -28,7 +30,11 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext(deps.logger));
   // Bodies are JSON everywhere; the limit turns an oversized body into 413 payload_too_large.
   app.use(express.json({ limit: deps.config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
-  app.use(healthRoutes(deps));
+  const readiness = async () => {
+    const [elasticsearch, redis] = await Promise.all([elasticsearchAnswers(deps.elasticsearch), redisAnswers(deps.redis)]);
+    return { elasticsearch, redis };
+  };
+  app.use(healthRoutes(readiness));
   for (const router of deps.routers ?? []) app.use(router);
   app.use(notFound);
   app.use(errorHandler({ backendError: unavailableBackendOf }));

@@ -10,14 +10,14 @@ import type { Logger } from './logger.js';
 import { buildCatalog, type CatalogQueue } from './catalog/index.js';
 import type { CatalogReader } from './catalog/reader.js';
 import type { CatalogWriter } from './catalog/writer.js';
-import { discoveryRoutes } from './http/routes/discovery.js';
+import { buildRouters } from './http/index.js';
 import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
 import { buildPublishing, type Publishing } from './publish/index.js';
 import { buildAnnouncing, type Announcing } from './ingest/index.js';
-import { edgeRateLimits } from './http/rateLimit.js';
 import { registerAnnounceMetrics } from './ingest/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
-import { metricsRoutes } from './http/routes/metrics.js';
+import { ListingById } from './search/listingById.js';
+import { RateLimitCounter } from './store/rateLimitCounter.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
 
 
@@ -41,17 +41,24 @@ export interface Container {
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const catalog = buildCatalog(config, logger, clients);
   const search = buildCatalogSearch(config, logger, clients);
-  const publishing = buildPublishing(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });
+  const publishing = buildPublishing(config, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });
   const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
   const metrics = createMetrics();
   registerQueueGauges(metrics, () => catalog.queue.stats());
   registerAnnounceMetrics(metrics, announcing);
   const facilitator = buildFacilitator(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader, metrics });
-  // Rate limits first: they guard other modules' routes (reads, publish) mounted after them.
-  const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
+  const routers = buildRouters({
+    search: search.search,
+    listingById: new ListingById(catalog.reader, (id) => announcing.service.listingIdFor(id)),
+    announce: announcing.service,
+    publish: publishing.service,
+    tokens: publishing.tokens,
+    facilitator: facilitator.service,
+    metrics,
+    rateLimits: { counter: new RateLimitCounter(clients.redis, config.redisPrefix), rules: config.rateLimits, logger },
+  });
   return {
-    // The metrics router goes first: its middleware times every feature route after it.
-    routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), publishing.router, announcing.router, facilitator.router],
+    routers,
     workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,

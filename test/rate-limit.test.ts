@@ -6,6 +6,7 @@ import { createLogger } from '../src/logger.js';
 import { errorHandler, requestContext } from '../src/http/middleware.js';
 import { bearerTokenKey, rateLimit } from '../src/http/rateLimit.js';
 import { createRedisClient } from '../src/store/redis.js';
+import { RateLimitCounter } from '../src/store/rateLimitCounter.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 const silent = createLogger('error', { silent: true });
@@ -86,7 +87,7 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
     }
 
     it('keys by bearer token when given a key function (per-token budgets)', async () => {
-      const app = appWith(rateLimit({ redis: h.redis, prefix: h.config.redisPrefix, name: 'token-test', rule: { limit: 1, windowMs: 60_000 }, logger: silent, key: bearerTokenKey }));
+      const app = appWith(rateLimit({ counter: new RateLimitCounter(h.redis, h.config.redisPrefix), name: 'token-test', rule: { limit: 1, windowMs: 60_000 }, logger: silent, key: bearerTokenKey }));
       await request(app).get('/limited').set('Authorization', 'Bearer token-a').expect(200);
       await request(app).get('/limited').set('Authorization', 'Bearer token-a').expect(429);
       await request(app).get('/limited').set('Authorization', 'Bearer token-b').expect(200);
@@ -99,7 +100,7 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
 
     it('the window resets: a fresh window has a fresh budget (injectable clock)', async () => {
       let now = Date.parse('2026-01-01T00:00:10Z');
-      const app = appWith(rateLimit({ redis: h.redis, prefix: h.config.redisPrefix, name: 'clock-test', rule: { limit: 1, windowMs: 60_000 }, logger: silent, now: () => now }));
+      const app = appWith(rateLimit({ counter: new RateLimitCounter(h.redis, h.config.redisPrefix), name: 'clock-test', rule: { limit: 1, windowMs: 60_000 }, logger: silent, now: () => now }));
       await request(app).get('/limited').expect(200);
       const refused = await request(app).get('/limited').expect(429);
       assert.equal(refused.headers['retry-after'], '50');
@@ -111,7 +112,7 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
       const down = createRedisClient('redis://127.0.0.1:1', { lazyConnect: true });
       down.on('error', () => {});
       try {
-        const app = appWith(rateLimit({ redis: down, prefix: 'x:', name: 'down', rule: { limit: 1, windowMs: 60_000 }, logger: silent, redisTimeoutMs: 200 }));
+        const app = appWith(rateLimit({ counter: new RateLimitCounter(down, 'x:'), name: 'down', rule: { limit: 1, windowMs: 60_000 }, logger: silent, timeoutMs: 200 }));
         for (let i = 0; i < 3; i += 1) await request(app).get('/limited').expect(200);
       } finally {
         down.disconnect();

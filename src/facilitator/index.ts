@@ -1,8 +1,7 @@
 /**
- * The facilitator module as the container wires it: service, routes, the signals flusher, and the
+ * The facilitator module as the container wires it: service, the signals flusher, and the
  * facilitator's gauges (sponsor balance) on the shared metrics registry.
  */
-import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { formatEther } from 'viem';
 import type { Config } from '../config.js';
@@ -10,7 +9,6 @@ import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { BackgroundWorker } from '../core/worker.js';
-import { facilitatorRoutes } from '../http/routes/facilitator.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
 import { SignalCounters } from '../signals/counters.js';
@@ -26,7 +24,6 @@ export interface Facilitator {
   counters: SignalCounters;
   flusher: SignalFlusher;
   cataloger: TrafficCataloger;
-  router: Router;
   workers: BackgroundWorker[];
 }
 
@@ -76,7 +73,7 @@ export function buildFacilitator(
       await connection.closer.stop();
     },
   };
-  return { service, ledger, counters, flusher, cataloger, router: facilitatorRoutes(service), workers: [flusher, closer] };
+  return { service, ledger, counters, flusher, cataloger, workers: [flusher, closer] };
 }
 
 /**

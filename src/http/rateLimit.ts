@@ -1,40 +1,37 @@
 /**
- * Fixed-window rate limits counted in Redis, so every instance of the service shares one budget
- * per client. Reusable: each route passes its rule and how to key a request (client address by
- * default; publish keys by seller token). Redis trouble never takes the API down: the limiter
- * lets the request through and logs a warning (at most once a minute).
+ * Fixed-window rate limits on a shared counter (store/rateLimitCounter.ts, in Redis), so every
+ * instance of the service shares one budget per client. Reusable: each route passes its rule and
+ * how to key a request (client address by default; publish keys by seller token). Counter trouble
+ * never takes the API down: the limiter lets the request through and logs a warning (at most once
+ * a minute).
  */
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { Router, type Request, type RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import type { RateLimitRule, RateLimitSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import { unmapIPv4 } from '../core/ipAddress.js';
 import { RateLimited } from '../core/errors.js';
+import { PATHS } from './paths.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
+/** Counts requests per budget name, window and subject (store/rateLimitCounter.ts implements it). */
+export interface WindowCounter {
+  count(name: string, window: number, subject: string, ttlMs: number): Promise<number>;
+}
+
 export interface RateLimitOptions {
-  redis: Redis;
-  /** config.redisPrefix: every key lives under it. */
-  prefix: string;
+  counter: WindowCounter;
   /** Names the budget (`announce`, `publish-token`, ...); requests of one name share it. */
   name: string;
   rule: RateLimitRule;
   logger: Logger;
   /** The budget a request draws on; `undefined` skips limiting (e.g. no token to key by). */
   key?: (req: Request) => string | undefined;
-  /** How long Redis may take before the request goes through unlimited. */
-  redisTimeoutMs?: number;
+  /** How long the counter may take before the request goes through unlimited. */
+  timeoutMs?: number;
   now?: Clock;
 }
-
-const COUNT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return count`;
-
-type CountingRedis = Redis & { rateLimitCount(key: string, ttlMs: number): Promise<number> };
 
 /**
  * The budget of a client address. IPv6 clients are counted per /64 (one subscriber's usual
@@ -55,11 +52,9 @@ function ipv6Prefix64(address: string): string {
 
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   const { rule, logger } = options;
-  if (!('rateLimitCount' in options.redis)) options.redis.defineCommand('rateLimitCount', { numberOfKeys: 1, lua: COUNT });
-  const redis = options.redis as CountingRedis;
   const keyOf = options.key ?? clientAddress;
   const now = options.now ?? systemClock;
-  const timeoutMs = options.redisTimeoutMs ?? 250;
+  const timeoutMs = options.timeoutMs ?? 250;
   let lastWarning = 0;
 
   return async (req, res, next) => {
@@ -70,14 +65,11 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     const resetAt = (window + 1) * rule.windowMs;
     let count: number;
     try {
-      count = await withTimeout(
-        redis.rateLimitCount(`${options.prefix}ratelimit:${options.name}:${window}:${subject}`, rule.windowMs + 1000),
-        timeoutMs,
-      );
+      count = await withTimeout(options.counter.count(options.name, window, subject, rule.windowMs + 1000), timeoutMs);
     } catch (err) {
       if (at - lastWarning > 60_000) {
         lastWarning = at;
-        logger.warn('rate limit skipped: Redis did not answer, failing open', { limit: options.name, err: (err as Error).message });
+        logger.warn('rate limit skipped: the counter did not answer, failing open', { limit: options.name, err: (err as Error).message });
       }
       return next();
     }
@@ -119,22 +111,22 @@ export function bearerTokenKey(req: Request): string | undefined {
 }
 
 /**
- * Limits that sit in front of other modules' routes, mounted before them: reads (off unless the
+ * Limits that sit in front of other areas' routes, mounted before them: reads (off unless the
  * operator sets RATE_LIMIT_READS) and publish per client address. Publish per token is applied by
- * the publish router itself with `bearerTokenKey`.
+ * the publish router itself, after authentication.
  */
-export function edgeRateLimits(options: { redis: Redis; prefix: string; rules: RateLimitSettings; logger: Logger }): Router {
+export function edgeRateLimits(options: { counter: WindowCounter; rules: RateLimitSettings; logger: Logger }): Router {
   const router = Router();
-  const { redis, prefix, rules, logger } = options;
+  const { counter, rules, logger } = options;
   if (rules.reads) {
-    router.get(READ_PATHS, rateLimit({ redis, prefix, name: 'reads', rule: rules.reads, logger }));
+    router.get(READ_PATHS, rateLimit({ counter, name: 'reads', rule: rules.reads, logger }));
   }
   if (rules.publish) {
-    const limiter = rateLimit({ redis, prefix, name: 'publish', rule: rules.publish, logger });
-    router.post('/discovery/publish', limiter);
-    router.delete('/discovery/publish/:id', limiter);
+    const limiter = rateLimit({ counter, name: 'publish', rule: rules.publish, logger });
+    router.post(PATHS.publish, limiter);
+    router.delete(PATHS.unpublish, limiter);
   }
   return router;
 }
 
-const READ_PATHS = ['/discovery/search', '/discovery/resources', '/discovery/resources/:id', '/mcp/tools'];
+const READ_PATHS = [PATHS.search, PATHS.resources, PATHS.resource, PATHS.mcpTools];

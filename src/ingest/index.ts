@@ -1,17 +1,14 @@
 /**
  * The announce module as the container wires it: announce service + status, the prober and its
- * worker, the staleness sweeper, and the HTTP router.
+ * worker, and the staleness sweeper.
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { Redis } from 'ioredis';
-import type { Router } from 'express';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { ElasticsearchStaleListingFinder } from '../catalog/staleListings.js';
-import { announceRoutes } from '../http/routes/announce.js';
-import { rateLimit } from '../http/rateLimit.js';
 import { AnnounceService } from './announceService.js';
 import { Prober } from './prober.js';
 import { ProbeStore } from './probeStore.js';
@@ -25,7 +22,6 @@ export interface Announcing {
   prober: Prober;
   probeWorker: ProbeWorker;
   staleness: StalenessWorker;
-  router: Router;
 }
 
 export interface AnnouncingDeps {
@@ -55,9 +51,5 @@ export function buildAnnouncing(config: Config, logger: Logger, deps: Announcing
     logger,
     { staleAfterMs: settings.staleAfterMs, sweepIntervalMs: settings.staleSweepIntervalMs, now },
   );
-  const announceLimit = config.rateLimits.announce
-    ? rateLimit({ redis: deps.redis, prefix: config.redisPrefix, name: 'announce', rule: config.rateLimits.announce, logger })
-    : undefined;
-  const router = announceRoutes({ announce: service, reader: deps.reader, ...(announceLimit ? { announceLimit } : {}) });
-  return { service, store, prober, probeWorker, staleness, router };
+  return { service, store, prober, probeWorker, staleness };
 }

@@ -1,17 +1,11 @@
-/**
- * Announce (open, rate limited per client), the announce status lookup, and one listing by id.
- * Thin: the services decide; these only map HTTP to calls.
- */
+/** Announce (open, rate limited per client) and the announce status lookup; thin over AnnounceService. */
 import { Router, type RequestHandler } from 'express';
-import type { CatalogReader } from '../../catalog/reader.js';
-import { toListing } from '../../catalog/listing.js';
 import type { AnnounceService } from '../../ingest/announceService.js';
-import { InvalidInput, NotFound } from '../../core/errors.js';
-import { isListingId } from '../../core/listingId.js';
+import { parseStatusQuery } from '../../ingest/statusQuery.js';
+import { announceStatusPath, PATHS } from '../paths.js';
 
 export interface AnnounceRouteDeps {
   announce: AnnounceService;
-  reader: CatalogReader;
   /** Applied to POST /discovery/announce only. */
   announceLimit?: RequestHandler;
 }
@@ -20,48 +14,14 @@ export function announceRoutes(deps: AnnounceRouteDeps): Router {
   const router = Router();
   const limited: RequestHandler[] = deps.announceLimit ? [deps.announceLimit] : [];
 
-  router.post('/discovery/announce', ...limited, async (req, res) => {
+  router.post(PATHS.announce, ...limited, async (req, res) => {
     const result = await deps.announce.announce(req.body);
-    const statusUrl = `/discovery/announce/status?id=${result.id}`;
+    const statusUrl = announceStatusPath(result.id);
     res.status(202).location(statusUrl).json({ ...result, statusUrl });
   });
 
-  router.get('/discovery/announce/status', async (req, res) => {
-    const query = req.query as Record<string, unknown>;
-    const unknown = Object.keys(query).filter((k) => !['id', 'resource', 'method'].includes(k));
-    if (unknown.length > 0) {
-      throw new InvalidInput(
-        'unknown_filter',
-        `Unknown query parameter ${unknown[0]}; use id, or resource and method.`,
-        unknown.map((path) => ({ path, message: 'is not an accepted parameter' })),
-      );
-    }
-    const single = (name: string) => {
-      const value = query[name];
-      if (value === undefined) return undefined;
-      if (typeof value !== 'string' || value.length === 0 || value.length > 2048) {
-        throw new InvalidInput('invalid_filter_value', `${name} must be given once, as a non-empty string.`, [
-          { path: name, message: 'must be a single non-empty value' },
-        ]);
-      }
-      return value;
-    };
-    const id = single('id');
-    const resource = single('resource');
-    const method = single('method');
-    res.json(await deps.announce.status({ ...(id ? { id } : {}), ...(resource ? { resource } : {}), ...(method ? { method } : {}) }));
-  });
-
-  router.get('/discovery/resources/:id', async (req, res) => {
-    const id = req.params.id;
-    let doc = isListingId(id) ? await deps.reader.get(id) : undefined;
-    if ((!doc || doc.removed) && isListingId(id)) {
-      // An announce answered this id before its 402 revealed a routeTemplate; follow it.
-      const listingId = await deps.announce.listingIdFor(id);
-      if (listingId && listingId !== id) doc = await deps.reader.get(listingId);
-    }
-    if (!doc || doc.removed) throw new NotFound(`No listing ${id}.`);
-    res.json(toListing(doc));
+  router.get(PATHS.announceStatus, async (req, res) => {
+    res.json(await deps.announce.status(parseStatusQuery(req.query as Record<string, unknown>)));
   });
 
   return router;

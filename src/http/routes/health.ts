@@ -1,19 +1,19 @@
 import { Router } from 'express';
-import type { Client } from '@elastic/elasticsearch';
-import type { Redis } from 'ioredis';
-import { elasticsearchAnswers } from '../../store/elasticsearch.js';
-import { redisAnswers } from '../../store/redis.js';
+import { PATHS } from '../paths.js';
 
-export function healthRoutes(deps: { elasticsearch: Client; redis: Redis }): Router {
+/** Whether each backend answers right now (the app factory checks the real clients). */
+export type Readiness = () => Promise<{ elasticsearch: boolean; redis: boolean }>;
+
+export function healthRoutes(readiness: Readiness): Router {
   const router = Router();
 
   // Liveness: the process serves requests; dependencies are readiness' business.
-  router.get('/healthz', (_req, res) => {
+  router.get(PATHS.healthz, (_req, res) => {
     res.json({ status: 'ok' });
   });
 
-  router.get('/readyz', async (_req, res) => {
-    const [es, redis] = await Promise.all([elasticsearchAnswers(deps.elasticsearch), redisAnswers(deps.redis)]);
+  router.get(PATHS.readyz, async (_req, res) => {
+    const { elasticsearch: es, redis } = await readiness();
     const checks = { elasticsearch: es ? 'ok' : 'unavailable', redis: redis ? 'ok' : 'unavailable' };
     if (es && redis) {
       res.json({ status: 'ready', checks });

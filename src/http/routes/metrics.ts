@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Metrics } from '../../metrics.js';
+import { PATHS } from '../paths.js';
 import { requestMetrics } from '../requestMetrics.js';
 
 /**
@@ -9,7 +10,7 @@ import { requestMetrics } from '../requestMetrics.js';
 export function metricsRoutes(metrics: Metrics): Router {
   const router = Router();
   router.use(requestMetrics(metrics));
-  router.get('/metrics', async (_req, res) => {
+  router.get(PATHS.metrics, async (_req, res) => {
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   return router;

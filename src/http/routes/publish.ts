@@ -1,7 +1,8 @@
-/** POST /discovery/publish and DELETE /discovery/publish/{id} (SPEC 4.3): thin over PublishService. */
+/** POST /discovery/publish and DELETE /discovery/publish/{id} (docs/sdk.md): thin over PublishService. */
 import { Router, type RequestHandler } from 'express';
 import type { PublishService } from '../../publish/publishService.js';
 import type { SellerTokenStore } from '../../publish/sellerTokens.js';
+import { PATHS, resourcePath } from '../paths.js';
 import { requireSellerToken, sellerTokenOf } from '../sellerAuth.js';
 
 export interface PublishRouteDeps {
@@ -15,12 +16,12 @@ export function publishRoutes(deps: PublishRouteDeps): Router {
   const router = Router();
   const authenticated = [requireSellerToken(deps.tokens), ...(deps.limits ?? [])];
 
-  router.post('/discovery/publish', ...authenticated, async (req, res) => {
+  router.post(PATHS.publish, ...authenticated, async (req, res) => {
     const { created, listing } = await deps.publish.publish(sellerTokenOf(res), req.body);
-    res.status(created ? 201 : 200).location(`/discovery/resources/${listing.id}`).json(listing);
+    res.status(created ? 201 : 200).location(resourcePath(listing.id)).json(listing);
   });
 
-  router.delete('/discovery/publish/:id', ...authenticated, async (req, res) => {
+  router.delete(PATHS.unpublish, ...authenticated, async (req, res) => {
     await deps.publish.unpublish(sellerTokenOf(res), String(req.params.id));
     res.status(204).end();
   });

@@ -1,0 +1,61 @@
+/**
+ * Every router of the HTTP API, built from the services the container hands over, in mount order.
+ * Adding a route: a handler in the router of its area (src/http/routes/), its path in paths.ts, and
+ * the work in one service (docs/architecture.md).
+ */
+import type { Router } from 'express';
+import type { RateLimitSettings } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { FacilitatorService } from '../facilitator/service.js';
+import type { AnnounceService } from '../ingest/announceService.js';
+import type { PublishService } from '../publish/publishService.js';
+import type { SellerToken, SellerTokenStore } from '../publish/sellerTokens.js';
+import type { CatalogSearch } from '../search/catalogSearch.js';
+import type { ListingById } from '../search/listingById.js';
+import { edgeRateLimits, rateLimit, type WindowCounter } from './rateLimit.js';
+import { announceRoutes } from './routes/announce.js';
+import { discoveryRoutes, listingRoutes } from './routes/discovery.js';
+import { facilitatorRoutes } from './routes/facilitator.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { publishRoutes } from './routes/publish.js';
+
+export interface HttpServices {
+  search: CatalogSearch;
+  listingById: ListingById;
+  announce: AnnounceService;
+  publish: PublishService;
+  tokens: SellerTokenStore;
+  facilitator: FacilitatorService;
+  metrics: Metrics;
+  rateLimits: { counter: WindowCounter; rules: RateLimitSettings; logger: Logger };
+}
+
+export function buildRouters(services: HttpServices): Router[] {
+  const { counter, rules, logger } = services.rateLimits;
+  const announceLimit = rules.announce ? rateLimit({ counter, name: 'announce', rule: rules.announce, logger }) : undefined;
+  // The per-client publish limit runs at the edge (edgeRateLimits); the per-token one needs the
+  // authenticated token, so it runs in the publish router, after authentication.
+  const perToken = rules.publishPerToken
+    ? [
+        rateLimit({
+          counter,
+          logger,
+          name: 'publish-token',
+          rule: rules.publishPerToken,
+          key: (req) => (req.res?.locals.sellerToken as SellerToken | undefined)?.id,
+        }),
+      ]
+    : [];
+  return [
+    // The metrics router goes first: its middleware times every route after it.
+    metricsRoutes(services.metrics),
+    // Rate limits next: they guard other areas' routes (reads, publish) mounted after them.
+    edgeRateLimits({ counter, rules, logger }),
+    discoveryRoutes(services.search),
+    listingRoutes(services.listingById),
+    publishRoutes({ publish: services.publish, tokens: services.tokens, limits: perToken }),
+    announceRoutes({ announce: services.announce, ...(announceLimit ? { announceLimit } : {}) }),
+    facilitatorRoutes(services.facilitator),
+  ];
+}

@@ -1,0 +1,23 @@
+/** Every route path of the HTTP API, in one place (README "API" documents each). */
+export const PATHS = {
+  resources: '/discovery/resources',
+  resource: '/discovery/resources/:id',
+  search: '/discovery/search',
+  mcpTools: '/mcp/tools',
+  announce: '/discovery/announce',
+  announceStatus: '/discovery/announce/status',
+  publish: '/discovery/publish',
+  unpublish: '/discovery/publish/:id',
+  supported: '/supported',
+  verify: '/verify',
+  settle: '/settle',
+  metrics: '/metrics',
+  healthz: '/healthz',
+  readyz: '/readyz',
+} as const;
+
+/** Where one listing is read (the Location of a publish). */
+export const resourcePath = (id: string): string => `${PATHS.resources}/${id}`;
+
+/** Where an announce's outcome is looked up (the Location of an announce). */
+export const announceStatusPath = (id: string): string => `${PATHS.announceStatus}?id=${id}`;

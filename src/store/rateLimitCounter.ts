@@ -1,0 +1,26 @@
+/**
+ * Fixed-window request counters in Redis, shared by every instance of the service: one key per
+ * budget name, window and subject, counted and given its expiry in one script.
+ */
+import type { Redis } from 'ioredis';
+
+const COUNT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
+type CountingRedis = Redis & { rateLimitCount(key: string, ttlMs: number): Promise<number> };
+
+export class RateLimitCounter {
+  private readonly redis: CountingRedis;
+
+  constructor(redis: Redis, private readonly prefix: string) {
+    if (!('rateLimitCount' in redis)) redis.defineCommand('rateLimitCount', { numberOfKeys: 1, lua: COUNT });
+    this.redis = redis as CountingRedis;
+  }
+
+  /** Counts one more request of `subject` against budget `name` in `window`; the key lives `ttlMs`. */
+  count(name: string, window: number, subject: string, ttlMs: number): Promise<number> {
+    return this.redis.rateLimitCount(`${this.prefix}ratelimit:${name}:${window}:${subject}`, ttlMs);
+  }
+}
