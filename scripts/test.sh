@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies when missing, makes sure Elasticsearch and Redis
-# answer (starting them with scripts/services.sh when they do not), type-checks, runs mocha.
+# answer (starting them with scripts/services.sh when they do not), type-checks, lints, runs mocha.
 # Extra arguments go to mocha (e.g. `npm test -- --grep cursor`).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/prelude.sh"
 
 echo "[test] type-checking"
 npx tsc -p tsconfig.json --noEmit
+# Import circles, floating promises and imports that point up a floor (docs/architecture.md).
+echo "[test] linting"
+npx eslint src scripts test examples
 
 started=$(date +%s)
 out="$(mktemp)"

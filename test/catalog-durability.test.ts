@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { buildCatalog, type Catalog } from '../src/catalog/index.js';
 import { buildListingDocument } from '../src/catalog/document.js';
-import { encodeOperation, type CatalogOperation } from '../src/catalog/operations.js';
+import { encodeOperation, type CatalogOperation } from '../src/store/catalogOperations.js';
 import { createLogger } from '../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { InvalidListingError, validateListingInput } from '../src/catalog/validation.js';
-import { toCaip2Network } from '../src/catalog/networks.js';
+import { toCaip2Network } from '../src/x402/networks.js';
 import { httpListingId, mcpListingId } from '../src/catalog/identity.js';
-import { toListing, type ListingDocument } from '../src/catalog/listing.js';
+import { toListing } from '../src/catalog/listing.js';
+import type { ListingDocument } from '../src/store/listingDocument.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 

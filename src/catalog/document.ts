@@ -10,11 +10,10 @@ import {
   mcpCanonicalKey,
 } from './identity.js';
 import { listingKeywords } from './keywords.js';
-import type { Describe, ListingDocument, Payment, Signals } from './listing.js';
-import { toCaip2Network } from './networks.js';
+import { EMPTY_SIGNALS, type Describe, type Payment, type Signals } from '../shapes/listing.js';
+import type { ListingDocument } from '../store/listingDocument.js';
+import { toCaip2Network } from '../x402/networks.js';
 import type { HttpListingInput, ListingInput, McpListingInput, WriteContext } from './writer.js';
-
-export const EMPTY_SIGNALS: Signals = { settleCount7d: 0, rejectionRate7d: 0 };
 
 function normalizePayment<P extends Payment>(payment: P): P {
   const out = { ...payment, network: toCaip2Network(payment.network) ?? payment.network };

@@ -6,8 +6,9 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import type { AppendRequest, WriteStream } from '../store/writeStream.js';
 import { buildListingDocument } from './document.js';
-import type { RemovalReason, Signals } from './listing.js';
-import { encodeOperation, type CatalogOperation } from './operations.js';
+import type { Signals } from '../shapes/listing.js';
+import type { RemovalReason } from '../store/listingDocument.js';
+import { encodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
 import { InvalidListingError, validateListingInput } from './validation.js';
 import type { BulkWriteResult, CatalogWriter, ListingInput, WriteContext } from './writer.js';
 

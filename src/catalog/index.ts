@@ -54,4 +54,4 @@ export function buildCatalog(
 export type { CatalogReader } from './reader.js';
 export type { CatalogWriter } from './writer.js';
 export { InvalidListingError, validateListingInput } from './validation.js';
-export { toCaip2Network } from './networks.js';
+export { toCaip2Network } from '../x402/networks.js';

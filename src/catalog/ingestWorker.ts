@@ -12,7 +12,7 @@ import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { ListingStore } from '../store/listingStore.js';
 import { consumerName, type StreamEntry, type WriteStream } from '../store/writeStream.js';
-import { decodeOperation, type CatalogOperation } from './operations.js';
+import { decodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
 
 export type IngestOptions = CatalogIngestSettings;
 

@@ -3,7 +3,7 @@
  * filtering live in src/search; this is the by-id view of the stored document.
  */
 import type { ListingStore } from '../store/listingStore.js';
-import type { ListingDocument } from './listing.js';
+import type { ListingDocument } from '../store/listingDocument.js';
 
 export interface CatalogReader {
   /** The stored document, removed ones included (check `removed`); `undefined` when unknown. Real time: no refresh wait. */

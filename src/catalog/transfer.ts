@@ -3,7 +3,8 @@
  * catalog with them; the demo catalog is such a file). Import goes through the bulk write path, so
  * every entry is validated like any other write; `id` in a file is ignored and recomputed.
  */
-import type { Listing, ListingDocument } from './listing.js';
+import type { Listing } from '../shapes/listing.js';
+import type { ListingDocument } from '../store/listingDocument.js';
 import { toListing } from './listing.js';
 import type { CatalogWriter, InvalidField, RejectedWrite, WriteContext } from './writer.js';
 

@@ -8,8 +8,8 @@ import formatsModule from 'ajv-formats';
 import { HTTP_METHODS, httpMethod } from '../core/httpMethods.js';
 import { canonicalizeHttpUrl, canonicalizeMcpResource, InvalidResourceError } from './identity.js';
 import { envelopeSchema, httpListingSchema, mcpListingSchema } from './listingSchema.js';
-import { toCaip2Network } from './networks.js';
-import type { Payment } from './listing.js';
+import { toCaip2Network } from '../x402/networks.js';
+import type { Payment } from '../shapes/listing.js';
 import type { InvalidField, ListingInput } from './writer.js';
 
 /** Thrown by the writer for an invalid listing; publish answers it with `400 invalid_listing`. */

@@ -3,7 +3,8 @@
  * data, import, benchmarks). Implemented by the durable write path in this folder; other modules
  * depend on this interface only.
  */
-import type { Describe, ListingSource, McpListing, Payment, RemovalReason, Signals } from './listing.js';
+import type { Describe, McpListing, Payment, Signals } from '../shapes/listing.js';
+import type { ListingSource, RemovalReason } from '../store/listingDocument.js';
 
 export interface HttpListingInput {
   type: 'http';

@@ -4,7 +4,7 @@
  * a well-shaped request is a payment rejection with an x402 reason (200, isValid: false).
  */
 import { isObject, type JsonObject } from '../core/json.js';
-import { toCaip2Network } from '../catalog/networks.js';
+import { toCaip2Network } from '../x402/networks.js';
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 

@@ -5,7 +5,7 @@
  */
 import { keccak256, stringToHex } from 'viem';
 import type { Config } from '../config.js';
-import { legacyNetworkNames, toCaip2Network } from '../catalog/networks.js';
+import { legacyNetworkNames, toCaip2Network } from '../x402/networks.js';
 import type { Clock } from '../core/clock.js';
 import { Unavailable } from '../core/errors.js';
 import { isRedisUnavailable } from '../store/redis.js';

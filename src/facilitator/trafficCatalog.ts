@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter, ListingInput } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
-import type { Payment } from '../catalog/listing.js';
+import type { Payment } from '../shapes/listing.js';
 import type { TrafficSighting } from './trafficSighting.js';
 
 const MAX_REMEMBERED = 10_000;

@@ -6,8 +6,8 @@
  * `outputSchema.input`. Pure: nothing here touches storage.
  */
 import { httpListingId, mcpListingId } from '../catalog/identity.js';
-import type { Describe, Payment } from '../catalog/listing.js';
-import { toCaip2Network } from '../catalog/networks.js';
+import type { Describe, Payment } from '../shapes/listing.js';
+import { toCaip2Network } from '../x402/networks.js';
 import type { ListingInput } from '../catalog/writer.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import type { RawFacilitatorRequest } from './request.js';

@@ -9,7 +9,7 @@ import { HTTP_METHODS } from '../core/httpMethods.js';
 import { isListingId } from '../core/listingId.js';
 import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../catalog/identity.js';
 import type { CatalogReader } from '../catalog/reader.js';
-import type { Payment } from '../catalog/listing.js';
+import type { Payment } from '../shapes/listing.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
 import { ChallengeError, parseAnnouncedChallenge, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from './probeStore.js';

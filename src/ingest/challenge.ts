@@ -9,8 +9,8 @@
  */
 import { httpMethod } from '../core/httpMethods.js';
 import { isObject, type JsonObject } from '../core/json.js';
-import type { Describe, Payment, Scheme } from '../catalog/listing.js';
-import { toCaip2Network } from '../catalog/networks.js';
+import type { Describe, Payment, Scheme } from '../shapes/listing.js';
+import { toCaip2Network } from '../x402/networks.js';
 import { describeFromChallenge } from './challengeDescribe.js';
 import { isValidRouteTemplate } from './routeTemplate.js';
 

@@ -5,7 +5,7 @@
  * Looked for, in order: `describe`, `extensions.describe`, `extensions.bazaar.info.describe`,
  * `accepts[0].extra.describe`, `accepts[0].describe`.
  */
-import type { Describe } from '../catalog/listing.js';
+import type { Describe } from '../shapes/listing.js';
 import { isObject, type JsonObject } from '../core/json.js';
 
 const LIMITS = { title: 200, description: 2000, tags: 32, tag: 64, inputs: 64, name: 64, typeName: 64 };

@@ -9,7 +9,7 @@
  * rejection of that announcement, never a catalog write.
  */
 import type { AnnounceSettings } from '../config.js';
-import type { Payment } from '../catalog/listing.js';
+import type { Payment } from '../shapes/listing.js';
 import type { CatalogWriter, HttpListingInput } from '../catalog/writer.js';
 import { InvalidListingError } from '../catalog/validation.js';
 import type { Logger } from '../logger.js';

@@ -5,7 +5,7 @@
  * service owns (`id`, `signals`). Unknown top-level fields are rejected rather than dropped, so a
  * seller's typo (`inputschema`, `price`) is reported instead of publishing a listing without it.
  */
-import { toCaip2Network } from '../catalog/networks.js';
+import { toCaip2Network } from '../x402/networks.js';
 import { validateListingInput } from '../catalog/validation.js';
 import type { InvalidField, McpListingInput } from '../catalog/writer.js';
 

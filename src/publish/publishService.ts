@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { canonicalizeMcpResource } from '../catalog/identity.js';
-import type { McpListing, Signals } from '../catalog/listing.js';
+import type { McpListing, Signals } from '../shapes/listing.js';
 import { InvalidListingError } from '../catalog/validation.js';
 import type { CatalogWriter, InvalidField } from '../catalog/writer.js';
 import { Forbidden, InvalidInput, NotFound } from '../core/errors.js';

@@ -3,7 +3,7 @@
  * into x402 payment requirements. USDC is the default asset; its EIP-712 domain (name, version) is
  * what buyers' wallets sign over, so it travels in `extra` as @x402/evm expects.
  */
-import { legacyNetworkNames, toCaip2Network } from '../catalog/networks.js';
+import { legacyNetworkNames, toCaip2Network } from '../x402/networks.js';
 import type { PaymentRequirements } from '../x402/wire.js';
 
 export type Scheme = 'exact' | 'upto';

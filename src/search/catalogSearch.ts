@@ -3,7 +3,9 @@
  * validated request in, one Elasticsearch search, listings (built only by `toListing`) out.
  */
 import type { Client } from '@elastic/elasticsearch';
-import { toListing, type Listing, type ListingDocument } from '../catalog/listing.js';
+import { toListing } from '../catalog/listing.js';
+import type { Listing } from '../shapes/listing.js';
+import type { ListingDocument } from '../store/listingDocument.js';
 import { CursorCodec, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
 import { buildSearchBody, searchParamsFor, sortFor } from './queryBuilder.js';

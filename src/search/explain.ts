@@ -5,7 +5,7 @@
  * Since `_score = relevance x priceBoost x recencyBoost` (score_mode and boost_mode multiply),
  * the parts agree with `_score` up to float rounding.
  */
-import type { Debug } from '../catalog/listing.js';
+import type { Debug } from '../shapes/listing.js';
 import { FACTOR_NAMES } from './queryBuilder.js';
 
 export class MissingFactorError extends Error {

@@ -5,7 +5,8 @@
  */
 import { NotFound } from '../core/errors.js';
 import { isListingId } from '../core/listingId.js';
-import { toListing, type Listing } from '../catalog/listing.js';
+import { toListing } from '../catalog/listing.js';
+import type { Listing } from '../shapes/listing.js';
 import type { CatalogReader } from '../catalog/reader.js';
 
 export class ListingById {

@@ -4,8 +4,8 @@
  * Elasticsearch (DECISIONS "Catalog reads").
  */
 import { InvalidInput, type FieldError } from '../core/errors.js';
-import { toCaip2Network } from '../catalog/networks.js';
-import type { ListingType, Scheme } from '../catalog/listing.js';
+import { toCaip2Network } from '../x402/networks.js';
+import type { ListingType, Scheme } from '../shapes/listing.js';
 
 export type ReadEndpoint = 'resources' | 'search' | 'mcpTools';
 export type SearchSort = 'rank' | 'price' | 'recent';

@@ -8,7 +8,7 @@
  * listing is flushed again when its counts fall, whether or not new traffic arrives.
  */
 import type { Redis } from 'ioredis';
-import type { Signals } from '../catalog/listing.js';
+import type { Signals } from '../shapes/listing.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 const HOUR_MS = 3_600_000;

@@ -3,7 +3,7 @@
  * one consistent snapshot however long it takes and however many writes land meanwhile.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { ListingDocument } from '../catalog/listing.js';
+import type { ListingDocument } from './listingDocument.js';
 import { withoutNulls } from './listingStore.js';
 
 export async function* scanLiveListings(client: Client, alias: string, pageSize = 1000): AsyncGenerator<ListingDocument[]> {

@@ -5,8 +5,8 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
-import type { ListingDocument } from '../catalog/listing.js';
-import type { ApplyOutcome, CatalogOperation } from '../catalog/operations.js';
+import type { ListingDocument } from './listingDocument.js';
+import type { ApplyOutcome, CatalogOperation } from './catalogOperations.js';
 import { isElasticsearchUnavailable } from './elasticsearch.js';
 
 type BulkLine = Record<string, unknown>;

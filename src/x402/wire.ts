@@ -10,7 +10,7 @@ export const HEADERS = {
   paymentRequired: 'PAYMENT-REQUIRED',
   /** v2: the buyer's signed payment. */
   paymentSignature: 'PAYMENT-SIGNATURE',
-  /** v1 (and SPEC 4.6 "X-Payment"): the buyer's signed payment. */
+  /** v1 (and the MCP transport's "X-Payment"): the buyer's signed payment. */
   xPayment: 'X-PAYMENT',
   /** v2: the settlement receipt on the paid response. */
   paymentResponse: 'PAYMENT-RESPONSE',
@@ -18,14 +18,10 @@ export const HEADERS = {
   xPaymentResponse: 'X-PAYMENT-RESPONSE',
 } as const;
 
-/** SPEC 2.4: seller-declared metadata, matched by search and carried with every 402. */
-export interface Describe {
-  title?: string;
-  description?: string;
-  tags?: string[];
-  /** Input name -> type name (`{ city: 'string', days: 'integer' }`). */
-  inputs?: Record<string, string>;
-}
+import type { Describe } from '../shapes/listing.js';
+
+/** Seller-declared metadata, matched by search and carried with every 402: the listing's describe block. */
+export type { Describe };
 
 export interface PaymentRequirements {
   scheme: string;
@@ -50,7 +46,7 @@ export interface PaymentRequired {
   resource: ResourceInfo;
   accepts: PaymentRequirements[];
   extensions?: Record<string, unknown>;
-  /** This service's addition (SPEC 2.4); x402 clients ignore unknown members. */
+  /** This service's addition (the listing's describe block); x402 clients ignore unknown members. */
   describe?: Describe;
 }
 

@@ -2,7 +2,8 @@
  * The entries of the durable write stream: what a producer asked for, already validated and
  * canonicalized, so the consumer only has to apply them.
  */
-import type { ListingDocument, RemovalReason, Signals } from './listing.js';
+import type { Signals } from '../shapes/listing.js';
+import type { ListingDocument, RemovalReason } from './listingDocument.js';
 
 export type CatalogOperation =
   | {

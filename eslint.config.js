@@ -1,0 +1,44 @@
+// The linter `npm test` runs before mocha (docs/architecture.md, "Rules the linter keeps"):
+// type-aware typescript-eslint for promises nobody awaits, import-x for import circles, and
+// no-restricted-imports for the floors of the house (an import may only point down).
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+const FEATURES = ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals'];
+
+/** `no-restricted-imports` patterns forbidding imports of the given src/ folders (relative imports). */
+function forbid(folders, message) {
+  return folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message }));
+}
+
+function floor(files, folders, message) {
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns: forbid(folders, message) }] } };
+}
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.cache/**'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+      // Without these import-x cannot read a .ts module's imports, and no-cycle would see no edge.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      'import-x/no-cycle': 'error',
+    },
+  },
+  floor(['src/core/**/*.ts'], ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals', 'store', 'http', 'sdk', 'shapes', 'x402'], 'src/core is the ground floor: it imports nothing from the project.'),
+  floor(['src/store/**/*.ts'], [...FEATURES, 'http', 'sdk'], 'src/store imports only the ground floor and the wire shapes, never a feature or http.'),
+  floor(FEATURES.map((f) => `src/${f}/**/*.ts`), ['http'], 'Features know nothing of HTTP: throw a src/core/errors.ts error; src/http maps it.'),
+  floor(['src/shapes/**/*.ts', 'src/x402/**/*.ts'], [...FEATURES, 'store', 'http', 'sdk'], 'Wire shapes sit below everything but the ground floor.'),
+  floor(['src/sdk/**/*.ts'], [...FEATURES, 'store', 'http'], 'The seller SDK is a client of the HTTP API: it imports only core, shapes and x402.'),
+);
