@@ -20,7 +20,7 @@ import { getAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { loadConfig } from '../src/config.js';
 import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES as TYPES } from '../src/facilitator/exactScheme.js';
-import { Ledger } from '../src/facilitator/ledger.js';
+import { Ledger } from '../src/store/ledger.js';
 import { recoverTypedDataSignerUncached } from '../src/facilitator/recoverSigner.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';

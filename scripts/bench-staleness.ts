@@ -7,7 +7,7 @@
  * Own index (bench-stale-*) and Redis prefix, deleted at the end.
  */
 import { ElasticsearchStaleListingFinder } from '../src/catalog/staleListings.js';
-import { ProbeStore } from '../src/ingest/probeStore.js';
+import { ProbeStore } from '../src/store/probeStore.js';
 import { StalenessWorker } from '../src/ingest/stalenessWorker.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';

@@ -10,7 +10,7 @@
  * (default: USDC on Base Sepolia), --decimals 6.
  */
 import { formatEther, formatUnits, getAddress, isAddress, parseEther, parseUnits } from 'viem';
-import { Ledger, MAX_LEDGER_AMOUNT } from '../src/facilitator/ledger.js';
+import { Ledger, MAX_LEDGER_AMOUNT } from '../src/store/ledger.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { fail, loadConfigOrFail, parseCommandLine } from './lib/cliOptions.js';
 

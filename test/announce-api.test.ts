@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { announceRoutes } from '../src/http/routes/announce.js';
 import { AnnounceService } from '../src/ingest/announceService.js';
-import { ProbeStore } from '../src/ingest/probeStore.js';
+import { ProbeStore } from '../src/store/probeStore.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { announce, settled } from './support/announcing.js';
 import { startHarness, type Harness } from './support/harness.js';

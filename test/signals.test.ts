@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
-import { SignalCounters } from '../src/signals/counters.js';
+import { SignalCounters } from '../src/store/signalCounters.js';
 import { SignalFlusher } from '../src/signals/flusher.js';
 import type { CatalogWriter } from '../src/catalog/writer.js';
 import { buildFacilitator } from '../src/facilitator/index.js';

@@ -11,12 +11,13 @@ import { systemClock, type Clock } from '../core/clock.js';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
-import { SignalCounters } from '../signals/counters.js';
+import { SignalCounters } from '../store/signalCounters.js';
 import { SignalFlusher } from '../signals/flusher.js';
-import { Ledger } from './ledger.js';
+import { Ledger } from '../store/ledger.js';
 import { FacilitatorService } from './service.js';
-import { SettlementStore } from './settlementStore.js';
+import { SettlementStore } from '../store/settlementStore.js';
 import { TrafficCataloger } from './trafficCatalog.js';
+import { TrafficAccepts } from '../store/trafficAccepts.js';
 
 export interface Facilitator {
   service: FacilitatorService;
@@ -38,7 +39,7 @@ export function buildFacilitator(
   const redis = connection.redis;
   const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
   const counters = new SignalCounters(redis, config.redisPrefix, clock);
-  const cataloger = new TrafficCataloger(redis, config.redisPrefix, () => writer, reader, logger, config.trafficRefreshMs);
+  const cataloger = new TrafficCataloger(new TrafficAccepts(redis, config.redisPrefix), () => writer, reader, logger, config.trafficRefreshMs);
   const service = new FacilitatorService({
     config,
     ledger,

@@ -6,17 +6,13 @@
  * forget: a failure is logged and never reaches the payer's /verify or /settle response. Shutdown
  * awaits `idle()` before it closes the Redis connection these writes use.
  */
-import type { Redis } from 'ioredis';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter, ListingInput } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
-import type { Payment } from '../shapes/listing.js';
+import type { TrafficAccepts } from '../store/trafficAccepts.js';
 import type { TrafficSighting } from './trafficSighting.js';
 
 const MAX_REMEMBERED = 10_000;
-const ACCEPTS_TTL_SECONDS = 90 * 24 * 3600;
-
-type Accept = Payment & { extra?: Record<string, unknown> };
 
 export class TrafficCataloger {
   /** listing id + payment option -> what was last sent and when, so steady traffic does not rewrite a listing per request. */
@@ -30,8 +26,7 @@ export class TrafficCataloger {
   private readonly tails = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
+    private readonly accepts: TrafficAccepts,
     private readonly writer: () => CatalogWriter | undefined,
     private readonly reader: CatalogReader,
     private readonly logger: Logger,
@@ -77,18 +72,7 @@ export class TrafficCataloger {
       await writer.touch(sighting.listingId);
       return;
     }
-    const key = `${this.prefix}traffic:accepts:${sighting.listingId}`;
-    const results = await this.redis
-      .pipeline()
-      .hset(key, sighting.acceptKey, JSON.stringify(sighting.accept))
-      .expire(key, ACCEPTS_TTL_SECONDS)
-      .hgetall(key)
-      .exec();
-    const all = (results?.[2]?.[1] ?? {}) as Record<string, string>;
-    const accepts = Object.keys(all)
-      .sort()
-      .slice(0, 16)
-      .map((k) => JSON.parse(all[k]!) as Accept);
+    const accepts = await this.accepts.merge(sighting.listingId, sighting.acceptKey, sighting.accept, 16);
     const input: ListingInput = { ...sighting.input, ...(sighting.input.type === 'http' ? { accepts } : {}) } as ListingInput;
     await writer.upsert(input, { source: 'traffic' });
   }

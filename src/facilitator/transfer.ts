@@ -1,16 +1,6 @@
-/** What a valid payment would move on the ledger, produced by a scheme check. */
-export interface Transfer {
-  /** CAIP-2 */
-  network: string;
-  asset: string;
-  from: string;
-  to: string;
-  /** Smallest unit of the asset: the authorized value (exact) or the amount charged (upto). */
-  amount: bigint;
-  /** Where the nonce lives: EIP-3009 nonces are per token and authorizer, Permit2 nonces per owner. */
-  nonceSpace: string;
-  nonce: string;
-}
+import type { Transfer } from '../store/ledger.js';
+
+export type { Transfer };
 
 export interface AcceptedPayment {
   payer: string;

@@ -12,7 +12,7 @@ import type { CatalogReader } from '../catalog/reader.js';
 import type { Payment } from '../shapes/listing.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
 import { ChallengeError, parseAnnouncedChallenge, type ParsedChallenge } from './challenge.js';
-import type { ProbeRecord, ProbeStatus, ProbeStore } from './probeStore.js';
+import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/probeStore.js';
 import { isValidRouteTemplate, templateMatchesPath } from './routeTemplate.js';
 import { systemClock, type Clock } from '../core/clock.js';
 

@@ -11,7 +11,7 @@ import type { CatalogWriter } from '../catalog/writer.js';
 import { ElasticsearchStaleListingFinder } from '../catalog/staleListings.js';
 import { AnnounceService } from './announceService.js';
 import { Prober } from './prober.js';
-import { ProbeStore } from './probeStore.js';
+import { ProbeStore } from '../store/probeStore.js';
 import { ProbeWorker } from './probeWorker.js';
 import { StalenessWorker } from './stalenessWorker.js';
 import { systemClock, type Clock } from '../core/clock.js';

@@ -16,7 +16,7 @@ import type { Logger } from '../logger.js';
 import { ProbeAllowList } from './addressPolicy.js';
 import { ChallengeError, decodeChallengeHeader, parseChallenge, requirementsDifference, type ParsedChallenge } from './challenge.js';
 import { templateMatchesPath } from './routeTemplate.js';
-import type { ProbeRecord, ProbeStore } from './probeStore.js';
+import type { ProbeRecord, ProbeStore } from '../store/probeStore.js';
 import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
 import { systemClock, type Clock } from '../core/clock.js';
 

@@ -8,7 +8,7 @@ import type { StaleListingFinder } from '../catalog/staleListings.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import type { ProbeStore } from './probeStore.js';
+import type { ProbeStore } from '../store/probeStore.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface StalenessOptions {

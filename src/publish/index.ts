@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
+import { PublishOwners } from '../store/publishOwners.js';
 import { PublishService } from './publishService.js';
 import { SellerTokenStore } from './sellerTokens.js';
 
@@ -13,7 +14,7 @@ export interface Publishing {
 
 export function buildPublishing(config: Config, deps: { redis: Redis; writer: CatalogWriter; reader: CatalogReader }): Publishing {
   const tokens = new SellerTokenStore(deps.redis, config.redisPrefix);
-  const service = new PublishService({ writer: deps.writer, lookup: deps.reader, redis: deps.redis, redisPrefix: config.redisPrefix });
+  const service = new PublishService({ writer: deps.writer, lookup: deps.reader, owners: new PublishOwners(deps.redis, config.redisPrefix) });
   return { tokens, service };
 }
 

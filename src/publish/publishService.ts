@@ -3,7 +3,7 @@
  * through the catalog writer. Ownership (listing id -> token id) is recorded here at publish time
  * so that an unpublish right after a publish works before the write reached Elasticsearch.
  */
-import type { Redis } from 'ioredis';
+import type { PublishOwners } from '../store/publishOwners.js';
 import { canonicalizeMcpResource } from '../catalog/identity.js';
 import type { McpListing, Signals } from '../shapes/listing.js';
 import { InvalidListingError } from '../catalog/validation.js';
@@ -30,12 +30,8 @@ function invalidListing(errors: InvalidField[]): InvalidInput {
 
 export class PublishService {
   constructor(
-    private readonly deps: { writer: CatalogWriter; lookup?: ListingLookup; redis: Redis; redisPrefix: string },
+    private readonly deps: { writer: CatalogWriter; lookup?: ListingLookup; owners: PublishOwners },
   ) {}
-
-  private ownerKey(listingId: string): string {
-    return `${this.deps.redisPrefix}published-owner:${listingId}`;
-  }
 
   /** Throws InvalidInput invalid_listing (every failing field) or Forbidden (a host the token is not bound to). */
   async publish(token: SellerToken, body: unknown): Promise<PublishResult> {
@@ -54,7 +50,7 @@ export class PublishService {
       throw err;
     });
     // A later publish by another token bound to the host (a rotated token) takes the listing over.
-    await this.deps.redis.set(this.ownerKey(write.id), token.id);
+    await this.deps.owners.set(write.id, token.id);
     const created = write.created;
 
     const existing = created ? undefined : await this.deps.lookup?.get(write.id).catch(() => undefined);
@@ -80,8 +76,8 @@ export class PublishService {
   /** Takes the token's own listing out of search: NotFound when unknown, Forbidden when another seller's. */
   async unpublish(token: SellerToken, id: string): Promise<void> {
     if (!isListingId(id)) throw new NotFound(`No listing ${id}.`);
-    const owner = await this.deps.redis.get(this.ownerKey(id));
-    if (owner === null) {
+    const owner = await this.deps.owners.get(id);
+    if (owner === undefined) {
       const listing = await this.deps.lookup?.get(id);
       if (!listing || listing.removed) throw new NotFound(`No listing ${id}.`);
       throw new Forbidden(`Listing ${id} was not published with this seller token.`);
@@ -90,6 +86,6 @@ export class PublishService {
       throw new Forbidden(`Listing ${id} belongs to another seller token.`);
     }
     await this.deps.writer.remove(id, 'unpublished');
-    await this.deps.redis.del(this.ownerKey(id));
+    await this.deps.owners.forget(id);
   }
 }

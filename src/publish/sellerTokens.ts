@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { systemClock, type Clock } from '../core/clock.js';
+import { redisKeys, type RedisKeys } from '../store/redisKeys.js';
 import { normalizeBoundHost } from './hostBinding.js';
 
 /** Recognisable prefix so a leaked token is easy to spot in logs and secret scanners. */
@@ -35,22 +36,26 @@ export function hashSellerToken(secret: string): string {
 }
 
 export class SellerTokenStore {
+  private readonly keys: RedisKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.keys = redisKeys(prefix);
+  }
 
   private recordKey(id: string): string {
-    return `${this.prefix}seller-token:${id}`;
+    return this.keys.sellerToken(id);
   }
 
   private hashKey(hash: string): string {
-    return `${this.prefix}seller-token-hash:${hash}`;
+    return this.keys.sellerTokenByHash(hash);
   }
 
   private get indexKey(): string {
-    return `${this.prefix}seller-tokens`;
+    return this.keys.sellerTokens;
   }
 
   /** Creates a token; the returned `secret` is the only copy that will ever exist. */

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { CatalogSearch } from './catalogSearch.js';
 import { CursorCodec } from './cursor.js';
-import { cursorSecretProvider } from './cursorSecret.js';
+import { cursorSecretProvider } from '../store/cursorSecret.js';
 import { RankingCache } from './rankingCache.js';
 import type { Clock } from '../core/clock.js';
 

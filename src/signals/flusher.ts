@@ -7,7 +7,7 @@ import type { CatalogWriter } from '../catalog/writer.js';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import type { SignalCounters } from './counters.js';
+import type { SignalCounters } from '../store/signalCounters.js';
 
 const BATCH = 500;
 

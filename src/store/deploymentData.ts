@@ -4,6 +4,7 @@
  */
 import type { ElasticsearchClient } from './elasticsearch.js';
 import type { Redis } from './redis.js';
+import { redisKeys } from './redisKeys.js';
 
 export interface DeploymentNames {
   listingsIndex: string;
@@ -22,7 +23,7 @@ export async function dropDeploymentIndices(elasticsearch: ElasticsearchClient, 
 export async function dropRedisPrefix(redis: Redis, prefix: string): Promise<void> {
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', redisKeys(prefix).everything, 'COUNT', 1000);
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');

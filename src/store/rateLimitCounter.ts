@@ -3,6 +3,7 @@
  * budget name, window and subject, counted and given its expiry in one script.
  */
 import type { Redis } from 'ioredis';
+import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 const COUNT = `
 local count = redis.call('INCR', KEYS[1])
@@ -14,13 +15,16 @@ type CountingRedis = Redis & { rateLimitCount(key: string, ttlMs: number): Promi
 export class RateLimitCounter {
   private readonly redis: CountingRedis;
 
-  constructor(redis: Redis, private readonly prefix: string) {
+  private readonly keys: RedisKeys;
+
+  constructor(redis: Redis, prefix: string) {
+    this.keys = redisKeys(prefix);
     if (!('rateLimitCount' in redis)) redis.defineCommand('rateLimitCount', { numberOfKeys: 1, lua: COUNT });
     this.redis = redis as CountingRedis;
   }
 
   /** Counts one more request of `subject` against budget `name` in `window`; the key lives `ttlMs`. */
   count(name: string, window: number, subject: string, ttlMs: number): Promise<number> {
-    return this.redis.rateLimitCount(`${this.prefix}ratelimit:${name}:${window}:${subject}`, ttlMs);
+    return this.redis.rateLimitCount(this.keys.rateLimit(name, window, subject), ttlMs);
   }
 }

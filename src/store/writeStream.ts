@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { redisKeys } from './redisKeys.js';
 
 export interface StreamEntry {
   entryId: string;
@@ -87,10 +88,11 @@ export class WriteStream {
   private groupReady = false;
 
   constructor(private readonly redis: Redis, prefix: string) {
-    this.key = `${prefix}catalog:writes`;
-    this.deadKey = `${prefix}catalog:writes:dead`;
-    this.failuresKey = `${prefix}catalog:writes:failures`;
-    this.liveKey = `${prefix}catalog:live`;
+    const keys = redisKeys(prefix);
+    this.key = keys.writeStream;
+    this.deadKey = keys.deadLetters;
+    this.failuresKey = keys.writeFailures;
+    this.liveKey = keys.liveIds;
   }
 
   /**
@@ -225,6 +227,6 @@ export class WriteStream {
 
 /** Deletes the write path's keys under a prefix (benchmarks and tests starting from scratch). */
 export async function dropCatalogKeys(redis: Redis, prefix: string): Promise<void> {
-  const stream = new WriteStream(redis, prefix);
-  await redis.del(stream.key, stream.deadKey, `${prefix}catalog:writes:failures`, `${prefix}catalog:live`);
+  const keys = redisKeys(prefix);
+  await redis.del(keys.writeStream, keys.deadLetters, keys.writeFailures, keys.liveIds);
 }

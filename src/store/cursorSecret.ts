@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { redisKeys } from './redisKeys.js';
 
 export function cursorSecretProvider(options: { configured?: string; redis: Redis; redisPrefix: string; logger: Logger }): () => Promise<Buffer> {
   if (options.configured) {
@@ -14,7 +15,7 @@ export function cursorSecretProvider(options: { configured?: string; redis: Redi
   }
   let pending: Promise<Buffer> | undefined;
   const load = async (): Promise<Buffer> => {
-    const key = `${options.redisPrefix}cursor-secret`;
+    const key = redisKeys(options.redisPrefix).cursorSecret;
     await options.redis.set(key, randomBytes(32).toString('base64url'), 'NX');
     const stored = await options.redis.get(key);
     if (!stored) throw new Error('cursor secret vanished from Redis');

@@ -8,6 +8,7 @@
  * listing is flushed again when its counts fall, whether or not new traffic arrives.
  */
 import type { Redis } from 'ioredis';
+import { redisKeys, type RedisKeys } from './redisKeys.js';
 import type { Signals } from '../shapes/listing.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
@@ -17,28 +18,32 @@ export const WINDOW_HOURS = 7 * 24;
 type Counter = 'settle' | 'verify' | 'reject';
 
 export class SignalCounters {
+  private readonly keys: RedisKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.keys = redisKeys(prefix);
+  }
 
   /** Hash of `hour -> count` for one listing and counter. */
   private bucketsKey(listingId: string, counter: Counter): string {
-    return `${this.prefix}signals:${listingId}:${counter}`;
+    return this.keys.signalBuckets(listingId, counter);
   }
 
   private lastSettledKey(listingId: string): string {
-    return `${this.prefix}signals:${listingId}:lastSettled`;
+    return this.keys.signalLastSettled(listingId);
   }
 
   private get dirtyKey(): string {
-    return `${this.prefix}signals:dirty`;
+    return this.keys.signalsDirty;
   }
 
   /** Members `listingId|hour`, scored by when that bucket leaves the window. */
   private get agingKey(): string {
-    return `${this.prefix}signals:aging`;
+    return this.keys.signalsAging;
   }
 
   private async bump(listingId: string, counters: Counter[], lastSettled?: string): Promise<void> {

@@ -4,7 +4,21 @@
  * settlement is one Lua script, so the nonce check, the balance checks and the movements are atomic.
  */
 import type { Redis } from 'ioredis';
-import type { Transfer } from './transfer.js';
+import { redisKeys, type RedisKeys } from './redisKeys.js';
+
+/** What a valid payment would move on the ledger, produced by a scheme check. */
+export interface Transfer {
+  /** CAIP-2 */
+  network: string;
+  asset: string;
+  from: string;
+  to: string;
+  /** Smallest unit of the asset: the authorized value (exact) or the amount charged (upto). */
+  amount: bigint;
+  /** Where the nonce lives: EIP-3009 nonces are per token and authorizer, Permit2 nonces per owner. */
+  nonceSpace: string;
+  nonce: string;
+}
 
 /** Redis integers are int64; nobody can hold more, so a larger amount is simply unaffordable. */
 export const MAX_LEDGER_AMOUNT = 9_223_372_036_854_775_807n;
@@ -45,22 +59,26 @@ export interface LedgerState {
 }
 
 export class Ledger {
+  private readonly keys: RedisKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
     private readonly sponsorInitialWei: bigint,
-  ) {}
+  ) {
+    this.keys = redisKeys(prefix);
+  }
 
   balanceKey(network: string, asset: string, address: string): string {
-    return `${this.prefix}ledger:balance:${network}:${asset.toLowerCase()}:${address.toLowerCase()}`;
+    return this.keys.ledgerBalance(network, asset, address);
   }
 
   private nonceKey(network: string, nonceSpace: string): string {
-    return `${this.prefix}ledger:nonces:${network}:${nonceSpace}`;
+    return this.keys.ledgerNonces(network, nonceSpace);
   }
 
   private sponsorKey(network: string): string {
-    return `${this.prefix}ledger:sponsor:${network}`;
+    return this.keys.ledgerSponsor(network);
   }
 
   /** Nonce and payer balance in one round trip (the read-only checks of /verify). */
@@ -121,7 +139,7 @@ export class Ledger {
 
   /** Every funded (asset, address) on a network with its balance, for the faucet's `balances` listing. */
   async balances(network: string): Promise<Array<{ asset: string; address: string; balance: bigint }>> {
-    const pattern = `${this.prefix}ledger:balance:${network}:*`;
+    const pattern = this.keys.ledgerBalancesOf(network);
     const out: Array<{ asset: string; address: string; balance: bigint }> = [];
     let cursor = '0';
     do {

@@ -6,6 +6,7 @@
  * mid-probe leaves it to be claimed again (at-least-once).
  */
 import type { Redis } from 'ioredis';
+import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export type ProbeStatus = 'pending' | 'listed' | 'rejected';
 
@@ -91,7 +92,10 @@ const NUMBER_FIELDS = ['announcedAt', 'lastProbedAt', 'listedAt', 'nextProbeAt',
 export class ProbeStore {
   private readonly redis: ScriptedRedis;
 
-  constructor(redis: Redis, private readonly prefix: string) {
+  private readonly keys: RedisKeys;
+
+  constructor(redis: Redis, prefix: string) {
+    this.keys = redisKeys(prefix);
     if (!('announceEnqueue' in redis)) redis.defineCommand('announceEnqueue', { numberOfKeys: 4, lua: ENQUEUE });
     if (!('probeClaim' in redis)) redis.defineCommand('probeClaim', { numberOfKeys: 1, lua: CLAIM });
     if (!('probeHostSlot' in redis)) redis.defineCommand('probeHostSlot', { numberOfKeys: 1, lua: HOST_SLOT });
@@ -99,20 +103,20 @@ export class ProbeStore {
   }
 
   private recordKey(id: string): string {
-    return `${this.prefix}probe:rec:${id}`;
+    return this.keys.probeRecord(id);
   }
 
   private get dueKey(): string {
-    return `${this.prefix}probe:due`;
+    return this.keys.probeDue;
   }
 
   /** Queues a probe unless one for this id ran or was queued within `minIntervalMs`. */
   async enqueue(request: EnqueueRequest): Promise<{ queued: boolean; status: ProbeStatus }> {
     const [queued, status] = await this.redis.announceEnqueue(
-      `${this.prefix}probe:lock:${request.id}`,
+      this.keys.probeLock(request.id),
       this.recordKey(request.id),
       this.dueKey,
-      request.aliasId ? `${this.prefix}probe:alias:${request.aliasId}` : this.recordKey(request.id),
+      request.aliasId ? this.keys.probeAlias(request.aliasId) : this.recordKey(request.id),
       Math.max(1, request.minIntervalMs),
       request.now,
       request.id,
@@ -126,11 +130,11 @@ export class ProbeStore {
 
   /** Lets lookups by `aliasId` find the record of `id` (a templated listing found by its announce). */
   async setAlias(aliasId: string, id: string): Promise<void> {
-    await this.redis.set(`${this.prefix}probe:alias:${aliasId}`, id, 'EX', 30 * 86_400);
+    await this.redis.set(this.keys.probeAlias(aliasId), id, 'EX', 30 * 86_400);
   }
 
   async resolveAlias(id: string): Promise<string> {
-    return (await this.redis.get(`${this.prefix}probe:alias:${id}`)) ?? id;
+    return (await this.redis.get(this.keys.probeAlias(id))) ?? id;
   }
 
   async get(id: string): Promise<ProbeRecord | undefined> {
@@ -185,7 +189,7 @@ export class ProbeStore {
 
   /** True when a probe of `host` may start in this second (at most `perSecond`, counted across instances). */
   async takeHostSlot(host: string, now: number, perSecond: number): Promise<boolean> {
-    const count = await this.redis.probeHostSlot(`${this.prefix}probe:host:${host}:${Math.floor(now / 1000)}`);
+    const count = await this.redis.probeHostSlot(this.keys.probeHostSlot(host, Math.floor(now / 1000)));
     return count <= perSecond;
   }
 

@@ -7,6 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { canonicalJson } from '../core/json.js';
+import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export const RESULT_TTL_SECONDS = 8 * 24 * 3600;
 const LOCK_TTL_MS = 30_000;
@@ -31,19 +32,23 @@ export function payloadHash(paymentPayload: unknown): string {
 export type StoredOutcome<T> = { result: T; replayed: boolean } | { pending: true };
 
 export class SettlementStore {
+  private readonly keys: RedisKeys;
+
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
     private readonly waitMs = 15_000,
-  ) {}
+  ) {
+    this.keys = redisKeys(prefix);
+  }
 
   /** Where the final result of a payload's settlement is kept (the ledger writes it with the movement). */
   resultKey(hash: string): string {
-    return `${this.prefix}settle:result:${hash}`;
+    return this.keys.settleResult(hash);
   }
 
   private lockKey(hash: string): string {
-    return `${this.prefix}settle:lock:${hash}`;
+    return this.keys.settleLock(hash);
   }
 
   /**

@@ -1,0 +1,66 @@
+/**
+ * Every Redis key of one deployment, from its prefix (REDIS_PREFIX): no key is written as a
+ * template anywhere else. Keys are declared in groups; the keys of one group are used together in
+ * one multi-key command, Lua script, transaction or stream, so under Redis Cluster a group must
+ * live in one hash slot. Adding Cluster hash tags is then a change to `inGroup` alone (for example
+ * `${prefix}{${group}}${name}`), plus a one-off migration of the existing keys' names.
+ */
+
+/**
+ * The groups, and what uses their keys together:
+ * - `catalog`: the write stream, its dead letters, failure counts and the live-id set (the append
+ *   script; ack, dead-letter and requeue transactions).
+ * - `probe`: probe records, the due calendar, per-id locks and aliases (the enqueue script; the
+ *   finish transaction). Host slots are single-key.
+ * - `ledger`: balances, nonces and sponsor balances, with the settle results and locks (the ledger's
+ *   settle script writes the result; the claim/finish scripts take result and lock together).
+ * - `tokens`: seller token records, hash index and the token list (the issue transaction).
+ * - single-key groups (`signals`, `traffic`, `owners`, `cursor`, `ratelimit`): only pipelines, which
+ *   need no common slot.
+ */
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit';
+
+export type RedisKeys = ReturnType<typeof redisKeys>;
+
+export function redisKeys(prefix: string) {
+  /** The one place a key is assembled. `group` is not part of the name yet (see the header). */
+  const inGroup = (_group: Group, name: string): string => `${prefix}${name}`;
+  return {
+    /** Pattern of every key of the deployment (scratch deployments are dropped with it). */
+    everything: `${prefix}*`,
+
+    writeStream: inGroup('catalog', 'catalog:writes'),
+    deadLetters: inGroup('catalog', 'catalog:writes:dead'),
+    writeFailures: inGroup('catalog', 'catalog:writes:failures'),
+    liveIds: inGroup('catalog', 'catalog:live'),
+
+    probeRecord: (id: string) => inGroup('probe', `probe:rec:${id}`),
+    probeDue: inGroup('probe', 'probe:due'),
+    probeLock: (id: string) => inGroup('probe', `probe:lock:${id}`),
+    probeAlias: (id: string) => inGroup('probe', `probe:alias:${id}`),
+    probeHostSlot: (host: string, second: number) => inGroup('probe', `probe:host:${host}:${second}`),
+
+    ledgerBalance: (network: string, asset: string, address: string) =>
+      inGroup('ledger', `ledger:balance:${network}:${asset.toLowerCase()}:${address.toLowerCase()}`),
+    /** SCAN pattern of one network's balances; the asset and address follow the pattern's `*`. */
+    ledgerBalancesOf: (network: string) => inGroup('ledger', `ledger:balance:${network}:*`),
+    ledgerNonces: (network: string, nonceSpace: string) => inGroup('ledger', `ledger:nonces:${network}:${nonceSpace}`),
+    ledgerSponsor: (network: string) => inGroup('ledger', `ledger:sponsor:${network}`),
+    settleResult: (payloadHash: string) => inGroup('ledger', `settle:result:${payloadHash}`),
+    settleLock: (payloadHash: string) => inGroup('ledger', `settle:lock:${payloadHash}`),
+
+    sellerToken: (id: string) => inGroup('tokens', `seller-token:${id}`),
+    sellerTokenByHash: (hash: string) => inGroup('tokens', `seller-token-hash:${hash}`),
+    sellerTokens: inGroup('tokens', 'seller-tokens'),
+
+    signalBuckets: (listingId: string, counter: string) => inGroup('signals', `signals:${listingId}:${counter}`),
+    signalLastSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettled`),
+    signalsDirty: inGroup('signals', 'signals:dirty'),
+    signalsAging: inGroup('signals', 'signals:aging'),
+
+    trafficAccepts: (listingId: string) => inGroup('traffic', `traffic:accepts:${listingId}`),
+    publishedOwner: (listingId: string) => inGroup('owners', `published-owner:${listingId}`),
+    cursorSecret: inGroup('cursor', 'cursor-secret'),
+    rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * The payment options traffic has shown for a listing, merged by scheme and network across requests
+ * and instances (one hash per listing, kept 90 days after its last sighting).
+ */
+import type { Redis } from 'ioredis';
+import type { Payment } from '../shapes/listing.js';
+import { redisKeys, type RedisKeys } from './redisKeys.js';
+
+const ACCEPTS_TTL_SECONDS = 90 * 24 * 3600;
+
+export type Accept = Payment & { extra?: Record<string, unknown> };
+
+export class TrafficAccepts {
+  private readonly keys: RedisKeys;
+
+  constructor(private readonly redis: Redis, prefix: string) {
+    this.keys = redisKeys(prefix);
+  }
+
+  /** Records `accept` under `acceptKey`; returns every option of the listing, by key order, at most `max`. */
+  async merge(listingId: string, acceptKey: string, accept: Accept, max: number): Promise<Accept[]> {
+    const key = this.keys.trafficAccepts(listingId);
+    const results = await this.redis.pipeline().hset(key, acceptKey, JSON.stringify(accept)).expire(key, ACCEPTS_TTL_SECONDS).hgetall(key).exec();
+    const all = (results?.[2]?.[1] ?? {}) as Record<string, string>;
+    return Object.keys(all)
+      .sort()
+      .slice(0, max)
+      .map((k) => JSON.parse(all[k]!) as Accept);
+  }
+}
