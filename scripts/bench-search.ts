@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
-import { searchParamsFor } from '../src/search/queryBuilder.js';
+import { searchParamsFor } from '../src/store/listingQueries.js';
 import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';

@@ -12,6 +12,7 @@
 import { loadConfig } from '../src/config.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { flattenRanking, RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
+import { RankingTunablesIndex } from '../src/store/rankingTunables.js';
 
 const USAGE = 'usage: npm run ranking [-- set <key> <value>]';
 
@@ -25,7 +26,7 @@ async function main(args: string[]): Promise<number> {
   const client = createElasticsearchClient(config.elasticsearchUrl);
   try {
     if (args.length === 0) {
-      const { index, settings, problems } = await showRanking(client, config.listingsAlias);
+      const { index, settings, problems } = await showRanking(new RankingTunablesIndex(client, config.listingsAlias));
       console.log(`ranking tunables of ${config.listingsAlias} (index ${index}):`);
       if (settings) print(flattenRanking(settings));
       if (problems.length > 0) {
@@ -39,7 +40,7 @@ async function main(args: string[]): Promise<number> {
       return 2;
     }
     const [, key, value] = args as [string, string, string];
-    const settings = await setRanking(client, config.listingsAlias, key, value);
+    const settings = await setRanking(new RankingTunablesIndex(client, config.listingsAlias), key, value);
     console.log(`set ${key} = ${value} on ${config.listingsAlias}; services apply it within ${config.rankingRefreshMs} ms. Now:`);
     print(flattenRanking(settings));
     return 0;

@@ -18,7 +18,7 @@ export interface Config {
   bodyLimitBytes: number;
   /** The catalog's durable write stream consumer (docs/catalog-write.md). */
   catalogIngest: CatalogIngestSettings;
-  /** How often the ranking tunables are re-read from the index (DECISIONS: picked up within 10 s). */
+  /** How often the ranking tunables are re-read from the index (README "Ranking": a change applies within 10 s). */
   rankingRefreshMs: number;
   /** Key that signs page cursors; unset: a generated secret kept in Redis (docs/catalog-reads.md). */
   cursorSecret?: string;
@@ -35,7 +35,7 @@ export interface Config {
   settlementFeeWei: bigint;
   /** Sponsor balance (wei) seeded once when the ledger has none; the faucet tops it up. */
   sponsorInitialWei: bigint;
-  /** How often changed listing signals are flushed to Elasticsearch (DECISIONS: at least every 5 s). */
+  /** How often changed listing signals are flushed to Elasticsearch (docs/facilitator.md, "Signals": at least every 5 s). */
   signalsFlushMs: number;
   /** Traffic cataloging re-sends an unchanged listing at most this often per process. */
   trafficRefreshMs: number;

@@ -112,6 +112,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       const real = h.container.catalog.writer;
       return {
         upsert: (input, context) => real.upsert(input, context),
+        upsertChecked: (listing, context) => real.upsertChecked(listing, context),
         upsertMany: (inputs, context) => real.upsertMany(inputs, context),
         touch: (id, seenAt) => real.touch(id, seenAt),
         remove: (id, reason) => real.remove(id, reason),

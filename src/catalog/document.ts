@@ -2,17 +2,12 @@
  * ListingInput -> ListingDocument: canonical resource, stable id, CAIP-2 networks and the derived
  * search fields. Pure (the clock is passed in), so the write path and tests agree on every field.
  */
-import {
-  canonicalizeHttpUrl,
-  canonicalizeMcpResource,
-  httpCanonicalKey,
-  listingIdForKey,
-  mcpCanonicalKey,
-} from './identity.js';
+import { canonicalIdentity, type CanonicalIdentity } from './identity.js';
 import { listingKeywords } from './keywords.js';
 import { EMPTY_SIGNALS, type Describe, type Payment, type Signals } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 import { toCaip2Network } from '../x402/networks.js';
+import { CheckedListing } from './validation.js';
 import type { HttpListingInput, ListingInput, McpListingInput, WriteContext } from './writer.js';
 
 function normalizePayment<P extends Payment>(payment: P): P {
@@ -43,16 +38,16 @@ function cleanDescribe(describe: Describe | undefined): Describe | undefined {
   return out;
 }
 
-function httpDocument(input: HttpListingInput): Omit<ListingDocument, 'source' | 'signals' | 'firstSeen' | 'lastSeen' | 'updatedAt' | 'removed'> {
-  const method = (input.method ?? 'GET').toUpperCase();
-  const resource = canonicalizeHttpUrl(input.resource, input.routeTemplate);
-  const canonicalKey = httpCanonicalKey(method, resource);
+function httpDocument(
+  input: HttpListingInput,
+  { resource, canonicalKey, id }: CanonicalIdentity,
+): Omit<ListingDocument, 'source' | 'signals' | 'firstSeen' | 'lastSeen' | 'updatedAt' | 'removed'> {
   const doc: ReturnType<typeof httpDocument> = {
-    id: listingIdForKey(canonicalKey),
+    id,
     type: 'http',
     resource,
     canonicalKey,
-    method,
+    method: (input.method ?? 'GET').toUpperCase(),
     host: hostOf(resource),
     keywords: listingKeywords({ resource, inputNames: Object.keys(input.describe?.inputs ?? {}) }),
     payment: normalizePayment(input.payment),
@@ -63,12 +58,10 @@ function httpDocument(input: HttpListingInput): Omit<ListingDocument, 'source' |
   return doc;
 }
 
-function mcpDocument(input: McpListingInput): ReturnType<typeof httpDocument> {
-  const { resource, server } = canonicalizeMcpResource(input.resource, input.name);
-  const canonicalKey = mcpCanonicalKey(server, input.name);
+function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: CanonicalIdentity): ReturnType<typeof httpDocument> {
   const properties = (input.inputSchema as { properties?: Record<string, unknown> }).properties ?? {};
   const doc: ReturnType<typeof httpDocument> = {
-    id: listingIdForKey(canonicalKey),
+    id,
     type: 'mcp',
     resource,
     canonicalKey,
@@ -87,11 +80,14 @@ function mcpDocument(input: McpListingInput): ReturnType<typeof httpDocument> {
 /**
  * The full document as it is stored when the listing is new. For an existing listing the write
  * path keeps `firstSeen` (and `signals`, unless the input carries them) from the stored one.
- * The input must have passed validateListingInput.
+ * Given a CheckedListing, its identity is used as computed by the check; a bare input must have
+ * passed validateListingInput and is canonicalized here.
  */
-export function buildListingDocument(input: ListingInput, context: WriteContext, now: Date): ListingDocument {
+export function buildListingDocument(listing: ListingInput | CheckedListing, context: WriteContext, now: Date): ListingDocument {
+  const input = listing instanceof CheckedListing ? listing.input : listing;
+  const identity = listing instanceof CheckedListing ? listing.identity : canonicalIdentity(input);
   const seen = (context.seenAt ?? now).toISOString();
-  const content = input.type === 'mcp' ? mcpDocument(input) : httpDocument(input);
+  const content = input.type === 'mcp' ? mcpDocument(input, identity) : httpDocument(input, identity);
   const doc: ListingDocument = {
     ...content,
     signals: normalizeSignals(input.signals),

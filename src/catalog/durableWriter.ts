@@ -9,8 +9,9 @@ import { buildListingDocument } from './document.js';
 import type { Signals } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';
 import { encodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
-import { InvalidListingError, validateListingInput } from './validation.js';
-import type { BulkWriteResult, CatalogWriter, ListingInput, WriteContext } from './writer.js';
+import { assertValidListingInput, checkListingInput, type CheckedListing } from './validation.js';
+import type { BulkWriteResult, CatalogWriter, ListingInput, UpsertResult, WriteContext } from './writer.js';
+import type { ListingDocument } from '../store/listingDocument.js';
 
 export class DurableCatalogWriter implements CatalogWriter {
   constructor(
@@ -18,30 +19,33 @@ export class DurableCatalogWriter implements CatalogWriter {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  private upsertRequest(input: ListingInput, context: WriteContext): AppendRequest & { id: string } {
-    const doc = buildListingDocument(input, context, new Date(this.clock()));
-    const operation: CatalogOperation = { op: 'upsert', id: doc.id, doc, replaceSignals: input.signals !== undefined };
-    return { id: doc.id, listingId: doc.id, payload: encodeOperation(operation), live: { id: doc.id, present: true } };
+  private upsertRequest(listing: CheckedListing, context: WriteContext): AppendRequest & { document: ListingDocument } {
+    const doc = buildListingDocument(listing, context, new Date(this.clock()));
+    const operation: CatalogOperation = { op: 'upsert', id: doc.id, doc, replaceSignals: listing.input.signals !== undefined };
+    return { document: doc, listingId: doc.id, payload: encodeOperation(operation), live: { id: doc.id, present: true } };
   }
 
   async upsert(input: ListingInput, context: WriteContext): Promise<{ id: string; created: boolean }> {
-    const errors = validateListingInput(input);
-    if (errors.length > 0) throw new InvalidListingError(errors);
-    const request = this.upsertRequest(input, context);
+    const { id, created } = await this.upsertChecked(assertValidListingInput(input), context);
+    return { id, created };
+  }
+
+  async upsertChecked(listing: CheckedListing, context: WriteContext): Promise<UpsertResult> {
+    const request = this.upsertRequest(listing, context);
     const [created] = await this.stream.append([request]);
-    return { id: request.id, created: created === true };
+    return { id: request.document.id, created: created === true, document: request.document };
   }
 
   async upsertMany(inputs: unknown[], context: WriteContext): Promise<BulkWriteResult> {
     const result: BulkWriteResult = { accepted: [], rejected: [] };
-    const requests: Array<AppendRequest & { id: string; index: number }> = [];
+    const requests: Array<AppendRequest & { document: ListingDocument; index: number }> = [];
     inputs.forEach((input, index) => {
-      const errors = validateListingInput(input);
-      if (errors.length > 0) result.rejected.push({ index, errors });
-      else requests.push({ ...this.upsertRequest(input as ListingInput, context), index });
+      const checked = checkListingInput(input);
+      if (!checked.ok) result.rejected.push({ index, errors: checked.errors });
+      else requests.push({ ...this.upsertRequest(checked.listing, context), index });
     });
     const created = await this.stream.append(requests);
-    requests.forEach((request, i) => result.accepted.push({ index: request.index, id: request.id, created: created[i] === true }));
+    requests.forEach((request, i) => result.accepted.push({ index: request.index, id: request.document.id, created: created[i] === true }));
     return result;
   }
 

@@ -1,5 +1,5 @@
 /**
- * Listing identity (DECISIONS "Listing id", "Canonical URL"): seeing the same resource again must
+ * Listing identity (README "Writing the catalog: the choices", Identity): seeing the same resource again must
  * land on the same listing, so ids are a hash of a canonical key, never random.
  */
 import { createHash } from 'node:crypto';
@@ -73,4 +73,25 @@ export function httpListingId(resource: string, method = 'GET', routeTemplate?: 
 
 export function mcpListingId(resource: string, toolName: string): string {
   return listingIdForKey(mcpCanonicalKey(canonicalizeMcpResource(resource, toolName).server, toolName));
+}
+
+/** A listing's canonical resource, canonical key and id, computed once per write. */
+export interface CanonicalIdentity {
+  resource: string;
+  canonicalKey: string;
+  id: string;
+}
+
+/** HTTP: method + canonical URL; MCP: server URI + tool name. Throws InvalidResourceError. */
+export function canonicalIdentity(
+  input: { type: 'http'; resource: string; method?: string; routeTemplate?: string } | { type: 'mcp'; resource: string; name: string },
+): CanonicalIdentity {
+  if (input.type === 'mcp') {
+    const { resource, server } = canonicalizeMcpResource(input.resource, input.name);
+    const canonicalKey = mcpCanonicalKey(server, input.name);
+    return { resource, canonicalKey, id: listingIdForKey(canonicalKey) };
+  }
+  const resource = canonicalizeHttpUrl(input.resource, input.routeTemplate);
+  const canonicalKey = httpCanonicalKey(input.method ?? 'GET', resource);
+  return { resource, canonicalKey, id: listingIdForKey(canonicalKey) };
 }

@@ -38,7 +38,7 @@ export function buildCatalog(
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, clock);
+  const worker = new IngestWorker(stream, store, logger, config.catalogIngest, clock);
   return {
     writer: new DurableCatalogWriter(stream, clock),
     reader: new StoreCatalogReader(store),

@@ -5,13 +5,12 @@
  * retried and dead-lettered with its reason after `maxAttempts`. Entries a crashed consumer held are
  * taken over after `claimIdleMs`.
  */
-import type { Redis } from 'ioredis';
 import type { CatalogIngestSettings } from '../config.js';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { ListingStore } from '../store/listingStore.js';
-import { consumerName, type StreamEntry, type WriteStream } from '../store/writeStream.js';
+import { consumerName, type StreamEntry, type StreamReader, type WriteStream } from '../store/writeStream.js';
 import { decodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
 
 export type IngestOptions = CatalogIngestSettings;
@@ -22,13 +21,12 @@ export class IngestWorker implements BackgroundWorker {
   private running?: Promise<void>;
   private stopping = false;
   private wake?: () => void;
-  private connection?: Redis;
+  private reader?: StreamReader;
   private lastClaimAt = 0;
   /** Entry ids read and not yet acknowledged or dead-lettered by this worker. */
   private readonly held = new Set<string>();
 
   constructor(
-    private readonly redis: Redis,
     private readonly stream: WriteStream,
     private readonly store: ListingStore,
     private readonly logger: Logger,
@@ -40,8 +38,7 @@ export class IngestWorker implements BackgroundWorker {
     if (this.running) return;
     this.stopping = false;
     // Blocking reads get their own connection so they never hold up other commands.
-    this.connection = this.redis.duplicate();
-    this.connection.on('error', (err: Error) => this.logger.debug('ingest connection error', { error: err.message }));
+    this.reader = this.stream.openReader((err) => this.logger.debug('ingest connection error', { error: err.message }));
     this.running = this.loop();
   }
 
@@ -51,8 +48,8 @@ export class IngestWorker implements BackgroundWorker {
     await this.running;
     this.running = undefined;
     await this.stream.removeConsumerIfIdle(this.consumer).catch(() => undefined);
-    this.connection?.disconnect();
-    this.connection = undefined;
+    this.reader?.close();
+    this.reader = undefined;
   }
 
   /**
@@ -137,8 +134,8 @@ export class IngestWorker implements BackgroundWorker {
         return abandoned;
       }
     }
-    if (!this.connection) return [];
-    return this.stream.readNew(this.connection, this.consumer, this.options.batchSize, this.options.blockMs);
+    if (!this.reader) return [];
+    return this.reader.readNew(this.consumer, this.options.batchSize, this.options.blockMs);
   }
 
   /** Applies a batch; returns the entries to try again after a backoff. */

@@ -22,10 +22,10 @@ function publicSignals(signals: Partial<Signals> | undefined): Signals {
   return out;
 }
 
-/** The response shape of SPEC.md section 2, built field by field so internals cannot leak. */
+/** The response shape (README "Catalog reads: the choices"), built field by field so internals cannot leak. */
 export function toListing(doc: ListingDocument): Listing {
   if (doc.type === 'mcp') {
-    // Keys in SPEC 2.2 order (optional ones where the table puts them), so responses read like the spec.
+    // Keys in the documented order (README "Try it"), so every MCP listing reads the same.
     return {
       id: doc.id,
       type: 'mcp',

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of a `ListingInput` (SPEC.md 2.1-2.5 plus the documented additions). They are the
+ * JSON Schemas of a `ListingInput` (docs/catalog-write.md, "Validation"). They are the
  * contract producers write against; checks JSON Schema cannot express (amount range, canonical
  * resource, network names, nested JSON Schemas) live in validation.ts.
  */

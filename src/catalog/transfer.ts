@@ -1,5 +1,5 @@
 /**
- * Import and export of listings in the SPEC.md section 2 shape (operators seed, move and back up a
+ * Import and export of listings in the response shape (README "Operating"; operators seed, move and back up a
  * catalog with them; the demo catalog is such a file). Import goes through the bulk write path, so
  * every entry is validated like any other write; `id` in a file is ignored and recomputed.
  */

@@ -6,7 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { HTTP_METHODS, httpMethod } from '../core/httpMethods.js';
-import { canonicalizeHttpUrl, canonicalizeMcpResource, InvalidResourceError } from './identity.js';
+import { canonicalIdentity, InvalidResourceError, type CanonicalIdentity } from './identity.js';
 import { envelopeSchema, httpListingSchema, mcpListingSchema } from './listingSchema.js';
 import { toCaip2Network } from '../x402/networks.js';
 import type { Payment } from '../shapes/listing.js';
@@ -111,25 +111,53 @@ function checkToolSchema(schema: unknown, path: string, out: InvalidField[]): vo
   }
 }
 
-function checkResource(input: Record<string, unknown>, out: InvalidField[]): void {
-  if (typeof input.resource !== 'string') return;
+/** The canonical identity of the resource, computed here once; undefined (and an error) when it has none. */
+function checkResource(input: Record<string, unknown>, out: InvalidField[]): CanonicalIdentity | undefined {
+  if (typeof input.resource !== 'string') return undefined;
   try {
     if (input.type === 'http') {
-      canonicalizeHttpUrl(input.resource, typeof input.routeTemplate === 'string' ? input.routeTemplate : undefined);
-    } else if (typeof input.name === 'string') {
-      canonicalizeMcpResource(input.resource, input.name);
+      return canonicalIdentity({
+        type: 'http',
+        resource: input.resource,
+        method: typeof input.method === 'string' ? input.method.toUpperCase() : 'GET',
+        ...(typeof input.routeTemplate === 'string' ? { routeTemplate: input.routeTemplate } : {}),
+      });
     }
+    if (typeof input.name === 'string') return canonicalIdentity({ type: 'mcp', resource: input.resource, name: input.name });
   } catch (err) {
     if (!(err instanceof InvalidResourceError)) throw err;
     out.push({ path: 'resource', message: err.message.replace(/^resource "[^"]*": /, '') });
+  }
+  return undefined;
+}
+
+/**
+ * A listing input that passed every check, with the canonical identity the check computed, so the
+ * write path neither checks nor canonicalizes it again. Only checkListingInput makes one.
+ */
+export class CheckedListing {
+  private constructor(
+    readonly input: ListingInput,
+    readonly identity: CanonicalIdentity,
+  ) {}
+
+  /** @internal checkListingInput's constructor. */
+  static of(input: ListingInput, identity: CanonicalIdentity): CheckedListing {
+    return new CheckedListing(input, identity);
   }
 }
 
 /** Every failing field of a listing input; an empty array means it is valid. */
 export function validateListingInput(input: unknown): InvalidField[] {
+  const result = checkListingInput(input);
+  return result.ok ? [] : result.errors;
+}
+
+/** Validates and canonicalizes once: the checked listing, or every failing field (one per field). */
+export function checkListingInput(input: unknown): { ok: true; listing: CheckedListing } | { ok: false; errors: InvalidField[] } {
   if (!validators.envelope(input)) {
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) return [{ path: ROOT_PATH, message: 'must be a JSON object' }];
-    return [{ path: 'type', message: (input as { type?: unknown }).type === undefined ? 'is required' : 'must be one of ["http","mcp"]' }];
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) return { ok: false, errors: [{ path: ROOT_PATH, message: 'must be a JSON object' }] };
+    return { ok: false, errors: [{ path: 'type', message: (input as { type?: unknown }).type === undefined ? 'is required' : 'must be one of ["http","mcp"]' }] };
   }
   const record = input as Record<string, unknown>;
   const validate = record.type === 'http' ? validators.http : validators.mcp;
@@ -137,7 +165,7 @@ export function validateListingInput(input: unknown): InvalidField[] {
   if (record.type === 'http' && typeof record.method === 'string' && httpMethod(record.method) === undefined) {
     found.push({ path: 'method', message: `must be one of ${HTTP_METHODS.join(', ')}` });
   }
-  checkResource(record, found);
+  const identity = checkResource(record, found);
   checkPayment(record.payment as Partial<Payment> | undefined, 'payment', found);
   if (Array.isArray(record.accepts)) record.accepts.forEach((a, i) => checkPayment(a as Partial<Payment>, `accepts.${i}`, found));
   if (record.type === 'mcp') {
@@ -146,12 +174,14 @@ export function validateListingInput(input: unknown): InvalidField[] {
   }
   // One entry per field: the first (most specific) reason wins.
   const seen = new Set<string>();
-  return found.filter((e) => (seen.has(e.path) ? false : (seen.add(e.path), true)));
+  const errors = found.filter((e) => (seen.has(e.path) ? false : (seen.add(e.path), true)));
+  if (errors.length > 0 || !identity) return { ok: false, errors: errors.length > 0 ? errors : [{ path: 'resource', message: 'is required' }] };
+  return { ok: true, listing: CheckedListing.of(input as ListingInput, identity) };
 }
 
-/** Validates and returns the input typed, or throws InvalidListingError with every failing field. */
-export function assertValidListingInput(input: unknown): ListingInput {
-  const errors = validateListingInput(input);
-  if (errors.length > 0) throw new InvalidListingError(errors);
-  return input as ListingInput;
+/** The checked listing, or InvalidListingError with every failing field. */
+export function assertValidListingInput(input: unknown): CheckedListing {
+  const result = checkListingInput(input);
+  if (!result.ok) throw new InvalidListingError(result.errors);
+  return result.listing;
 }

@@ -4,11 +4,12 @@
  * depend on this interface only.
  */
 import type { Describe, McpListing, Payment, Signals } from '../shapes/listing.js';
-import type { ListingSource, RemovalReason } from '../store/listingDocument.js';
+import type { ListingDocument, ListingSource, RemovalReason } from '../store/listingDocument.js';
+import type { CheckedListing } from './validation.js';
 
 export interface HttpListingInput {
   type: 'http';
-  /** Endpoint URL; canonicalized by the write path (DECISIONS "Canonical URL"). */
+  /** Endpoint URL; canonicalized by the write path (README "Writing the catalog: the choices", Identity). */
   resource: string;
   /** HTTP method, default GET; part of the canonical key. */
   method?: string;
@@ -55,13 +56,28 @@ export interface BulkWriteResult {
   rejected: RejectedWrite[];
 }
 
+export interface UpsertResult {
+  id: string;
+  /** The id was not live (never written, or removed). */
+  created: boolean;
+  /**
+   * The document the write stores. For a listing that already existed the store keeps its
+   * `firstSeen`, `owner` and (unless the input carries them) `signals` (store/listingStore.ts).
+   */
+  document: ListingDocument;
+}
+
 export interface CatalogWriter {
   /**
-   * Validates, canonicalizes and queues an upsert durably; resolves with the listing id once the
-   * write is in the durable stream. `created`: the id was not live (never written, or removed).
-   * Throws InvalidListingError (from ./validation.js) listing every failing field.
+   * Validates, canonicalizes and queues an upsert durably; resolves once the write is in the
+   * durable stream. Throws InvalidListingError (from ./validation.js) listing every failing field.
    */
   upsert(input: ListingInput, context: WriteContext): Promise<{ id: string; created: boolean }>;
+  /**
+   * The same for a listing checkListingInput (validation.ts) already checked and canonicalized:
+   * neither is done again, and the result carries the document the write stores.
+   */
+  upsertChecked(listing: CheckedListing, context: WriteContext): Promise<UpsertResult>;
   /** Bulk form: invalid entries are reported, valid ones are queued. */
   upsertMany(inputs: unknown[], context: WriteContext): Promise<BulkWriteResult>;
   /** Marks a listing as seen again (a 402 report or a settlement) without changing its content; an unknown id is dropped. */

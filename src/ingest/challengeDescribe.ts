@@ -1,5 +1,5 @@
 /**
- * The SPEC 2.4 `describe` block carried in a 402. Our seller SDK sends it explicitly; other x402
+ * The listing's `describe` block carried in a 402 (docs/announce.md, "What is read from a 402"). Our seller SDK sends it explicitly; other x402
  * sellers only have the resource description, tags and the bazaar discovery extension (or v1
  * `outputSchema.input`), from which the same fields are derived. Explicit values win.
  * Looked for, in order: `describe`, `extensions.describe`, `extensions.bazaar.info.describe`,

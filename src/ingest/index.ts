@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
-import { ElasticsearchStaleListingFinder } from '../catalog/staleListings.js';
+import { ElasticsearchStaleListingFinder } from '../store/staleListings.js';
 import { AnnounceService } from './announceService.js';
 import { Prober } from './prober.js';
 import { ProbeStore } from '../store/probeStore.js';

@@ -4,7 +4,7 @@
  * most `maxPerSweep` listings so a backlog drains over several sweeps instead of one long burst.
  */
 import type { BackgroundWorker } from '../core/worker.js';
-import type { StaleListingFinder } from '../catalog/staleListings.js';
+import type { StaleListingFinder } from '../store/staleListings.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';

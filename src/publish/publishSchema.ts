@@ -1,19 +1,21 @@
 /**
- * The body of POST /discovery/publish (SPEC 4.3, DECISIONS "Publishing and seller tokens"). The
+ * The body of POST /discovery/publish (docs/sdk.md, README "Writing the catalog: the choices"). The
  * catalog's ajv listing validation does the field checks (one rule set for every producer); publish
  * adds what only a seller-facing endpoint must refuse: any type but `mcp`, and the fields the
  * service owns (`id`, `signals`). Unknown top-level fields are rejected rather than dropped, so a
  * seller's typo (`inputschema`, `price`) is reported instead of publishing a listing without it.
  */
-import { toCaip2Network } from '../x402/networks.js';
-import { validateListingInput } from '../catalog/validation.js';
+import { checkListingInput, type CheckedListing } from '../catalog/validation.js';
 import type { InvalidField, McpListingInput } from '../catalog/writer.js';
 
 const SERVICE_OWNED_FIELDS = ['id', 'signals'] as const;
 
-export type PublishValidation = { ok: true; input: McpListingInput } | { ok: false; errors: InvalidField[] };
+export type PublishValidation = { ok: true; input: McpListingInput; listing: CheckedListing } | { ok: false; errors: InvalidField[] };
 
-/** Every failing field in one pass; on success the writer input (network in CAIP-2 form). */
+/**
+ * Every failing field in one pass; on success the listing as the catalog's check left it (checked
+ * and canonicalized once: the writer takes it as is).
+ */
 export function validatePublishBody(body: unknown): PublishValidation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, errors: [{ path: '(root)', message: 'must be a JSON object (send Content-Type: application/json)' }] };
@@ -28,12 +30,10 @@ export function validatePublishBody(body: unknown): PublishValidation {
     if (field in record) errors.push({ path: field, message: 'is set by the service and cannot be published' });
   }
   // Checked as an MCP listing whatever `type` says, so the other fields' errors come in the same answer.
-  for (const error of validateListingInput({ ...record, type: 'mcp' })) {
+  const checked = checkListingInput({ ...record, type: 'mcp' });
+  for (const error of checked.ok ? [] : checked.errors) {
     if (!errors.some((e) => e.path === error.path)) errors.push(error);
   }
-  if (errors.length > 0) return { ok: false, errors };
-
-  const input = { ...record } as unknown as McpListingInput;
-  input.payment = { ...input.payment, network: toCaip2Network(input.payment.network) ?? input.payment.network };
-  return { ok: true, input };
+  if (errors.length > 0 || !checked.ok) return { ok: false, errors };
+  return { ok: true, input: checked.listing.input as McpListingInput, listing: checked.listing };
 }

@@ -4,9 +4,9 @@
  * so that an unpublish right after a publish works before the write reached Elasticsearch.
  */
 import type { PublishOwners } from '../store/publishOwners.js';
-import { canonicalizeMcpResource } from '../catalog/identity.js';
-import type { McpListing, Signals } from '../shapes/listing.js';
-import { InvalidListingError } from '../catalog/validation.js';
+import { toListing } from '../catalog/listing.js';
+import type { McpListing } from '../shapes/listing.js';
+import { keptFromStored, type KeptFields } from '../store/listingDocument.js';
 import type { CatalogWriter, InvalidField } from '../catalog/writer.js';
 import { Forbidden, InvalidInput, NotFound } from '../core/errors.js';
 import { hostIsBound, resourceAuthority } from './hostBinding.js';
@@ -16,7 +16,7 @@ import { isListingId } from '../core/listingId.js';
 
 /** What unpublish needs to know about a listing it has no ownership record for. */
 export interface ListingLookup {
-  get(id: string): Promise<{ owner?: string; removed?: boolean; signals?: Partial<Signals> } | undefined>;
+  get(id: string): Promise<(KeptFields & { removed?: boolean }) | undefined>;
 }
 
 export interface PublishResult {
@@ -44,32 +44,12 @@ export class PublishService {
     if (!authority || !hostIsBound(token.hosts, authority)) {
       throw new Forbidden(`This seller token may publish for ${token.hosts.join(', ')} only, not for ${authority ?? input.resource}.`);
     }
-    const { resource } = canonicalizeMcpResource(input.resource, input.name);
-    const write = await this.deps.writer.upsert(input, { source: 'publish', owner: token.id }).catch((err: unknown) => {
-      if (err instanceof InvalidListingError) throw invalidListing(err.errors);
-      throw err;
-    });
+    const { created, document } = await this.deps.writer.upsertChecked(validation.listing, { source: 'publish', owner: token.id });
     // A later publish by another token bound to the host (a rotated token) takes the listing over.
-    await this.deps.owners.set(write.id, token.id);
-    const created = write.created;
-
-    const existing = created ? undefined : await this.deps.lookup?.get(write.id).catch(() => undefined);
-    const listing: McpListing = {
-      id: write.id,
-      type: 'mcp',
-      resource,
-      name: input.name,
-      description: input.description,
-      inputSchema: input.inputSchema,
-      payment: input.payment,
-      signals: {
-        settleCount7d: existing?.signals?.settleCount7d ?? 0,
-        rejectionRate7d: existing?.signals?.rejectionRate7d ?? 0,
-        ...(existing?.signals?.lastSettled ? { lastSettled: existing.signals.lastSettled } : {}),
-      },
-    };
-    if (input.outputSchema) listing.outputSchema = input.outputSchema;
-    if (input.tags && input.tags.length > 0) listing.tags = input.tags;
+    await this.deps.owners.set(document.id, token.id);
+    // A republish keeps the listing's signals: show them as the store will keep them.
+    const existing = created ? undefined : await this.deps.lookup?.get(document.id).catch(() => undefined);
+    const listing = toListing(keptFromStored(document, existing)) as McpListing;
     return { created, listing };
   }
 

@@ -1,5 +1,5 @@
 /**
- * Seller tokens (DECISIONS "Publishing and seller tokens"): issued by an operator, bound to hosts,
+ * Seller tokens (README "Operating", `npm run tokens`; docs/sdk.md): issued by an operator, bound to hosts,
  * listed and revoked. The token itself is shown once at issue; Redis keeps only its sha256, so a
  * leaked Redis dump does not let anyone publish.
  */

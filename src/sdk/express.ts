@@ -1,7 +1,7 @@
 /**
  * Express middleware for sellers: `seller.paid({ price, describe })` on a route answers unpaid
  * requests with an x402 402 challenge (v2 `PAYMENT-REQUIRED` header and a v1-compatible JSON body,
- * both carrying the SPEC 2.4 `describe` block), verifies and settles a presented payment through
+ * both carrying the listing's `describe` block), verifies and settles a presented payment through
  * the service, and announces the route to the service on its first 402, in the background.
  */
 import type { Request, RequestHandler, Response } from 'express';

@@ -1,5 +1,5 @@
 /**
- * Paid tools for MCP servers built with @modelcontextprotocol/sdk (SPEC 4.6, the x402 MCP
+ * Paid tools for MCP servers built with @modelcontextprotocol/sdk (docs/sdk.md; the x402 MCP
  * transport): a call without payment gets an error result carrying the payment requirements (in
  * `_meta["x402/payment-required"]`, the text content, and `structuredContent` when the tool has no
  * output schema); a call with a

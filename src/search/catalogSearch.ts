@@ -2,13 +2,12 @@
  * The catalog read service behind GET /discovery/resources, /discovery/search and /mcp/tools:
  * validated request in, one Elasticsearch search, listings (built only by `toListing`) out.
  */
-import type { Client } from '@elastic/elasticsearch';
 import { toListing } from '../catalog/listing.js';
 import type { Listing } from '../shapes/listing.js';
-import type { ListingDocument } from '../store/listingDocument.js';
 import { CursorCodec, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
-import { buildSearchBody, searchParamsFor, sortFor } from './queryBuilder.js';
+import { buildSearchBody, searchParamsFor, sortFor } from '../store/listingQueries.js';
+import type { ListingSearchIndex, SearchHit } from '../store/listingSearch.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -18,16 +17,10 @@ export interface ReadPage {
   nextCursor?: string;
 }
 
-interface Hit {
-  _source: ListingDocument;
-  _score?: number | null;
-  sort?: SortValue[];
-  matched_queries?: Record<string, number>;
-}
+type Hit = SearchHit;
 
 export interface CatalogSearchOptions {
-  elasticsearch: Client;
-  alias: string;
+  index: ListingSearchIndex;
   ranking: RankingCache;
   cursors: CursorCodec;
   /** Injectable clock: the recency origin of a first page. */
@@ -53,12 +46,7 @@ export class CatalogSearch {
 
   async read(request: ReadRequest): Promise<ReadPage> {
     const { body, now } = await this.buildRequest(request);
-    const response = await this.options.elasticsearch.search<ListingDocument>(
-      { index: this.options.alias, ...body, ...searchParamsFor(request) } as never,
-      // No OpenTelemetry SDK is installed, so the client's per-request span is pure overhead on the hot path.
-      { openTelemetry: { enabled: false } },
-    );
-    const hits = ((response as { hits?: { hits?: Hit[] } }).hits?.hits ?? []) as Hit[];
+    const hits = await this.options.index.search(body, searchParamsFor(request));
     const page = hits.slice(0, request.limit);
     const results = page.map((hit) => this.toResult(request, hit));
     const last = page[page.length - 1];

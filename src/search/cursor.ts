@@ -6,9 +6,9 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidInput } from '../core/errors.js';
-import type { ReadRequest } from './readRequest.js';
+import type { ReadRequest, SortValue } from '../store/listingQueries.js';
 
-export type SortValue = string | number;
+export type { SortValue };
 
 export interface CursorState {
   searchAfter: SortValue[];

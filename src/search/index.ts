@@ -9,6 +9,8 @@ import { CatalogSearch } from './catalogSearch.js';
 import { CursorCodec } from './cursor.js';
 import { cursorSecretProvider } from '../store/cursorSecret.js';
 import { RankingCache } from './rankingCache.js';
+import { RankingTunablesIndex } from '../store/rankingTunables.js';
+import { ListingSearchIndex } from '../store/listingSearch.js';
 import type { Clock } from '../core/clock.js';
 
 export interface CatalogReadSide {
@@ -17,11 +19,10 @@ export interface CatalogReadSide {
 }
 
 export function buildCatalogSearch(config: Config, logger: Logger, clients: Clients, options: { now?: Clock } = {}): CatalogReadSide {
-  const ranking = new RankingCache(clients.elasticsearch, config.listingsAlias, config.rankingRefreshMs, logger);
+  const ranking = new RankingCache(new RankingTunablesIndex(clients.elasticsearch, config.listingsAlias), config.rankingRefreshMs, logger);
   const secret = cursorSecretProvider({ configured: config.cursorSecret, redis: clients.redis, redisPrefix: config.redisPrefix, logger });
   const search = new CatalogSearch({
-    elasticsearch: clients.elasticsearch,
-    alias: config.listingsAlias,
+    index: new ListingSearchIndex(clients.elasticsearch, config.listingsAlias),
     ranking,
     cursors: new CursorCodec(secret),
     ...(options.now ? { now: options.now } : {}),

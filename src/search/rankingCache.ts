@@ -4,12 +4,11 @@
  * within seconds without a restart. Nonsense written by an operator is logged and ignored: the last
  * good settings stay in force.
  */
-import type { Client } from '@elastic/elasticsearch';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import { readTunables } from '../store/rankingTunables.js';
-import { SIMILARITY_NAME, shippedRanking, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
+import type { RankingTunablesIndex } from '../store/rankingTunables.js';
+import { shippedRanking, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
 
 export class RankingCache implements BackgroundWorker {
   readonly name = 'ranking-settings';
@@ -19,8 +18,7 @@ export class RankingCache implements BackgroundWorker {
   private lastWarning = '';
 
   constructor(
-    private readonly client: Client,
-    private readonly alias: string,
+    private readonly tunables: RankingTunablesIndex,
     refreshMs: number,
     private readonly logger: Logger,
   ) {
@@ -40,7 +38,7 @@ export class RankingCache implements BackgroundWorker {
 
   /** Reads the index now. Invalid tunables keep the previous settings (or the shipped ones at first). */
   async refresh(): Promise<RankingSettings> {
-    const stored = await readTunables(this.client, this.alias, SIMILARITY_NAME);
+    const stored = await this.tunables.read();
     const result = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties));
     if (result.settings) {
       this.settings = result.settings;

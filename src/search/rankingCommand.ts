@@ -2,9 +2,8 @@
  * The operator's view of the ranking tunables (scripts/ranking.ts): list them as `key value`
  * pairs, or change one on the live index after validating the result as a whole.
  */
-import type { Client } from '@elastic/elasticsearch';
-import { readTunables, writeRankingMeta, writeSimilarity } from '../store/rankingTunables.js';
-import { SIMILARITY_NAME, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
+import type { RankingTunablesIndex } from '../store/rankingTunables.js';
+import { textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
 
 export class RankingChangeError extends Error {
   constructor(readonly problems: string[]) {
@@ -23,8 +22,8 @@ export function flattenRanking(settings: RankingSettings): Array<[string, string
   return rows;
 }
 
-export async function showRanking(client: Client, alias: string): Promise<{ index: string; settings?: RankingSettings; problems: string[] }> {
-  const stored = await readTunables(client, alias, SIMILARITY_NAME);
+export async function showRanking(tunables: RankingTunablesIndex): Promise<{ index: string; settings?: RankingSettings; problems: string[] }> {
+  const stored = await tunables.read();
   const result = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties));
   return { index: stored.index, problems: result.problems, ...(result.settings ? { settings: result.settings } : {}) };
 }
@@ -46,11 +45,11 @@ function parseValue(key: string, raw: string): string | number {
 
 /**
  * Changes one tunable on the live index. The whole result is validated first, so a bad value
- * never reaches the index. BM25 k1/b need the index closed for a moment (see writeSimilarity).
+ * never reaches the index. BM25 k1/b need the index closed for a moment (store/rankingTunables.ts).
  */
-export async function setRanking(client: Client, alias: string, key: string, raw: string): Promise<RankingSettings> {
+export async function setRanking(tunables: RankingTunablesIndex, key: string, raw: string): Promise<RankingSettings> {
   const value = parseValue(key, raw);
-  const stored = await readTunables(client, alias, SIMILARITY_NAME);
+  const stored = await tunables.read();
   const ranking = structuredClone((stored.meta.ranking ?? {}) as Record<string, Record<string, unknown>>);
   const similarity: Record<string, unknown> = { ...(stored.similarity ?? {}) };
   const [group, ...rest] = key.split('.');
@@ -60,9 +59,9 @@ export async function setRanking(client: Client, alias: string, key: string, raw
   const result = validateRanking(ranking, similarity, textFieldsOf(stored.properties));
   if (!result.settings) throw new RankingChangeError(result.problems);
   if (group === 'bm25') {
-    await writeSimilarity(client, stored.index, SIMILARITY_NAME, { k1: result.settings.bm25.k1, b: result.settings.bm25.b });
+    await tunables.writeSimilarity(stored.index, { k1: result.settings.bm25.k1, b: result.settings.bm25.b });
   } else {
-    await writeRankingMeta(client, stored.index, { ...stored.meta, ranking });
+    await tunables.writeRankingMeta(stored.index, { ...stored.meta, ranking });
   }
   return result.settings;
 }

@@ -1,23 +1,14 @@
 /**
- * Ranking tunables (DECISIONS "Ranking"): field boosts and decays live in the listing index's
+ * Ranking tunables (README "Catalog reads: the choices", Ranking): field boosts and decays live in the listing index's
  * mapping `_meta.ranking`, BM25 k1/b in its similarity settings, so operators tune ranking without
  * a deploy. This module validates what it reads; the cache and the ranking command both use it.
  */
 import { isObject } from '../core/json.js';
 import { loadIndexDefinition } from '../store/listingIndex.js';
+import { SIMILARITY_NAME, type DecayFunction, type RankingSettings } from '../store/rankingTunables.js';
 
-export type DecayFunction = 'exp' | 'gauss' | 'linear';
+export type { DecayFunction, RankingSettings } from '../store/rankingTunables.js';
 
-export interface RankingSettings {
-  /** Text field -> boost, for the multi_match. */
-  fields: Record<string, number>;
-  price: { function: DecayFunction; origin: number; scale: number; offset: number; decay: number };
-  recency: { function: DecayFunction; scale: string; offset: string; decay: number; neverSettled: number };
-  bm25: { k1: number; b: number };
-}
-
-/** The similarity every text field of the listing index uses (mappings/listings.json). */
-export const SIMILARITY_NAME = 'catalog_bm25';
 const DECAY_FUNCTIONS: readonly DecayFunction[] = ['exp', 'gauss', 'linear'];
 /** Elasticsearch time units the decay accepts; whole numbers keep it simple to reason about. */
 const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
@@ -125,3 +116,4 @@ export function shippedRanking(): RankingSettings {
   if (!result.settings) throw new Error(`mappings/listings.json has invalid ranking tunables: ${result.problems.join('; ')}`);
   return result.settings;
 }
+

@@ -1,37 +1,15 @@
 /**
  * The validated form of a catalog read (GET /discovery/resources, /discovery/search, /mcp/tools).
  * Query strings are parsed here, strictly: an unknown parameter or a bad value never reaches
- * Elasticsearch (DECISIONS "Catalog reads").
+ * Elasticsearch (README "Catalog reads: the choices", Validation).
  */
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { toCaip2Network } from '../x402/networks.js';
-import type { ListingType, Scheme } from '../shapes/listing.js';
+import type { CatalogFilters, ReadRequest } from '../store/listingQueries.js';
+
+export type { CatalogFilters, ReadRequest } from '../store/listingQueries.js';
 
 export type ReadEndpoint = 'resources' | 'search' | 'mcpTools';
-export type SearchSort = 'rank' | 'price' | 'recent';
-
-export interface CatalogFilters {
-  network?: string;
-  type?: ListingType;
-  /** Base-10 integer string without leading zeros; absent when no ceiling applies. */
-  maxPrice?: string;
-  asset?: string;
-  scheme?: Scheme;
-  payTo?: string;
-  capability?: string;
-}
-
-export interface ReadRequest {
-  /** resources: structured browse; search: ranked free text (/mcp/tools is search with type=mcp). */
-  kind: 'resources' | 'search';
-  q?: string;
-  /** Only for search; resources always lists newest first. */
-  sort?: SearchSort;
-  explain: boolean;
-  limit: number;
-  cursor?: string;
-  filters: CatalogFilters;
-}
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;

@@ -1,6 +1,6 @@
 /**
  * Background worker that pushes changed listing signals into the catalog in bulk through the
- * CatalogWriter, every `intervalMs` (DECISIONS: at least every 5 s). Listings whose counts fell
+ * CatalogWriter, every `intervalMs` (docs/facilitator.md, "Signals": at least every 5 s). Listings whose counts fell
  * because traffic aged out of the 7-day window are flushed too, so Elasticsearch follows the window.
  */
 import type { CatalogWriter } from '../catalog/writer.js';

@@ -11,7 +11,7 @@ export interface ListingDocument {
   id: string;
   type: ListingType;
   resource: string;
-  /** HTTP: `METHOD canonicalUrl`; MCP: `serverUri toolName` (DECISIONS "Listing id"). */
+  /** HTTP: `METHOD canonicalUrl`; MCP: `serverUri toolName` (README "Writing the catalog: the choices", Identity). */
   canonicalKey: string;
   method?: string;
   host: string;
@@ -35,4 +35,23 @@ export interface ListingDocument {
   removed: boolean;
   removedReason?: RemovalReason;
   removedAt?: string;
+}
+
+/** The fields of a stored listing that an upsert of it keeps. */
+export interface KeptFields {
+  firstSeen?: string;
+  signals?: Partial<Signals>;
+  owner?: string;
+}
+
+/**
+ * What an upsert of an existing listing stores: the new document, keeping the stored `firstSeen`,
+ * `owner` (when the write names none) and `signals` (unless the write replaces them, as imports do).
+ */
+export function keptFromStored(doc: ListingDocument, stored: KeptFields | undefined, replaceSignals = false): ListingDocument {
+  if (!stored) return doc;
+  const merged: ListingDocument = { ...doc, firstSeen: stored.firstSeen ?? doc.firstSeen };
+  if (!replaceSignals && stored.signals) merged.signals = stored.signals as Signals;
+  if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
+  return merged;
 }

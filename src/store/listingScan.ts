@@ -4,6 +4,7 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { ListingDocument } from './listingDocument.js';
+import { NOT_REMOVED } from './listingQueries.js';
 import { withoutNulls } from './listingStore.js';
 
 export async function* scanLiveListings(client: Client, alias: string, pageSize = 1000): AsyncGenerator<ListingDocument[]> {
@@ -15,7 +16,7 @@ export async function* scanLiveListings(client: Client, alias: string, pageSize 
       const response = await client.search<ListingDocument>({
         pit: { id: pitId, keep_alive: '2m' },
         size: pageSize,
-        query: { bool: { must_not: [{ term: { removed: true } }] } },
+        query: { bool: { must_not: [NOT_REMOVED] } },
         // Stable page order inside the snapshot; id order makes exports diff-friendly.
         sort: [{ id: 'asc' }, { _shard_doc: 'asc' }] as never,
         track_total_hits: false,

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
-import type { ListingDocument } from './listingDocument.js';
+import { keptFromStored, type ListingDocument } from './listingDocument.js';
 import type { ApplyOutcome, CatalogOperation } from './catalogOperations.js';
 import { isElasticsearchUnavailable } from './elasticsearch.js';
 
@@ -29,9 +29,7 @@ interface StoredState {
 function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, stored: StoredState | undefined): BulkLine[] {
   const { doc, id, replaceSignals } = operation;
   if (!stored) return [{ create: { _id: id } }, doc as unknown as BulkLine];
-  const merged: ListingDocument = { ...doc, firstSeen: stored.firstSeen ?? doc.firstSeen };
-  if (!replaceSignals && stored.signals) merged.signals = stored.signals;
-  if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
+  const merged = keptFromStored(doc, stored, replaceSignals);
   return [{ index: { _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }, merged as unknown as BulkLine];
 }
 

@@ -4,6 +4,19 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 
+export type DecayFunction = 'exp' | 'gauss' | 'linear';
+
+export interface RankingSettings {
+  /** Text field -> boost, for the multi_match. */
+  fields: Record<string, number>;
+  price: { function: DecayFunction; origin: number; scale: number; offset: number; decay: number };
+  recency: { function: DecayFunction; scale: string; offset: string; decay: number; neverSettled: number };
+  bm25: { k1: number; b: number };
+}
+
+/** The similarity every text field of the listing index uses (mappings/listings.json). */
+export const SIMILARITY_NAME = 'catalog_bm25';
+
 export interface StoredTunables {
   /** The concrete index behind the alias. */
   index: string;
@@ -43,5 +56,25 @@ export async function writeSimilarity(client: Client, index: string, similarityN
   } finally {
     await client.indices.open({ index, wait_for_active_shards: 1 });
     await client.cluster.health({ index, wait_for_status: 'yellow', timeout: '30s' });
+  }
+}
+
+/** The tunables of the index behind one alias, as the ranking cache and the operator command use them. */
+export class RankingTunablesIndex {
+  constructor(
+    private readonly client: Client,
+    readonly alias: string,
+  ) {}
+
+  read(): Promise<StoredTunables> {
+    return readTunables(this.client, this.alias, SIMILARITY_NAME);
+  }
+
+  writeRankingMeta(index: string, meta: Record<string, unknown>): Promise<void> {
+    return writeRankingMeta(this.client, index, meta);
+  }
+
+  writeSimilarity(index: string, values: Record<string, number>): Promise<void> {
+    return writeSimilarity(this.client, index, SIMILARITY_NAME, values);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Redis side of the durable catalog write path (DECISIONS "Writing the catalog"): a stream of
+ * Redis side of the durable catalog write path (docs/catalog-write.md): a stream of
  * pending writes read by a consumer group, a dead-letter stream, per-entry failure counts and the
  * set of live listing ids. Payloads are opaque strings here; src/catalog owns their meaning.
  */
@@ -38,6 +38,12 @@ export interface AppendRequest {
   payload: string;
   listingId?: string;
   live?: { id: string; present: boolean };
+}
+
+/** A consumer's blocking view of the stream (WriteStream.openReader). */
+export interface StreamReader {
+  readNew(consumer: string, count: number, blockMs: number): Promise<StreamEntry[]>;
+  close(): void;
 }
 
 const GROUP = 'catalog-ingest';
@@ -140,8 +146,21 @@ export class WriteStream {
     this.groupReady = false;
   }
 
+  /**
+   * A reader of new entries on a connection of its own: blocking reads never hold up the commands
+   * of the shared connection. `onError` hears that connection's errors (it reconnects by itself).
+   */
+  openReader(onError: (err: Error) => void): StreamReader {
+    const connection = this.redis.duplicate();
+    connection.on('error', onError);
+    return {
+      readNew: (consumer, count, blockMs) => this.readNew(connection, consumer, count, blockMs),
+      close: () => connection.disconnect(),
+    };
+  }
+
   /** New entries for this consumer; blocks up to `blockMs` on `connection` (a dedicated one). */
-  async readNew(connection: Redis, consumer: string, count: number, blockMs: number): Promise<StreamEntry[]> {
+  private async readNew(connection: Redis, consumer: string, count: number, blockMs: number): Promise<StreamEntry[]> {
     const reply = (await connection.xreadgroup('GROUP', GROUP, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.key, '>')) as
       | Array<[string, RawEntries]>
       | null;

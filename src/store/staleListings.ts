@@ -4,6 +4,7 @@
  * search_after stays cheap at 100,000 listings: only the stale tail is ever read.
  */
 import type { Client } from '@elastic/elasticsearch';
+import { NOT_REMOVED } from './listingQueries.js';
 
 export interface StaleListingFinder {
   /** Ids of live listings with `lastSeen` before `cutoff`; pass the returned `next` to continue. */
@@ -22,7 +23,7 @@ export class ElasticsearchStaleListingFinder implements StaleListingFinder {
       query: {
         bool: {
           filter: [{ range: { lastSeen: { lt: cutoff.toISOString() } } }],
-          must_not: [{ term: { removed: true } }],
+          must_not: [NOT_REMOVED],
         },
       },
       sort: [{ lastSeen: 'asc' }, { id: 'asc' }],

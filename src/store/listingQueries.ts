@@ -1,10 +1,42 @@
 /**
- * Turns a validated read into the Elasticsearch search body. The same builder serves the API and
- * the benchmark (which sends these bodies straight to Elasticsearch), so both measure one query.
+ * The Elasticsearch queries over the listing index: the clause every read shares ("live listings
+ * only"), and a validated catalog read turned into the search body. The same builder serves the
+ * API and the benchmark (which sends these bodies straight to Elasticsearch), so both measure one
+ * query.
  */
-import type { CatalogFilters, ReadRequest } from './readRequest.js';
-import type { RankingSettings } from './rankingSettings.js';
-import type { SortValue } from './cursor.js';
+import type { ListingType, Scheme } from '../shapes/listing.js';
+import type { RankingSettings } from './rankingTunables.js';
+
+/** A `search_after` value: a sort key of the last hit of a page. */
+export type SortValue = string | number;
+
+export type SearchSort = 'rank' | 'price' | 'recent';
+
+export interface CatalogFilters {
+  network?: string;
+  type?: ListingType;
+  /** Base-10 integer string without leading zeros; absent when no ceiling applies. */
+  maxPrice?: string;
+  asset?: string;
+  scheme?: Scheme;
+  payTo?: string;
+  capability?: string;
+}
+
+export interface ReadRequest {
+  /** resources: structured browse; search: ranked free text (/mcp/tools is search with type=mcp). */
+  kind: 'resources' | 'search';
+  q?: string;
+  /** Only for search; resources always lists newest first. */
+  sort?: SearchSort;
+  explain: boolean;
+  limit: number;
+  cursor?: string;
+  filters: CatalogFilters;
+}
+
+/** Removed listings stay stored (for the announce status) but no read returns them. */
+export const NOT_REMOVED = { term: { removed: true } } as const;
 
 type Json = Record<string, unknown>;
 
@@ -47,7 +79,7 @@ export function filterClauses(filters: CatalogFilters): { filter: Json[]; must_n
       bool: { should: [{ term: { 'describe.tags': filters.capability } }, { term: { tags: filters.capability } }], minimum_should_match: 1 },
     });
   }
-  return { filter, must_not: [{ term: { removed: true } }] };
+  return { filter, must_not: [NOT_REMOVED] };
 }
 
 /** Names under which explain=1 reads Elasticsearch's score of each factor (see explain.ts). */
