@@ -10,6 +10,7 @@ export const PAGE_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Paid API discovery</title>
 <meta name="description" content="Search paid HTTP APIs and MCP tools (x402): prices, activity and how to call them.">
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/assets/app.css">
 <script type="module" src="/assets/app.js"></script>
 </head>
