@@ -36,8 +36,8 @@ describe('web catalog in chromium', function () {
   const titles = () => page.locator('.result h2 a').allTextContents();
   const api = async (path: string, query: Record<string, string>) => (await request(world.h.app).get(path).query(query).expect(200)).body;
   /** Waits until the results (or an error) for the current search are shown. */
-  // Page-side code is given as strings: it runs in the browser, and this file compiles without DOM types.
-  const settled = () => page.waitForFunction(`!document.querySelector('.status-line')?.textContent?.includes('Loading')`);
+  // Page-side code reaches the DOM through `globalThis`: this file compiles without DOM types.
+  const settled = () => page.waitForFunction(() => !(globalThis as any).document.querySelector('.status-line')?.textContent?.includes('Loading'));
 
   async function search(fields: { q?: string; type?: string; maxPrice?: string; network?: string; sort?: string; explain?: boolean }) {
     await open('/');
@@ -165,11 +165,17 @@ describe('web catalog in chromium', function () {
   it('works at phone width: nothing wider than the screen', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await search({ q: 'weather', explain: true });
-    const wide = await page.evaluate(`[...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-      .map((e) => e.tagName.toLowerCase() + '.' + e.className)`);
+    const wide = await page.evaluate(() => {
+      const document = (globalThis as any).document;
+      return [...document.querySelectorAll('body *')]
+        .filter((e: any) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+        .map((e: any) => `${e.tagName.toLowerCase()}.${e.className}`);
+    });
     assert.deepEqual(wide, []);
-    assert.equal(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'), 0);
+    assert.equal(await page.evaluate(() => {
+      const root = (globalThis as any).document.documentElement;
+      return root.scrollWidth - root.clientWidth;
+    }), 0);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 });
