@@ -104,6 +104,24 @@ describe('MCP discovery (/mcp)', function () {
     assert.equal((await call('search_resources', { q: 'weather', limit: 1 })).isError, undefined);
   });
 
+  it('fuzz: any JSON value for any argument is an answer or a tool error, never a protocol error', async () => {
+    const { tools } = await client.listTools();
+    const values: unknown[] = [null, true, -1, 1e300, ' ', 'x'.repeat(5000), '\u0000𝔘', [], { $gt: 1 }];
+    let calls = 0;
+    for (const tool of tools) {
+      for (const name of Object.keys(tool.inputSchema.properties ?? {})) {
+        for (const value of values) {
+          const base = tool.name === 'search_resources' ? { q: 'weather' } : {};
+          const result = await call(tool.name, { ...base, [name]: value });
+          calls += 1;
+          if (result.isError) assert.match(result.content[0]!.text!, /^(invalid_arguments|invalid_filter_value|invalid_cursor|missing_query|not_found): /, `${tool.name} ${name}=${JSON.stringify(value)?.slice(0, 40)}`);
+          else assert.ok(Array.isArray(result.structuredContent.results) || result.structuredContent.id, `${tool.name} ${name}`);
+        }
+      }
+    }
+    assert.ok(calls > 150);
+  });
+
   it('GET and DELETE /mcp answer 405 problem+json', async () => {
     for (const method of ['get', 'delete'] as const) {
       const res = await request(world.h.app)[method]('/mcp').expect(405).expect('Content-Type', /application\/problem\+json/);
