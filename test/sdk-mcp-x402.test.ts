@@ -157,6 +157,12 @@ describe('seller SDK: x402-mcp pays, and the catalog lists the schemas tools/lis
       const required = (unpaid._meta as Record<string, PaymentRequired>)[MCP_META.paymentRequired]!;
       const bazaar = required.extensions?.bazaar as { info: { input: { inputSchema: unknown } } };
       assert.deepEqual(bazaar.info.input.inputSchema, listed.tide_times!.inputSchema);
+      // Garbage under x402-mcp's key is refused with the requirements, never a crash.
+      for (const junk of ['not base64!!', Buffer.from('{"x402Version":1}').toString('base64'), 42, { x402Version: 1 }, null]) {
+        const refused = await client.callTool({ name: 'tide_times', arguments: { harbour: 'Brest', days: 1 }, _meta: { [MCP_META.paymentLegacy]: junk } });
+        assert.equal(refused.isError, true, JSON.stringify(junk));
+        assert.equal((refused.structuredContent as unknown as PaymentRequired).x402Version, 2, JSON.stringify(junk));
+      }
     } finally {
       await client.close();
     }

@@ -135,6 +135,21 @@ describe('x402 Bazaar surface (/x402) with the x402 client packages', function (
     await assert.rejects(bazaar.listResources({ offset: BAZAAR_MAX_OFFSET + 1 }), /\(400\)/);
   });
 
+  it('fuzz: random query strings get 200 or a 400 problem+json, never a 500', async () => {
+    const names = ['query', 'type', 'payTo', 'scheme', 'network', 'extensions', 'limit', 'offset', 'cursor', 'q', 'sort', '__proto__', 'constructor'];
+    const values = ['', ' ', 'http', 'mcp', 'exact', 'bazaar', 'base-sepolia', 'eip155:84532', '-1', '0', '1', '100', '101', '9000', '9001', '1e3', '0x12', 'NaN', '%00', '\u0000', 'x'.repeat(700), '[]', '{}', 'weather'];
+    let seed = 11;
+    const pick = <T>(list: T[]): T => list[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % list.length]!;
+    for (let i = 0; i < 150; i += 1) {
+      const params = new URLSearchParams();
+      for (let n = pick([0, 1, 2, 3, 4]); n > 0; n -= 1) params.append(pick(names), pick(values));
+      const path = `/x402/discovery/${pick(['resources', 'search'])}?${params}`;
+      const res = await request(world.h.app).get(path);
+      assert.ok(res.status === 200 || res.status === 400, `${path} -> ${res.status} ${res.text}`);
+      if (res.status === 400) assert.match(String(res.headers['content-type']), /^application\/problem\+json/, path);
+    }
+  });
+
   it('/x402/supported advertises the surface; an @x402/express seller and an @x402/fetch buyer pay through it', async () => {
     const facilitator = new HTTPFacilitatorClient({ url: base });
     assert.ok((await facilitator.getSupported()).extensions.includes('bazaar'));
