@@ -4,13 +4,11 @@
  * copy of a tool's JSON Schema is exactly what the server's own `tools/list` gives.
  */
 import assert from 'node:assert/strict';
-import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import * as z4 from 'zod/v4';
 import { experimental_createMCPClient as createMCPClient } from 'ai';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -18,7 +16,7 @@ import { withPayment } from 'x402-mcp';
 import { MCP_META, PaidMcpServer, PaymentClaims, type PaidMcpOptions, type PaymentRequired } from '../src/sdk/index.js';
 import { waitFor } from './support/harness.js';
 import { NETWORK, USDC } from './support/payments.js';
-import { listen, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
+import { serveStatelessMcp, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
 
 const claims = new PaymentClaims();
 
@@ -59,16 +57,7 @@ describe('seller SDK: x402-mcp pays, and the catalog lists the schemas tools/lis
   before(async () => {
     world = await startService();
     const { secret } = await world.h.container.publishing.tokens.issue(['127.0.0.1'], 'tide-seller');
-    const app = express();
-    app.use(express.json());
-    app.post('/mcp', async (req, res) => {
-      const { server } = tideTools(options);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => void transport.close());
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    });
-    mcp = await listen(app);
+    mcp = await serveStatelessMcp(() => tideTools(options));
     options = { serviceUrl: world.service.url, serverUri: `mcp://127.0.0.1:${mcp.port}`, sellerToken: secret, payTo: seller.address };
     startup = tideTools(options);
     assert.deepEqual((await startup.publish()).map((o) => o.status), ['published', 'published']);
