@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import request from 'supertest';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { exportedListing, importListings, parseListingFile } from '../src/catalog/transfer.js';
+import { validateListingInput } from '../src/catalog/validation.js';
 import type { ListingInput } from '../src/catalog/writer.js';
 import { scanLiveListings } from '../src/store/listingScan.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
@@ -131,6 +132,14 @@ describe('catalog import and export', () => {
       wrong.rejected.map((r) => [r.index, r.errors.map((e) => e.path)]),
       [[0, ['signals.lastSettled', 'signals.settleCount7d']], [1, ['signals']]],
     );
+    const odd: Array<[string, unknown]> = [
+      ['lastSettled', true], ['lastSettled', {}], ['lastSettled', '2026-13-40T00:00:00Z'], ['lastSettled', 0],
+      ['settleCount7d', -1], ['settleCount7d', 1.5], ['settleCount7d', '3'], ['settleCount7d', [null]],
+      ['rejectionRate7d', 2], ['rejectionRate7d', -0.1], ['rejectionRate7d', 'NaN'], ['rejectionRate7d', false],
+    ];
+    for (const [member, value] of odd) {
+      assert.deepEqual(validateListingInput({ ...settled, signals: { [member]: value } }).map((e) => e.path), [`signals.${member}`], `${member}: ${JSON.stringify(value)}`);
+    }
   });
 
   it('the import command reports each rejected entry with its index and reasons and exits 1', async function () {
