@@ -16,7 +16,6 @@ import type { ParsedEntry } from '../src/catalog/transfer.js';
 import { importListings } from '../src/catalog/transfer.js';
 import type { Listing } from '../src/catalog/listing.js';
 import { setRanking } from '../src/search/rankingCommand.js';
-import { benchmarkEnv } from './lib/catalogSession.js';
 import { startServiceInProcess, type InProcessService } from './lib/benchService.js';
 import { parseCommandLine, runMain } from './lib/cliOptions.js';
 import { entriesAsOf, loadJudgedSet, type JudgedQuery, type JudgedSet } from './lib/judgedSet.js';
@@ -163,7 +162,14 @@ async function main(): Promise<void> {
   const { values } = parseCommandLine({ options: { verbose: { type: 'boolean', default: false } } }, USAGE);
   const set = loadJudgedSet();
   const stamp = Date.now().toString(36);
-  const env = benchmarkEnv({ alias: `bench-relevance-${stamp}`, index: `bench-relevance-${stamp}-v1`, redisPrefix: `bench-relevance:${stamp}:` });
+  // Always names of its own, whatever the environment says: the run rewrites the index's ranking
+  // tunables and deletes the index and Redis keys at the end.
+  const env = {
+    ...process.env,
+    LISTINGS_ALIAS: `bench-relevance-${stamp}`,
+    LISTINGS_INDEX: `bench-relevance-${stamp}-v1`,
+    REDIS_PREFIX: `bench-relevance:${stamp}:`,
+  };
   const service = await startServiceInProcess({ ...env, LOG_LEVEL: 'warn', CURSOR_SECRET: `bench-relevance-secret-${stamp}` });
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
