@@ -19,6 +19,8 @@ import { registerAnnounceMetrics } from './ingest/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
+import { bazaarRoutes } from './http/routes/bazaar.js';
+import { BazaarDiscovery } from './x402/bazaarDiscovery.js';
 import { discoveryTools } from './mcp/discoveryTools.js';
 import { mcpRoutes } from './http/routes/mcp.js';
 import { openApiRoutes } from './http/routes/openapi.js';
@@ -76,6 +78,8 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
       publishing.router,
       announcing.router,
       facilitator.router,
+      // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
+      bazaarRoutes({ discovery: new BazaarDiscovery(search.search), facilitator: facilitator.service }),
       mcp,
       openApiRoutes(),
       webRoutes(),

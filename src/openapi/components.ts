@@ -142,6 +142,75 @@ const supportedResponse = {
     },
     extensions: { type: 'array', items: { type: 'string' } },
     signers: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+    discovery: {
+      type: 'object',
+      description: 'This service\'s addition: where the Bazaar-shaped discovery surface is (paths relative to the origin).',
+      properties: {
+        bazaar: {
+          type: 'object',
+          required: ['url', 'resources', 'search'],
+          properties: { url: { type: 'string' }, resources: { type: 'string' }, search: { type: 'string' } },
+        },
+      },
+    },
+  },
+} as const;
+
+const bazaarResource = {
+  type: 'object',
+  description: 'An x402 Bazaar discovery item (README "x402 Bazaar surface").',
+  required: ['resource', 'type', 'x402Version', 'accepts', 'lastUpdated', 'extensions', 'metadata'],
+  properties: {
+    resource: { type: 'string' },
+    type: { enum: ['http', 'mcp'] },
+    x402Version: { const: 2 },
+    accepts: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['scheme', 'network', 'asset', 'amount'],
+        properties: { scheme: { type: 'string' }, network: { type: 'string' }, asset: { type: 'string' }, amount: { type: 'string', pattern: '^[0-9]+$' } },
+      },
+    },
+    lastUpdated: ISO_TIME,
+    description: { type: 'string' },
+    tags: { type: 'array', items: { type: 'string' } },
+    extensions: { type: 'object', required: ['bazaar'], properties: { bazaar: { type: 'object', required: ['info', 'schema'] } } },
+    metadata: { type: 'object', required: ['id', 'signals'], properties: { id: { type: 'string', pattern: '^lst_[0-9a-f]{24}$' }, title: { type: 'string' }, signals: { type: 'object' } } },
+  },
+} as const;
+
+const bazaarList = {
+  type: 'object',
+  required: ['x402Version', 'items', 'pagination'],
+  additionalProperties: false,
+  properties: {
+    x402Version: { const: 2 },
+    items: { type: 'array', items: bazaarResource },
+    pagination: {
+      type: 'object',
+      required: ['limit', 'offset', 'total'],
+      additionalProperties: false,
+      properties: { limit: { type: 'integer', minimum: 1 }, offset: { type: 'integer', minimum: 0 }, total: { type: 'integer', minimum: 0 } },
+    },
+  },
+} as const;
+
+const bazaarSearch = {
+  type: 'object',
+  required: ['x402Version', 'resources', 'partialResults', 'pagination'],
+  additionalProperties: false,
+  properties: {
+    x402Version: { const: 2 },
+    resources: { type: 'array', items: bazaarResource },
+    partialResults: { type: 'boolean' },
+    pagination: {
+      type: 'object',
+      required: ['limit', 'cursor'],
+      additionalProperties: false,
+      properties: { limit: { type: 'integer', minimum: 1 }, cursor: { type: ['string', 'null'] } },
+    },
   },
 } as const;
 
@@ -167,6 +236,8 @@ export const components: OpenApiObject = {
     VerifyResponse: verifyResponse,
     SettleResponse: settleResponse,
     SupportedResponse: supportedResponse,
+    BazaarListResponse: bazaarList,
+    BazaarSearchResponse: bazaarSearch,
     Health: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } },
     Ready: { type: 'object', required: ['status', 'checks'], additionalProperties: false, properties: { status: { const: 'ready' }, checks } },
   },

@@ -35,39 +35,48 @@ const UNSIGNED_PAYMENT = {
 
 const PROBLEMS = mergeProblems(BODY_PROBLEMS, { 400: ['invalid_request'], 503: ['facilitator_unavailable'] });
 
-export const facilitatorPaths: Record<string, OpenApiObject> = {
-  '/supported': {
-    get: operation('supported', {
-      tags: ['facilitator'],
-      summary: 'Payment kinds this facilitator verifies and settles',
-      responses: { 200: json('Kinds, extensions and signers (x402 wire shape).', ref('SupportedResponse')) },
-      examples: [{ summary: 'Supported kinds', status: 200 }],
-    }),
-  },
-  '/verify': {
-    post: operation('verifyPayment', {
-      tags: ['facilitator'],
-      summary: 'Check a payment without moving funds',
-      requestBody: jsonBody('x402 facilitator request.', ref('FacilitatorRequest')),
-      responses: { 200: json('isValid, or invalidReason (an x402 code) for a rejected payment.', ref('VerifyResponse')) },
-      problems: PROBLEMS,
-      examples: [
-        { summary: 'A payment with a bad signature is rejected (200)', status: 200, body: UNSIGNED_PAYMENT },
-        { summary: 'Not a facilitator request', status: 400, body: { hello: 'world' } },
-      ],
-    }),
-  },
-  '/settle': {
-    post: operation('settlePayment', {
-      tags: ['facilitator'],
-      summary: 'Move funds on the test ledger (idempotent by payment payload)',
-      requestBody: jsonBody('x402 facilitator request; for upto, paymentRequirements.amount is the actual amount.', ref('FacilitatorRequest')),
-      responses: { 200: json('success with transaction and amount, or errorReason.', ref('SettleResponse')) },
-      problems: PROBLEMS,
-      examples: [
-        { summary: 'A payment with a bad signature is not settled (200)', status: 200, body: UNSIGNED_PAYMENT },
-        { summary: 'Not a facilitator request', status: 400, body: { paymentPayload: [] } },
-      ],
-    }),
-  },
-};
+/**
+ * The three facilitator operations under a base path: the root, and `/x402` (the same handlers,
+ * for x402 clients given `{service}/x402` as their facilitator URL; ./bazaar.ts).
+ */
+export function facilitatorPathsAt(base: string, idPrefix = ''): Record<string, OpenApiObject> {
+  const id = (name: string) => (idPrefix ? `${idPrefix}${name[0]!.toUpperCase()}${name.slice(1)}` : name);
+  return {
+    [`${base}/supported`]: {
+      get: operation(id('supported'), {
+        tags: ['facilitator'],
+        summary: 'Payment kinds this facilitator verifies and settles',
+        responses: { 200: json('Kinds, extensions and signers (x402 wire shape).', ref('SupportedResponse')) },
+        examples: [{ summary: 'Supported kinds', status: 200 }],
+      }),
+    },
+    [`${base}/verify`]: {
+      post: operation(id('verifyPayment'), {
+        tags: ['facilitator'],
+        summary: 'Check a payment without moving funds',
+        requestBody: jsonBody('x402 facilitator request.', ref('FacilitatorRequest')),
+        responses: { 200: json('isValid, or invalidReason (an x402 code) for a rejected payment.', ref('VerifyResponse')) },
+        problems: PROBLEMS,
+        examples: [
+          { summary: 'A payment with a bad signature is rejected (200)', status: 200, body: UNSIGNED_PAYMENT },
+          { summary: 'Not a facilitator request', status: 400, body: { hello: 'world' } },
+        ],
+      }),
+    },
+    [`${base}/settle`]: {
+      post: operation(id('settlePayment'), {
+        tags: ['facilitator'],
+        summary: 'Move funds on the test ledger (idempotent by payment payload)',
+        requestBody: jsonBody('x402 facilitator request; for upto, paymentRequirements.amount is the actual amount.', ref('FacilitatorRequest')),
+        responses: { 200: json('success with transaction and amount, or errorReason.', ref('SettleResponse')) },
+        problems: PROBLEMS,
+        examples: [
+          { summary: 'A payment with a bad signature is not settled (200)', status: 200, body: UNSIGNED_PAYMENT },
+          { summary: 'Not a facilitator request', status: 400, body: { paymentPayload: [] } },
+        ],
+      }),
+    },
+  };
+}
+
+export const facilitatorPaths = facilitatorPathsAt('');
