@@ -5,7 +5,9 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
-const FEATURES = ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals'];
+const FEATURES = ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals', 'bazaar'];
+/** Transports over the services, like http: MCP discovery, the web page, the OpenAPI document. */
+const TRANSPORTS = ['http', 'mcp', 'web', 'openapi'];
 
 /** `no-restricted-imports` patterns forbidding imports of the given src/ folders (relative imports). */
 function forbid(folders, message) {
@@ -36,9 +38,9 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
     },
   },
-  floor(['src/core/**/*.ts'], ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals', 'store', 'http', 'sdk', 'shapes', 'x402'], 'src/core is the ground floor: it imports nothing from the project.'),
-  floor(['src/store/**/*.ts'], [...FEATURES, 'http', 'sdk'], 'src/store imports only the ground floor and the wire shapes, never a feature or http.'),
-  floor(FEATURES.map((f) => `src/${f}/**/*.ts`), ['http'], 'Features know nothing of HTTP: throw a src/core/errors.ts error; src/http maps it.'),
-  floor(['src/shapes/**/*.ts', 'src/x402/**/*.ts'], [...FEATURES, 'store', 'http', 'sdk'], 'Wire shapes sit below everything but the ground floor.'),
-  floor(['src/sdk/**/*.ts'], [...FEATURES, 'store', 'http'], 'The seller SDK is a client of the HTTP API: it imports only core, shapes and x402.'),
+  floor(['src/core/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk', 'shapes', 'x402'], 'src/core is the ground floor: it imports nothing from the project.'),
+  floor(['src/store/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'sdk'], 'src/store imports only the ground floor and the wire shapes, never a feature or http.'),
+  floor(FEATURES.map((f) => `src/${f}/**/*.ts`), TRANSPORTS, 'Features know nothing of HTTP: throw a src/core/errors.ts error; src/http maps it.'),
+  floor(['src/shapes/**/*.ts', 'src/x402/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk'], 'Wire shapes sit below everything but the ground floor.'),
+  floor(['src/sdk/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store'], 'The seller SDK is a client of the HTTP API: it imports only core, shapes and x402.'),
 );

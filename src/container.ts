@@ -19,7 +19,7 @@ import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
 import { RateLimitCounter } from './store/rateLimitCounter.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
-
+import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
 
 export interface Container {
   routers: Router[];
@@ -55,6 +55,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     tokens: publishing.tokens,
     facilitator: facilitator.service,
     metrics,
+    bazaar: new BazaarDiscovery(search.search),
     rateLimits: { counter: new RateLimitCounter(clients.redis, config.redisPrefix), rules: config.rateLimits, logger },
   });
   return {

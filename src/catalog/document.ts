@@ -8,14 +8,15 @@ import { EMPTY_SIGNALS, type Describe, type Payment, type Signals } from '../sha
 import type { ListingDocument } from '../store/listingDocument.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { CheckedListing } from './validation.js';
-import type { HttpListingInput, ListingInput, McpListingInput, WriteContext } from './writer.js';
+import type { HttpListingInput, ListingInput, McpListingInput, SignalsInput, WriteContext } from './writer.js';
 
 function normalizePayment<P extends Payment>(payment: P): P {
   const out = { ...payment, network: toCaip2Network(payment.network) ?? payment.network };
   return out;
 }
 
-export function normalizeSignals(signals: Partial<Signals> | undefined): Signals {
+/** Absent and null members alike: no lastSettled (never settled), zero counts. */
+export function normalizeSignals(signals: SignalsInput | undefined): Signals {
   const out: Signals = { ...EMPTY_SIGNALS };
   if (signals?.lastSettled) out.lastSettled = new Date(signals.lastSettled).toISOString();
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;

@@ -24,7 +24,8 @@ export type InvalidInputCode =
   | 'invalid_cursor'
   | 'invalid_listing'
   | 'invalid_announce'
-  | 'invalid_request';
+  | 'invalid_request'
+  | 'invalid_arguments';
 
 /** The caller sent something that cannot be accepted; `fieldErrors` names every field to fix. */
 export class InvalidInput extends DomainError {

@@ -19,6 +19,12 @@ import { discoveryRoutes, listingRoutes } from './routes/discovery.js';
 import { facilitatorRoutes } from './routes/facilitator.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { publishRoutes } from './routes/publish.js';
+import { bazaarRoutes } from './routes/bazaar.js';
+import { mcpRoutes } from './routes/mcp.js';
+import { openApiRoutes } from './routes/openapi.js';
+import { discoveryTools } from '../mcp/discoveryTools.js';
+import type { BazaarDiscovery } from '../bazaar/bazaarDiscovery.js';
+import { webRoutes } from '../web/routes.js';
 
 export interface HttpServices {
   search: CatalogSearch;
@@ -28,6 +34,8 @@ export interface HttpServices {
   tokens: SellerTokenStore;
   facilitator: FacilitatorService;
   metrics: Metrics;
+  /** The x402 Bazaar-compatible discovery over the same search. */
+  bazaar: BazaarDiscovery;
   rateLimits: { counter: WindowCounter; rules: RateLimitSettings; logger: Logger };
 }
 
@@ -57,5 +65,11 @@ export function buildRouters(services: HttpServices): Router[] {
     publishRoutes({ publish: services.publish, tokens: services.tokens, limits: perToken }),
     announceRoutes({ announce: services.announce, ...(announceLimit ? { announceLimit } : {}) }),
     facilitatorRoutes(services.facilitator),
+    // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
+    bazaarRoutes({ discovery: services.bazaar, facilitator: services.facilitator }),
+    // MCP discovery answers with the same search service and listing lookup as the HTTP reads.
+    mcpRoutes(discoveryTools({ search: services.search, listings: services.listingById })),
+    openApiRoutes(),
+    webRoutes(),
   ];
 }

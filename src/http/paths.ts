@@ -11,6 +11,11 @@ export const PATHS = {
   supported: '/supported',
   verify: '/verify',
   settle: '/settle',
+  /** MCP discovery (Streamable HTTP). */
+  mcp: '/mcp',
+  /** The x402 Bazaar-compatible discovery surface. */
+  bazaarResources: '/x402/discovery/resources',
+  bazaarSearch: '/x402/discovery/search',
   metrics: '/metrics',
   healthz: '/healthz',
   readyz: '/readyz',

@@ -119,7 +119,10 @@ export function edgeRateLimits(options: { counter: WindowCounter; rules: RateLim
   const router = Router();
   const { counter, rules, logger } = options;
   if (rules.reads) {
-    router.get(READ_PATHS, rateLimit({ counter, name: 'reads', rule: rules.reads, logger }));
+    const limiter = rateLimit({ counter, name: 'reads', rule: rules.reads, logger });
+    router.get(READ_PATHS, limiter);
+    // MCP discovery tools are catalog reads too, on the same budget.
+    router.post(PATHS.mcp, limiter);
   }
   if (rules.publish) {
     const limiter = rateLimit({ counter, name: 'publish', rule: rules.publish, logger });
@@ -129,4 +132,4 @@ export function edgeRateLimits(options: { counter: WindowCounter; rules: RateLim
   return router;
 }
 
-const READ_PATHS = [PATHS.search, PATHS.resources, PATHS.resource, PATHS.mcpTools];
+const READ_PATHS = [PATHS.search, PATHS.resources, PATHS.resource, PATHS.mcpTools, PATHS.bazaarSearch, PATHS.bazaarResources];

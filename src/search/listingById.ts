@@ -18,13 +18,19 @@ export class ListingById {
 
   /** The listing in its response shape; NotFound when the id is malformed, unknown or removed. */
   async read(id: string): Promise<Listing> {
-    if (!isListingId(id)) throw new NotFound(`No listing ${id}.`);
+    const listing = await this.findListing(id);
+    if (!listing) throw new NotFound(`No listing ${id}.`);
+    return listing;
+  }
+
+  /** The same, undefined instead of NotFound (MCP get_resource answers a tool error of its own). */
+  async findListing(id: string): Promise<Listing | undefined> {
+    if (!isListingId(id)) return undefined;
     let doc = await this.reader.get(id);
     if (!doc || doc.removed) {
       const listingId = await this.announcedAs(id);
       if (listingId && listingId !== id) doc = await this.reader.get(listingId);
     }
-    if (!doc || doc.removed) throw new NotFound(`No listing ${id}.`);
-    return toListing(doc);
+    return doc && !doc.removed ? toListing(doc) : undefined;
   }
 }

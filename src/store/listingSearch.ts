@@ -17,12 +17,14 @@ export class ListingSearchIndex {
     private readonly alias: string,
   ) {}
 
-  async search(body: Record<string, unknown>, params: Record<string, unknown>): Promise<SearchHit[]> {
+  /** The hits, and the number of every match when the body tracks total hits. */
+  async search(body: Record<string, unknown>, params: Record<string, unknown>): Promise<{ hits: SearchHit[]; total?: number }> {
     const response = await this.client.search<ListingDocument>(
       { index: this.alias, ...body, ...params } as never,
       // No OpenTelemetry SDK is installed, so the client's per-request span is pure overhead on the hot path.
       { openTelemetry: { enabled: false } },
     );
-    return ((response as { hits?: { hits?: SearchHit[] } }).hits?.hits ?? []) as SearchHit[];
+    const found = (response as { hits?: { hits?: SearchHit[]; total?: { value: number } } }).hits;
+    return { hits: found?.hits ?? [], ...(found?.total ? { total: found.total.value } : {}) };
   }
 }
