@@ -20,6 +20,7 @@ import { buildRequirements, type PriceOptions } from './price.js';
 import { Publisher, type PublishOutcome, type PublisherOptions, type ToolListing } from './publisher.js';
 import { ServiceClient, type FetchLike } from './serviceClient.js';
 import type { PaymentRequirements } from '../x402/wire.js';
+import type { Scheme } from '../shapes/listing.js';
 
 export const META = {
   payment: 'x402/payment',
@@ -155,7 +156,8 @@ export class PaidMcpServer {
         description: config.description,
         ...(config.tags ? { tags: config.tags } : {}),
         payment: {
-          scheme: requirements.scheme,
+          // buildRequirements only makes exact or upto requirements.
+          scheme: requirements.scheme as Scheme,
           network: requirements.network,
           asset: requirements.asset,
           amount: requirements.amount,

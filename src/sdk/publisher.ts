@@ -3,26 +3,11 @@
  * until the service answers: a seller's server can start before the service does. A refusal that
  * retrying cannot fix (401, 403, 400) is reported and not retried.
  */
+import type { McpListing } from '../shapes/listing.js';
 import { ServiceCallError, type ServiceClient } from './serviceClient.js';
 
-export interface ToolListing {
-  type: 'mcp';
-  resource: string;
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  tags?: string[];
-  payment: {
-    scheme: string;
-    network: string;
-    asset: string;
-    amount: string;
-    payTo?: string;
-    maxTimeoutSeconds?: number;
-    pricing?: { unit: string; pricePerUnit: string };
-  };
-}
+/** An MCP tool listing as POST /discovery/publish takes it: the catalog's MCP listing without what the service sets. */
+export type ToolListing = Omit<McpListing, 'id' | 'signals' | 'debug'>;
 
 export type PublishOutcome =
   | { name: string; status: 'published'; id: string; created: boolean }

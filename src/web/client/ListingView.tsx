@@ -1,6 +1,6 @@
 /** A listing's page: everything GET /discovery/resources/{id} says, and how to call it. */
 import { useEffect, useState } from 'preact/hooks';
-import type { Listing } from '../../catalog/listing.js';
+import type { Listing } from '../../shapes/listing.js';
 import { api, ApiError } from './api.js';
 import { CodeBlock } from './CodeBlock.js';
 import { activity, descriptionOf, formatPrice, networkLabel, safeHttpUrl, tagsOf, titleOf } from './format.js';

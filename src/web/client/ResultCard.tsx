@@ -1,5 +1,5 @@
 /** One search result, and with explain on, its score as bars (SPEC 2.6 debug block). */
-import type { Debug, Listing } from '../../catalog/listing.js';
+import type { Debug, Listing } from '../../shapes/listing.js';
 import { activity, descriptionOf, formatPrice, networkLabel, tagsOf, titleOf } from './format.js';
 import { Link } from './router.js';
 

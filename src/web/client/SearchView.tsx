@@ -4,7 +4,7 @@
  * back button works; the API call is built from it (max price typed in USDC, sent in base units).
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { Listing } from '../../catalog/listing.js';
+import type { Listing } from '../../shapes/listing.js';
 import { api, ApiError, queryString } from './api.js';
 import { usdcToBaseUnits } from './format.js';
 import { ResultCard } from './ResultCard.js';

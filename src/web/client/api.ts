@@ -3,7 +3,7 @@
  * problem+json answer becomes an ApiError whose message a person can read (the API's detail and
  * every field it names); no answer at all says the service is unreachable.
  */
-import type { Listing } from '../../catalog/listing.js';
+import type { Listing } from '../../shapes/listing.js';
 
 export interface Page {
   results: Listing[];

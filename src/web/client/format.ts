@@ -2,7 +2,7 @@
  * How the page words what the API returns: prices in USDC ("0.003 USDC per call"), the price
  * ceiling a person types in USDC turned into base units exactly, activity with relative times.
  */
-import type { Listing, Payment, Signals } from '../../catalog/listing.js';
+import type { Listing, Payment, Signals } from '../../shapes/listing.js';
 import { dollarsToUnits, isUsdc, v1NetworkName } from '../../sdk/price.js';
 
 const USDC_DECIMALS = 6;

@@ -3,7 +3,7 @@
  * @x402/evm packages this service is tested with, docs/facilitator.md) for HTTP endpoints, and an
  * MCP client configuration plus the paid tool call for MCP tools (docs/sdk.md, "_meta x402/payment").
  */
-import type { HttpListing, McpListing } from '../../catalog/listing.js';
+import type { HttpListing, McpListing } from '../../shapes/listing.js';
 
 export function httpSnippet(listing: HttpListing): string {
   const upto = listing.payment.scheme === 'upto';
