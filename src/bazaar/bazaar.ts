@@ -1,7 +1,7 @@
 /**
  * The x402 Bazaar discovery wire shapes (x402 `specs/extensions/bazaar.md`, as `x402`'s
  * `useFacilitator().list()` and `@x402/extensions`' `withBazaar()` read them), and the catalog's
- * stored listing in that shape. SPEC's own shapes stay in src/catalog/listing.ts; this is a second
+ * stored listing in that shape. The service's own shapes stay in src/shapes/listing.ts; this is a second
  * view of the same documents, built field by field so internals cannot leak (README "x402 Bazaar
  * surface").
  */

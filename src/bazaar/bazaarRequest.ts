@@ -1,6 +1,6 @@
 /**
  * Query strings of the x402 Bazaar surface (GET /x402/discovery/resources and /search) turned into
- * the catalog's own validated reads: the filters go through the same parser as SPEC's endpoints
+ * the catalog's own validated reads: the filters go through the same parser as the service's own endpoints
  * (one set of rules, one search path); only the Bazaar's own parameters are handled here: `query`
  * (our `q`), `offset`, an advisory `limit`, and the `extensions` filter. Errors are the same
  * problem+json codes as the native reads (README "x402 Bazaar surface").

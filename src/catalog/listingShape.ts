@@ -1,12 +1,12 @@
 /**
- * JSON Schemas of what clients receive (SPEC.md section 2, as `toListing` builds it): the listing
+ * JSON Schemas of what clients receive (README "Catalog reads: the choices", as `toListing` builds it): the listing
  * shapes and a page of them. One definition for every surface that describes them: the OpenAPI
  * document and the MCP discovery tools' output schemas. Plain JSON Schema without `$ref`, so a
  * consumer can inline it anywhere (MCP clients validate structured output with it).
  */
+import { LISTING_ID_SOURCE } from '../core/listingId.js';
 import { describeSchema, paymentSchema, signalsSchema, TOOL_NAME } from './listingSchema.js';
 
-export const LISTING_ID_PATTERN = '^lst_[0-9a-f]{24}$';
 
 const debugSchema = {
   type: 'object',
@@ -30,7 +30,7 @@ export const httpListingResponseSchema = {
   required: ['id', 'type', 'resource', 'payment', 'describe', 'signals'],
   additionalProperties: false,
   properties: {
-    id: { type: 'string', pattern: LISTING_ID_PATTERN },
+    id: { type: 'string', pattern: LISTING_ID_SOURCE },
     type: { const: 'http' },
     resource: { type: 'string', description: 'The endpoint URL; dynamic paths as {name} templates.' },
     payment: paymentSchema,
@@ -46,7 +46,7 @@ export const mcpListingResponseSchema = {
   required: ['id', 'type', 'resource', 'name', 'description', 'inputSchema', 'payment', 'signals'],
   additionalProperties: false,
   properties: {
-    id: { type: 'string', pattern: LISTING_ID_PATTERN },
+    id: { type: 'string', pattern: LISTING_ID_SOURCE },
     type: { const: 'mcp' },
     resource: { type: 'string', description: 'mcp://<host>/<tool_name>' },
     name: { type: 'string', pattern: TOOL_NAME },
@@ -67,7 +67,7 @@ export const listingResponseSchema = {
   oneOf: [httpListingResponseSchema, mcpListingResponseSchema],
 } as const;
 
-/** A page of a catalog read (SPEC 4.1): `nextCursor` only when another page exists. */
+/** A page of a catalog read (docs/catalog-reads.md): `nextCursor` only when another page exists. */
 export const listingPageSchema = {
   type: 'object',
   title: 'ListingPage',

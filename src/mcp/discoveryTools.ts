@@ -2,10 +2,11 @@
  * The discovery tools agents call over MCP (docs/mcp.md): search_resources, list_resources and
  * get_resource. They are the HTTP catalog reads by other means: arguments become the same query a
  * client would send (validated by `parseReadRequest`, so every rule and error code is the same),
- * the same search service answers, and the structured output is the SPEC.md listing shape.
+ * the same search service answers, and the structured output is the listing response shape (src/shapes/listing.ts).
  */
 import { Ajv, type ErrorObject } from 'ajv';
-import { LISTING_ID_PATTERN, listingPageSchema, listingResponseSchema } from '../catalog/listingShape.js';
+import { LISTING_ID_SOURCE } from '../core/listingId.js';
+import { listingPageSchema, listingResponseSchema } from '../catalog/listingShape.js';
 import type { Listing } from '../shapes/listing.js';
 import type { CatalogSearch, ReadPage } from '../search/catalogSearch.js';
 import { MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, parseReadRequest, type ReadEndpoint } from '../search/readRequest.js';
@@ -109,7 +110,7 @@ export function discoveryTools(deps: DiscoveryToolDeps): DiscoveryTool[] {
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
   const searchInput = objectSchema(searchProperties, ['q']);
   const listInput = objectSchema(filterProperties);
-  const getInput = objectSchema({ id: { type: 'string', pattern: LISTING_ID_PATTERN, description: 'Listing id (lst_...).' } }, ['id']);
+  const getInput = objectSchema({ id: { type: 'string', pattern: LISTING_ID_SOURCE, description: 'Listing id (lst_...).' } }, ['id']);
   const validateGet = checked(getInput);
   return [
     {

@@ -3,6 +3,7 @@
  * `ref(name)`. Listing shapes and request bodies come from the modules that own them, so the
  * document cannot drift from what the service validates and sends.
  */
+import { LISTING_ID_SOURCE } from '../core/listingId.js';
 import { httpListingResponseSchema, listingPageSchema, listingResponseSchema, mcpListingResponseSchema } from '../catalog/listingShape.js';
 import { mcpListingSchema } from '../catalog/listingSchema.js';
 import type { OpenApiObject } from './builders.js';
@@ -55,7 +56,7 @@ const announceAccepted = {
   required: ['id', 'status', 'deduplicated', 'statusUrl'],
   additionalProperties: false,
   properties: {
-    id: { type: 'string', pattern: '^lst_[0-9a-f]{24}$' },
+    id: { type: 'string', pattern: LISTING_ID_SOURCE },
     status: probeStatus,
     deduplicated: { type: 'boolean', description: 'An earlier announce\'s probe (within PROBE_MIN_INTERVAL_MS) answers this one.' },
     statusUrl: { type: 'string' },
@@ -67,8 +68,8 @@ const announceStatus = {
   required: ['id', 'resource', 'method', 'status'],
   additionalProperties: false,
   properties: {
-    id: { type: 'string', pattern: '^lst_[0-9a-f]{24}$' },
-    announcedId: { type: 'string', pattern: '^lst_[0-9a-f]{24}$' },
+    id: { type: 'string', pattern: LISTING_ID_SOURCE },
+    announcedId: { type: 'string', pattern: LISTING_ID_SOURCE },
     resource: { type: 'string' },
     method: { type: 'string' },
     routeTemplate: { type: 'string' },
@@ -177,7 +178,7 @@ const bazaarResource = {
     description: { type: 'string' },
     tags: { type: 'array', items: { type: 'string' } },
     extensions: { type: 'object', required: ['bazaar'], properties: { bazaar: { type: 'object', required: ['info', 'schema'] } } },
-    metadata: { type: 'object', required: ['id', 'signals'], properties: { id: { type: 'string', pattern: '^lst_[0-9a-f]{24}$' }, title: { type: 'string' }, signals: { type: 'object' } } },
+    metadata: { type: 'object', required: ['id', 'signals'], properties: { id: { type: 'string', pattern: LISTING_ID_SOURCE }, title: { type: 'string' }, signals: { type: 'object' } } },
   },
 } as const;
 

@@ -52,7 +52,7 @@ export class CatalogSearch {
     return { body: buildSearchBody(request, settings, page, sourceFields), now };
   }
 
-  /** A page in SPEC's listing shape (GET /discovery/resources, /discovery/search, /mcp/tools). */
+  /** A page in the listing response shape (GET /discovery/resources, /discovery/search, /mcp/tools). */
   async read(request: ReadRequest): Promise<ReadPage> {
     const { hits, nextCursor } = await this.search(request);
     const results = hits.map((hit) => this.toResult(request, hit));

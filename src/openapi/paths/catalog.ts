@@ -1,6 +1,6 @@
 /** Catalog reads (docs/catalog-reads.md): /discovery/resources, /discovery/search, /mcp/tools, one listing. */
 import { httpListingId, mcpListingId } from '../../catalog/identity.js';
-import { LISTING_ID_PATTERN } from '../../catalog/listingShape.js';
+import { LISTING_ID_SOURCE } from '../../core/listingId.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../../search/readRequest.js';
 import { json, operation, pathParameter, queryParameter, ref, type OpenApiObject, type ProblemCodes } from '../builders.js';
 
@@ -90,7 +90,7 @@ export const catalogPaths: Record<string, OpenApiObject> = {
     get: operation('getResource', {
       tags: ['catalog'],
       summary: 'One listing by id (read in real time)',
-      parameters: [pathParameter('id', 'Listing id (or the id an announce answered).', { type: 'string', pattern: LISTING_ID_PATTERN })],
+      parameters: [pathParameter('id', 'Listing id (or the id an announce answered).', { type: 'string', pattern: LISTING_ID_SOURCE })],
       responses: { 200: json('The listing.', ref('Listing')) },
       problems: { 404: ['not_found'], 429: ['rate_limited'], 503: ['search_unavailable'] },
       examples: [

@@ -1,6 +1,6 @@
 /** What sellers call: announce and its status (docs/announce.md), publish and unpublish (docs/sdk.md). */
 import { mcpListingId } from '../../catalog/identity.js';
-import { LISTING_ID_PATTERN } from '../../catalog/listingShape.js';
+import { LISTING_ID_SOURCE } from '../../core/listingId.js';
 import { BODY_PROBLEMS, json, jsonBody, mergeProblems, operation, pathParameter, queryParameter, ref, type OpenApiObject } from '../builders.js';
 
 /** The tool the publish examples publish and then unpublish (the test issues a token for its host). */
@@ -83,7 +83,7 @@ export const sellerPaths: Record<string, OpenApiObject> = {
       tags: ['sellers'],
       summary: 'Remove a listing published with this token',
       security: [{ sellerToken: [] }],
-      parameters: [pathParameter('id', 'Listing id.', { type: 'string', pattern: LISTING_ID_PATTERN })],
+      parameters: [pathParameter('id', 'Listing id.', { type: 'string', pattern: LISTING_ID_SOURCE })],
       responses: { 204: { description: 'Removed; it leaves search results within about a second.' } },
       problems: { 401: ['unauthorized'], 403: ['forbidden_resource'], 404: ['not_found'], 429: ['rate_limited'], 503: ['service_unavailable'] },
       examples: [

@@ -1,4 +1,4 @@
-/** One search result, and with explain on, its score as bars (SPEC 2.6 debug block). */
+/** One search result, and with explain on, its score as bars (the explain=1 debug block, docs/catalog-reads.md). */
 import type { Debug, Listing } from '../../shapes/listing.js';
 import { activity, descriptionOf, formatPrice, networkLabel, tagsOf, titleOf } from './format.js';
 import { Link } from './router.js';

@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, queryString, type AnnounceStatus } from './api.js';
+import { isListingId } from '../../core/listingId.js';
 import { relativeTime } from './format.js';
 import { Link, navigate } from './router.js';
 
@@ -34,7 +35,6 @@ const STATUS_WORDS: Record<AnnounceStatus['status'], string> = {
   rejected: 'Rejected: it is not in the catalog.',
 };
 
-const isListingId = (value: string) => /^lst_[0-9a-f]{24}$/.test(value);
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function SellersView(props: { params: URLSearchParams }) {
