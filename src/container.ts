@@ -58,7 +58,14 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const metrics = createMetrics();
   registerQueueGauges(metrics, () => catalog.queue.stats());
   registerAnnounceMetrics(metrics, announcing);
-  const facilitator = buildFacilitator(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader, metrics });
+  const facilitator = buildFacilitator(config, logger, {
+    redis: clients.redis,
+    writer: catalog.writer,
+    reader: catalog.reader,
+    metrics,
+    probes: announcing.service,
+    boundHosts: publishing.boundHosts,
+  });
   // Rate limits first: they guard other modules' routes (reads, publish) mounted after them.
   const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
   return {
