@@ -150,4 +150,49 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
     assert.deepEqual(await post('/settle', body), first);
     assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, seller.address), 700n);
   });
+
+  it('fuzz: 150 hostile zero-value, self-paid and forged payloads on /verify and /settle: no 5xx, no listing, no signal, no sponsor spend', async () => {
+    const attacker = newWallet();
+    const funded = newWallet();
+    await h.container.facilitator.ledger.fund(NETWORK, USDC, funded.address, 1_000_000n);
+    const before = await sponsor();
+    let seed = 9;
+    const pick = <T>(items: readonly T[]): T => items[(seed = (seed * 1103515245 + 12345) % 2147483648) % items.length]!;
+    const urls = [VICTIM.url, 'http://127.1/x', 'http://0x7f000001/x', 'http://[::ffff:127.0.0.1]/x', 'http://localhost./x', 'http://10.0.0.1/x', 'file:///etc/passwd', 'mcp://tools.example/squatted_tool'];
+    const amounts = ['0', '00', '-0', '0x0', ' 0', '', '1e3', '99999999999999999999999999999'];
+    const ids = new Set<string>([httpListingId(VICTIM.url)]);
+    let fiveHundreds = 0;
+    for (let i = 0; i < 150; i += 1) {
+      const wallet = pick([attacker, funded]);
+      const url = pick(urls);
+      const amount = pick(amounts);
+      const payTo = pick([wallet.address, wallet.address.toLowerCase(), newWallet().address]);
+      const base = await exactRequest(wallet, requirements(payTo, { amount: /^\d+$/.test(amount) ? amount : '0' }), { value: '0', signer: pick([wallet, newWallet()]) }, { ...VICTIM, url });
+      const variants: unknown[] = [
+        base,
+        { ...base, paymentRequirements: { ...base.paymentRequirements, amount } },
+        { ...base, paymentPayload: { ...base.paymentPayload, payload: { ...base.paymentPayload.payload, authorization: { ...base.paymentPayload.payload.authorization, value: amount } } } },
+      ];
+      const body = pick(variants);
+      try {
+        ids.add(httpListingId(url));
+      } catch {
+        // not an http URL: nothing could be listed under an http id
+      }
+      for (const path of ['/verify', '/settle']) {
+        const res = await request(h.app).post(path).send(body as object);
+        if (res.status >= 500) fiveHundreds += 1;
+        assert.ok(res.status === 200 || res.status === 400, `${path} answered ${res.status}`);
+        assert.notEqual(res.body.success, true, JSON.stringify(body).slice(0, 300));
+        assert.notEqual(res.body.isValid, true);
+      }
+    }
+    assert.equal(fiveHundreds, 0);
+    assert.equal(await sponsor(), before, 'no sponsor spend');
+    await appliedSoFar();
+    for (const id of [...ids, mcpListingId('mcp://tools.example/squatted_tool', 'squatted_tool')]) {
+      assert.equal(await h.container.catalog.reader.get(id), undefined, id);
+      assert.deepEqual(await signals(id), { settleCount7d: 0, rejectionRate7d: 0 }, id);
+    }
+  });
 });

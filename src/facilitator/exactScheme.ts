@@ -77,11 +77,12 @@ export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): 
   if (signer !== lower(from)) return reject(Reason.exactSignature, 'the signature was not made by authorization.from');
   const payer = getAddress(from);
 
-  if (value === 0n) return reject(Reason.exactValue, 'authorization.value must be greater than 0: a zero-value payment pays for nothing', payer);
+  // Value-free payments and payments to oneself carry no payer: they are evidence of nothing, not even of a rejection.
+  if (value === 0n) return reject(Reason.exactValue, 'authorization.value must be greater than 0: a zero-value payment pays for nothing');
   if (lower(to) !== lower(requirements.payTo as Hex)) {
     return reject(Reason.exactRecipientMismatch, `authorization.to ${to} is not payTo ${requirements.payTo}`, payer);
   }
-  if (lower(from) === lower(to)) return reject(Reason.selfPayment, 'payTo is the payer: a payment to oneself moves nothing', payer);
+  if (lower(from) === lower(to)) return reject(Reason.selfPayment, 'payTo is the payer: a payment to oneself moves nothing');
   if (value < requirements.amount) {
     return reject(Reason.exactValue, `authorization.value ${value} is below the required ${requirements.amount}`, payer);
   }

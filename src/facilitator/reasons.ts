@@ -49,8 +49,9 @@ export type ReasonCode = (typeof Reason)[keyof typeof Reason];
 
 /**
  * Human-readable companion of a code, sent as invalidMessage / errorMessage. `payer` is set when the
- * signature was recovered before the payment was refused: the rejection provably comes from that
- * wallet, which is what lets it count toward a listing's rejection rate (docs/facilitator.md "Signals").
+ * signature was recovered before the payment was refused and the payment would have moved value to
+ * someone else: the rejection provably comes from that wallet, which is what lets it count toward a
+ * listing's rejection rate (docs/facilitator.md "Signals"). Zero-value and self-payments carry none.
  */
 export class Rejection {
   constructor(readonly reason: ReasonCode, readonly message: string, readonly payer?: string) {}

@@ -97,14 +97,15 @@ export function checkUptoPayment(
   if (signer !== lower(from)) return reject(Reason.permit2Signature, 'the signature was not made by from');
   const payer = getAddress(addr(from));
 
-  if (ceiling === 0n) return reject(Reason.permit2InvalidAmount, 'permitted.amount must be greater than 0: a zero ceiling authorizes nothing', payer);
+  // Value-free payments and payments to oneself carry no payer: they are evidence of nothing, not even of a rejection.
+  if (ceiling === 0n) return reject(Reason.permit2InvalidAmount, 'permitted.amount must be greater than 0: a zero ceiling authorizes nothing');
   if (lower(addr(spender)) !== lower(UPTO_PERMIT2_PROXY_ADDRESS)) {
     return reject(Reason.permit2Spender, `spender must be the x402 upto proxy ${UPTO_PERMIT2_PROXY_ADDRESS}`, payer);
   }
   if (lower(addr(to)) !== lower(addr(requirements.payTo))) {
     return reject(Reason.permit2RecipientMismatch, `witness.to ${String(to)} is not payTo ${requirements.payTo}`, payer);
   }
-  if (lower(addr(from)) === lower(addr(to))) return reject(Reason.selfPayment, 'payTo is the payer: a payment to oneself moves nothing', payer);
+  if (lower(addr(from)) === lower(addr(to))) return reject(Reason.selfPayment, 'payTo is the payer: a payment to oneself moves nothing');
   if (lower(addr(facilitator)) !== lower(addr(facilitatorAddress))) {
     return reject(Reason.uptoFacilitatorMismatch, `witness.facilitator must be ${facilitatorAddress}`, payer);
   }
