@@ -215,7 +215,8 @@ export class FacilitatorService {
     if (!sighting) return;
     const { counters, ledger, cataloger } = this.deps;
     if (!(outcome instanceof Rejection)) {
-      this.count(sighting.listingId, () => counters.recordVerify(sighting.listingId, payer, true));
+      // Funded unless the price is 0 (an upto verify may be): a fresh wallet must not dilute the rate either.
+      if (funded) this.count(sighting.listingId, () => counters.recordVerify(sighting.listingId, payer, true));
       cataloger.verified(sighting);
       return;
     }
