@@ -97,13 +97,15 @@ describe('facilitator: per-client limit on /verify and /settle', () => {
   });
   after(async () => h.close());
 
-  it('each route has its own budget per client address; the 4th request is 429 with Retry-After', async () => {
+  it('each route has its own budget per client address, /x402 included; the 4th request is 429 with Retry-After', async () => {
     const body = await exactRequest(newWallet(), requirements(newWallet().address));
     for (const path of ['/verify', '/settle']) {
       for (let i = 0; i < 3; i += 1) await request(h.app).post(path).send(body).expect(200);
       const refused = await request(h.app).post(path).send(body).expect(429);
       assert.equal(refused.body.code, 'rate_limited');
       assert.ok(refused.headers['retry-after']);
+      // The x402 surface serves the same handlers behind the same budget: no way around it.
+      assert.equal((await request(h.app).post(`/x402${path}`).send(body)).status, 429);
     }
     await request(h.app).get('/supported').expect(200);
   });
