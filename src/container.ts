@@ -64,7 +64,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   return {
     // The metrics router goes first: its middleware times every feature route after it.
     routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), publishing.router, announcing.router, facilitator.router],
-    workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
+    workers: [catalog.worker, catalog.keeper, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     publishing,

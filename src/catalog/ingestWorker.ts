@@ -39,6 +39,8 @@ export class IngestWorker implements BackgroundWorker {
     private readonly logger: Logger,
     private readonly options: IngestOptions,
     private readonly now: () => Date = () => new Date(),
+    /** Called when Elasticsearch says the index is gone; resolves once it is back (IndexKeeper). */
+    private readonly repairIndex: () => Promise<void> = async () => {},
   ) {}
 
   start(): void {
@@ -191,6 +193,9 @@ export class IngestWorker implements BackgroundWorker {
       }
     }
     await this.stream.ack(done);
+    if (transient?.includes('index_not_found_exception')) {
+      await this.repairIndex().catch((err: Error) => this.logger.warn('catalog ingest: re-creating the listing index failed', { error: err.message }));
+    }
     if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable or a write conflicted, will retry', { reason: transient, entries: retry.length });
     return retry;
   }

@@ -200,7 +200,8 @@ export class ListingStore {
       const response = await this.client.get<ListingDocument>({ index: this.alias, id });
       return response.found && response._source ? withoutNulls(response._source) : undefined;
     } catch (err) {
-      if (err instanceof errors.ResponseError && err.meta.statusCode === 404) return undefined;
+      // 404 for a listing that does not exist; a missing index is an outage (503), not "no such listing".
+      if (err instanceof errors.ResponseError && err.meta.statusCode === 404 && !isMissingIndex(err)) return undefined;
       throw err;
     }
   }
