@@ -109,6 +109,13 @@ describe('hostile client input: 4xx problems, never a 500', function () {
       assert.match(res.body.errors[0].path, /^paymentPayload\.0\.0/);
     });
 
+    it('/settle with a network object carrying its own toString (found by npm run fuzz): an answer, not a 500', async () => {
+      const res = await request(h.app)
+        .post('/settle')
+        .send({ x402Version: 1, paymentPayload: { x402Version: 1 }, paymentRequirements: { network: { toString: 1941415681 } } });
+      assert.ok(res.status < 500, `${res.status} ${JSON.stringify(res.body)}`);
+    });
+
     it('a body nested 64 levels deep is still read', async () => {
       let value: unknown = 1;
       for (let i = 0; i < 63; i++) value = [value];

@@ -19,6 +19,9 @@ import type { TrafficCataloger } from './trafficCatalog.js';
 import { sightingOf, type TrafficSighting } from './trafficSighting.js';
 import type { AcceptedPayment, CheckMode } from './transfer.js';
 import { checkUptoPayment } from './uptoScheme.js';
+
+/** A client's field echoed back: a string, or '' (String() on an object with its own toString throws). */
+const wireText = (value: unknown): string => (typeof value === 'string' ? value : '');
 import type { SettleResponse, VerifyResponse } from '../x402/wire.js';
 
 export interface SupportedKind {
@@ -115,7 +118,7 @@ export class FacilitatorService {
     const stored = await this.deps.settlements.once<SettleResponse>(hash, async () => {
       const checked = this.check(raw, 'settle');
       request = checked.request;
-      const network = checked.request?.wireNetwork ?? String(raw.paymentRequirements.network ?? '');
+      const network = checked.request?.wireNetwork ?? wireText(raw.paymentRequirements.network);
       let outcome: Rejection | AcceptedPayment = checked.outcome;
       let result: SettleResponse | undefined;
       if (!(outcome instanceof Rejection)) {
@@ -148,7 +151,7 @@ export class FacilitatorService {
         errorReason: Reason.settlementPending,
         errorMessage: 'an identical settlement is still in progress; retry with the same payload',
         transaction: '',
-        network: String(raw.paymentRequirements.network ?? ''),
+        network: wireText(raw.paymentRequirements.network),
       };
     }
     const { result, replayed } = stored;
