@@ -52,6 +52,8 @@ const bodies: Record<string, fc.Arbitrary<unknown>> = {
   '/verify': fc.record({ x402Version: hostileJson, paymentPayload: fc.oneof(hostileJson, shaped(['x402Version', 'scheme', 'network', 'payload', 'accepted'])), paymentRequirements: fc.oneof(payment, hostileJson) }, { requiredKeys: [] }),
 };
 bodies['/settle'] = bodies['/verify']!;
+bodies['/x402/verify'] = bodies['/verify']!;
+bodies['/x402/settle'] = bodies['/verify']!;
 
 const deepJson = fc.integer({ min: 60, max: 40_000 }).chain((depth) =>
   fc.constantFrom('[', '{"a":').map((open) => `${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}`),
@@ -104,11 +106,11 @@ const pathPiece = fc.oneof(
   hostileString.map((s) => latin1(s).replace(/[\s?#]/g, '%20')),
 );
 
-const queryString = fc.array(fc.tuple(fc.oneof(fc.constantFrom('q', 'network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'limit', 'cursor', 'sort', 'explain', 'id', 'resource', 'method'), pathPiece), pathPiece), { maxLength: 6 })
+const queryString = fc.array(fc.tuple(fc.oneof(fc.constantFrom('q', 'query', 'network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'limit', 'offset', 'cursor', 'sort', 'explain', 'id', 'resource', 'method'), pathPiece), pathPiece), { maxLength: 6 })
   .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}` : ''));
 
-const GET_PATHS = ['/healthz', '/readyz', '/supported', '/discovery/resources', '/discovery/search', '/mcp/tools', '/discovery/announce/status', '/metrics'];
-const POST_PATHS = ['/discovery/announce', '/discovery/publish', '/verify', '/settle'];
+const GET_PATHS = ['/healthz', '/readyz', '/supported', '/discovery/resources', '/discovery/search', '/mcp/tools', '/discovery/announce/status', '/metrics', '/x402/supported', '/x402/discovery/resources', '/x402/discovery/search'];
+const POST_PATHS = ['/discovery/announce', '/discovery/publish', '/verify', '/settle', '/x402/verify', '/x402/settle'];
 
 export function hostileRequest(token: string): fc.Arbitrary<RawRequest> {
   const get = fc.tuple(fc.constantFrom(...GET_PATHS), queryString).map(([path, query]) => ({ method: 'GET', target: `${path}${query}` }));
