@@ -27,6 +27,9 @@ import { checkUptoPayment } from './uptoScheme.js';
 import { BAZAAR_DISCOVERY } from '../x402/bazaar.js';
 import type { SettleResponse, VerifyResponse } from '../x402/wire.js';
 
+/** A client's field echoed back: a string, or '' (String() on an object with its own toString throws). */
+const wireText = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 export interface SupportedKind {
   x402Version: number;
   scheme: string;
@@ -133,7 +136,7 @@ export class FacilitatorService {
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
       const checked = this.check(raw, 'settle');
       request = checked.request;
-      const network = checked.request?.wireNetwork ?? String(raw.paymentRequirements.network ?? '');
+      const network = checked.request?.wireNetwork ?? wireText(raw.paymentRequirements.network);
       let outcome: Rejection | AcceptedPayment = checked.outcome;
       let result: SettleResponse | undefined;
       if (!(outcome instanceof Rejection)) {
@@ -170,7 +173,7 @@ export class FacilitatorService {
         ? reject(Reason.settlementPending, 'an identical settlement is still in progress; retry with the same payload')
         : reject(Reason.settlementRequirementsMismatch, 'this payment payload was already settled with other payment requirements; nothing moved for these');
       this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: failure.reason });
-      return { success: false, errorReason: failure.reason, errorMessage: failure.message, transaction: '', network: String(raw.paymentRequirements.network ?? '') };
+      return { success: false, errorReason: failure.reason, errorMessage: failure.message, transaction: '', network: wireText(raw.paymentRequirements.network) };
     }
     const { result, replayed } = stored;
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
