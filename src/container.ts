@@ -19,6 +19,7 @@ import { registerAnnounceMetrics } from './ingest/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
+import { buildLifecycle } from './lifecycle/index.js';
 
 export interface Clients {
   elasticsearch: Client;
@@ -51,7 +52,9 @@ export interface Container {
 }
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
-  const catalog = buildCatalog(config, logger, clients);
+  const lifecycle = buildLifecycle(config, logger, clients);
+  const catalog = buildCatalog(config, logger, clients, undefined, lifecycle.observer);
+  const changes = lifecycle.attach(catalog.reader);
   const search = buildCatalogSearch(config, logger, clients);
   const publishing = buildPublishing(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });
   const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
@@ -63,8 +66,8 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
   return {
     // The metrics router goes first: its middleware times every feature route after it.
-    routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), publishing.router, announcing.router, facilitator.router],
-    workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
+    routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), changes.router, publishing.router, announcing.router, facilitator.router],
+    workers: [catalog.worker, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     publishing,

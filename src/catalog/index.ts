@@ -10,6 +10,7 @@ import { ListingStore } from '../store/listingStore.js';
 import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
 import { IngestWorker } from './ingestWorker.js';
+import type { AppliedWritesObserver } from './operations.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
 
@@ -34,10 +35,11 @@ export function buildCatalog(
   logger: Logger,
   clients: { elasticsearch: Client; redis: Redis },
   now: () => Date = () => new Date(),
+  observer?: AppliedWritesObserver,
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now);
+  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now, observer);
   return {
     writer: new DurableCatalogWriter(stream, now),
     reader: new StoreCatalogReader(store),
@@ -52,5 +54,6 @@ export function buildCatalog(
 
 export type { CatalogReader } from './reader.js';
 export type { CatalogWriter } from './writer.js';
+export type { AppliedWritesObserver, CatalogOperation } from './operations.js';
 export { InvalidListingError, validateListingInput } from './validation.js';
 export { toCaip2Network } from './networks.js';

@@ -11,7 +11,7 @@ import type { BackgroundWorker } from '../container.js';
 import type { Logger } from '../logger.js';
 import type { ListingStore } from '../store/listingStore.js';
 import { consumerName, type StreamEntry, type WriteStream } from '../store/writeStream.js';
-import { decodeOperation, type CatalogOperation } from './operations.js';
+import { decodeOperation, type AppliedWritesObserver, type CatalogOperation } from './operations.js';
 
 export type IngestOptions = CatalogIngestSettings;
 
@@ -33,6 +33,7 @@ export class IngestWorker implements BackgroundWorker {
     private readonly logger: Logger,
     private readonly options: IngestOptions,
     private readonly now: () => Date = () => new Date(),
+    private readonly observer?: AppliedWritesObserver,
   ) {}
 
   start(): void {
@@ -153,11 +154,13 @@ export class IngestWorker implements BackgroundWorker {
     const outcomes = await this.store.apply(decoded.map((d) => d.operation));
     this.logger.debug('catalog ingest: batch applied', { entries: decoded.length, ms: Math.round(performance.now() - started) });
     const done: string[] = [];
+    const applied: CatalogOperation[] = [];
     const retry: StreamEntry[] = [];
     let transient: string | undefined;
     for (let i = 0; i < decoded.length; i++) {
       const { entry, operation } = decoded[i]!;
       const outcome = outcomes[i] ?? { status: 'failed', reason: 'no outcome' };
+      if (outcome.status === 'applied') applied.push(operation);
       if (outcome.status === 'applied' || outcome.status === 'dropped') done.push(entry.entryId);
       else if (outcome.status === 'retry') {
         transient = outcome.reason;
@@ -172,6 +175,8 @@ export class IngestWorker implements BackgroundWorker {
         } else retry.push(entry);
       }
     }
+    // Throws (the batch is retried, re-applying is idempotent) rather than acknowledging unobserved writes.
+    if (applied.length > 0) await this.observer?.applied(applied);
     await this.stream.ack(done);
     if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable or a write conflicted, will retry', { reason: transient, entries: retry.length });
     return retry;

@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { ChangeLog } from './changeLog.js';
 
 export interface StreamEntry {
   entryId: string;
@@ -226,5 +227,7 @@ export class WriteStream {
 /** Deletes the write path's keys under a prefix (benchmarks and tests starting from scratch). */
 export async function dropCatalogKeys(redis: Redis, prefix: string): Promise<void> {
   const stream = new WriteStream(redis, prefix);
-  await redis.del(stream.key, stream.deadKey, `${prefix}catalog:writes:failures`, `${prefix}catalog:live`);
+  // The change feed's keys too: a fresh catalog has no changes to replay.
+  const changes = new ChangeLog(redis, prefix);
+  await redis.del(stream.key, stream.deadKey, `${prefix}catalog:writes:failures`, `${prefix}catalog:live`, changes.key, changes.latestKey, changes.seededKey);
 }
