@@ -54,6 +54,6 @@ export function buildCatalog(
 
 export type { CatalogReader } from './reader.js';
 export type { CatalogWriter } from './writer.js';
-export type { AppliedWritesObserver, CatalogOperation } from './operations.js';
+export type { AppliedWrite, AppliedWritesObserver, CatalogOperation } from './operations.js';
 export { InvalidListingError, validateListingInput } from './validation.js';
 export { toCaip2Network } from './networks.js';

@@ -11,7 +11,7 @@ import type { BackgroundWorker } from '../container.js';
 import type { Logger } from '../logger.js';
 import type { ListingStore } from '../store/listingStore.js';
 import { consumerName, type StreamEntry, type WriteStream } from '../store/writeStream.js';
-import { decodeOperation, type AppliedWritesObserver, type CatalogOperation } from './operations.js';
+import { decodeOperation, type AppliedWrite, type AppliedWritesObserver, type CatalogOperation } from './operations.js';
 
 export type IngestOptions = CatalogIngestSettings;
 
@@ -154,13 +154,13 @@ export class IngestWorker implements BackgroundWorker {
     const outcomes = await this.store.apply(decoded.map((d) => d.operation));
     this.logger.debug('catalog ingest: batch applied', { entries: decoded.length, ms: Math.round(performance.now() - started) });
     const done: string[] = [];
-    const applied: CatalogOperation[] = [];
+    const applied: AppliedWrite[] = [];
     const retry: StreamEntry[] = [];
     let transient: string | undefined;
     for (let i = 0; i < decoded.length; i++) {
       const { entry, operation } = decoded[i]!;
       const outcome = outcomes[i] ?? { status: 'failed', reason: 'no outcome' };
-      if (outcome.status === 'applied') applied.push(operation);
+      if (outcome.status === 'applied') applied.push({ entryId: entry.entryId, operation });
       if (outcome.status === 'applied' || outcome.status === 'dropped') done.push(entry.entryId);
       else if (outcome.status === 'retry') {
         transient = outcome.reason;

@@ -56,5 +56,11 @@ export function decodeOperation(payload: string): CatalogOperation | undefined {
  * per listing). The change feed and listing history (src/lifecycle) are built on it.
  */
 export interface AppliedWritesObserver {
-  applied(operations: CatalogOperation[]): Promise<void>;
+  applied(writes: AppliedWrite[]): Promise<void>;
+}
+
+export interface AppliedWrite {
+  /** The write's stream entry id: grows with stream order, so a replayed write is recognisable. */
+  entryId: string;
+  operation: CatalogOperation;
 }

@@ -1,32 +1,39 @@
 /**
- * Listing lifecycle (docs/lifecycle.md): the change feed for mirrors. Built before the catalog,
- * because the catalog's ingest consumer reports the writes it applied to `observer`.
+ * Listing lifecycle (docs/lifecycle.md): the change feed for mirrors and listing history. Built
+ * before the catalog, because the catalog's ingest consumer reports the writes it applied to
+ * `observer`.
  */
 import type { Router } from 'express';
 import type { Clients } from '../container.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { AppliedWritesObserver, CatalogOperation } from '../catalog/operations.js';
+import type { AppliedWrite, AppliedWritesObserver } from '../catalog/operations.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import { lifecycleRoutes } from '../http/routes/lifecycle.js';
 import { cursorSecretProvider } from '../search/cursorSecret.js';
 import { ChangeLog } from '../store/changeLog.js';
+import { HistoryLog } from '../store/historyLog.js';
 import { ChangeFeed, feedRelevant } from './changeFeed.js';
 import { ChangeTokenCodec } from './changeToken.js';
+import { HISTORY_MAX_LIMIT } from './feedRequest.js';
 import { ChangeFeedSeeder } from './feedSeeder.js';
+import { ListingHistory } from './history.js';
+import { HistoryReader } from './historyReader.js';
 
 export interface Lifecycle {
   observer: AppliedWritesObserver;
   /** Needs the catalog reader, which exists only once the catalog is built with `observer`. */
-  attach(reader: CatalogReader): { feed: ChangeFeed; router: Router };
+  attach(reader: CatalogReader): { feed: ChangeFeed; history: HistoryReader; router: Router };
   seeder: ChangeFeedSeeder;
 }
 
 export function buildLifecycle(config: Config, logger: Logger, clients: Clients): Lifecycle {
   const log = new ChangeLog(clients.redis, config.redisPrefix);
+  const history = new ListingHistory(new HistoryLog(clients.redis, config.redisPrefix, HISTORY_MAX_LIMIT));
   const observer: AppliedWritesObserver = {
-    async applied(operations: CatalogOperation[]) {
-      await log.append(feedRelevant(operations));
+    async applied(writes: AppliedWrite[]) {
+      await history.record(writes);
+      await log.append(feedRelevant(writes.map((w) => w.operation)));
     },
   };
   const secret = cursorSecretProvider({ configured: config.cursorSecret, redis: clients.redis, redisPrefix: config.redisPrefix, logger });
@@ -35,7 +42,8 @@ export function buildLifecycle(config: Config, logger: Logger, clients: Clients)
     seeder: new ChangeFeedSeeder(log, clients.elasticsearch, config.listingsAlias, logger),
     attach(reader) {
       const feed = new ChangeFeed(log, reader, new ChangeTokenCodec(secret));
-      return { feed, router: lifecycleRoutes({ feed }) };
+      const historyReader = new HistoryReader(history, reader);
+      return { feed, history: historyReader, router: lifecycleRoutes({ feed, history: historyReader }) };
     },
   };
 }
