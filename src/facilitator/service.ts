@@ -154,7 +154,7 @@ export class FacilitatorService {
     const { result, replayed } = stored;
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
     this.deps.metrics.settleOutcomes.inc({ ...labels, outcome, reason: result.errorReason ?? '' });
-    if (result.success && !replayed) this.observe(sightingOf(raw), 'settled');
+    if (result.success && !replayed) this.observe(sightingOf(raw), 'settled', result.amount);
     return result;
   }
 
@@ -177,10 +177,12 @@ export class FacilitatorService {
   }
 
   /** Signals for every request that names a resource; the catalog only learns from good payments. */
-  private observe(sighting: TrafficSighting | undefined, event: 'verified' | 'rejected' | 'settled'): void {
+  private observe(sighting: TrafficSighting | undefined, event: 'verified' | 'rejected' | 'settled', settledAmount?: string): void {
     if (!sighting) return;
     const { counters, cataloger, logger } = this.deps;
-    const counted = event === 'settled' ? counters.recordSettle(sighting.listingId) : counters.recordVerify(sighting.listingId, event === 'verified');
+    // The amount an `upto` payment actually settled feeds the listing's median beside its ceiling.
+    const upto = sighting.accept.scheme === 'upto' ? settledAmount : undefined;
+    const counted = event === 'settled' ? counters.recordSettle(sighting.listingId, upto) : counters.recordVerify(sighting.listingId, event === 'verified');
     counted.catch((err: unknown) => logger.warn('signal counting failed', { listingId: sighting.listingId, err: (err as Error).message }));
     if (event !== 'rejected') cataloger.observe(sighting);
   }

@@ -16,6 +16,18 @@ export const WINDOW_HOURS = 7 * 24;
 
 type Counter = 'settle' | 'verify' | 'reject';
 
+/** The median is taken over at most this many of the most recent settlements in the window. */
+export const MEDIAN_SAMPLES = 1000;
+
+/**
+ * Median of `amount|...` members as an integer string, compared as integers (amounts exceed 2^53);
+ * for an even count the lower middle one, so it is always an amount that was actually settled.
+ */
+export function medianAmount(members: string[]): string | undefined {
+  const amounts = members.map((m) => BigInt(m.slice(0, m.indexOf('|')))).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return amounts.length === 0 ? undefined : amounts[Math.floor((amounts.length - 1) / 2)]!.toString();
+}
+
 export class SignalCounters {
   constructor(
     private readonly redis: Redis,
@@ -32,6 +44,11 @@ export class SignalCounters {
     return `${this.prefix}signals:${listingId}:lastSettled`;
   }
 
+  /** Sorted set of settled `upto` amounts (`amount|ms|nonce`), scored by settlement time. */
+  private amountsKey(listingId: string): string {
+    return `${this.prefix}signals:${listingId}:amounts`;
+  }
+
   private get dirtyKey(): string {
     return `${this.prefix}signals:dirty`;
   }
@@ -41,7 +58,7 @@ export class SignalCounters {
     return `${this.prefix}signals:aging`;
   }
 
-  private async bump(listingId: string, counters: Counter[], lastSettled?: string): Promise<void> {
+  private async bump(listingId: string, counters: Counter[], lastSettled?: string, settledAmount?: string): Promise<void> {
     const now = this.clock().getTime();
     const hour = Math.floor(now / HOUR_MS);
     // Relative TTL (the newest bucket's remaining life in the window), so an injected clock never
@@ -53,6 +70,14 @@ export class SignalCounters {
       pipeline.hincrby(key, String(hour), 1).expire(key, ttlSeconds);
     }
     if (lastSettled) pipeline.set(this.lastSettledKey(listingId), lastSettled, 'EX', WINDOW_HOURS * 3600 * 5);
+    if (settledAmount !== undefined) {
+      const key = this.amountsKey(listingId);
+      pipeline
+        .zadd(key, now, `${settledAmount}|${now}|${Math.random().toString(36).slice(2, 10)}`)
+        .zremrangebyscore(key, '-inf', now - WINDOW_HOURS * HOUR_MS)
+        .zremrangebyrank(key, 0, -(MEDIAN_SAMPLES + 1))
+        .expire(key, ttlSeconds);
+    }
     pipeline.sadd(this.dirtyKey, listingId).zadd(this.agingKey, (hour + WINDOW_HOURS) * HOUR_MS, `${listingId}|${hour}`);
     const results = await pipeline.exec();
     const failed = results?.find(([err]) => err);
@@ -64,8 +89,9 @@ export class SignalCounters {
     return this.bump(listingId, valid ? ['verify'] : ['verify', 'reject']);
   }
 
-  recordSettle(listingId: string): Promise<void> {
-    return this.bump(listingId, ['settle'], this.clock().toISOString());
+  /** `settledAmount`: for `upto` settlements, the amount actually settled (feeds `medianSettledAmount7d`). */
+  recordSettle(listingId: string, settledAmount?: string): Promise<void> {
+    return this.bump(listingId, ['settle'], this.clock().toISOString(), settledAmount);
   }
 
   /** The `signals` block of several listings as of the clock's now. */
@@ -79,6 +105,7 @@ export class SignalCounters {
     for (const id of listingIds) {
       for (const counter of counters) pipeline.hgetall(this.bucketsKey(id, counter));
       pipeline.get(this.lastSettledKey(id));
+      pipeline.zrangebyscore(this.amountsKey(id), this.clock().getTime() - WINDOW_HOURS * HOUR_MS + 1, '+inf');
     }
     const results = (await pipeline.exec()) ?? [];
     const expired = this.redis.pipeline();
@@ -95,7 +122,7 @@ export class SignalCounters {
       return total;
     };
     listingIds.forEach((id, i) => {
-      const base = i * 4;
+      const base = i * 5;
       const settles = sum(id, 'settle', results[base]);
       const verifies = sum(id, 'verify', results[base + 1]);
       const rejects = sum(id, 'reject', results[base + 2]);
@@ -105,6 +132,8 @@ export class SignalCounters {
         rejectionRate7d: verifies === 0 ? 0 : Math.round((rejects / verifies) * 10_000) / 10_000,
       };
       if (lastSettled) signals.lastSettled = lastSettled;
+      const median = medianAmount((results[base + 4]?.[1] as string[] | undefined) ?? []);
+      if (median !== undefined) signals.medianSettledAmount7d = median;
       out.set(id, signals);
     });
     // Pruning is housekeeping: the window sum above already ignores old hours.
