@@ -53,7 +53,7 @@ export interface Container {
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const lifecycle = buildLifecycle(config, logger, clients);
-  const catalog = buildCatalog(config, logger, clients, undefined, lifecycle.observer);
+  const catalog = buildCatalog(config, logger, clients, lifecycle.observer);
   const changes = lifecycle.attach(catalog.reader);
   const search = buildCatalogSearch(config, logger, clients);
   const publishing = buildPublishing(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });

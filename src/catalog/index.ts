@@ -34,12 +34,16 @@ export function buildCatalog(
   config: Config,
   logger: Logger,
   clients: { elasticsearch: Client; redis: Redis },
+  /**
+   * Required: every process that applies writes (server, import, demo) must report them, or the
+   * change feed and listing history miss them (src/lifecycle `appliedWritesRecorder`).
+   */
+  observer: AppliedWritesObserver,
   now: () => Date = () => new Date(),
-  observer?: AppliedWritesObserver,
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now, observer);
+  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, observer, now);
   return {
     writer: new DurableCatalogWriter(stream, now),
     reader: new StoreCatalogReader(store),

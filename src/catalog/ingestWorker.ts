@@ -32,8 +32,8 @@ export class IngestWorker implements BackgroundWorker {
     private readonly store: ListingStore,
     private readonly logger: Logger,
     private readonly options: IngestOptions,
+    private readonly observer: AppliedWritesObserver,
     private readonly now: () => Date = () => new Date(),
-    private readonly observer?: AppliedWritesObserver,
   ) {}
 
   start(): void {
@@ -176,7 +176,7 @@ export class IngestWorker implements BackgroundWorker {
       }
     }
     // Throws (the batch is retried, re-applying is idempotent) rather than acknowledging unobserved writes.
-    if (applied.length > 0) await this.observer?.applied(applied);
+    if (applied.length > 0) await this.observer.applied(applied);
     await this.stream.ack(done);
     if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable or a write conflicted, will retry', { reason: transient, entries: retry.length });
     return retry;

@@ -27,15 +27,25 @@ export interface Lifecycle {
   seeder: ChangeFeedSeeder;
 }
 
-export function buildLifecycle(config: Config, logger: Logger, clients: Clients): Lifecycle {
-  const log = new ChangeLog(clients.redis, config.redisPrefix);
-  const history = new ListingHistory(new HistoryLog(clients.redis, config.redisPrefix, HISTORY_MAX_LIMIT));
-  const observer: AppliedWritesObserver = {
+/**
+ * What every ingest consumer reports its applied writes to (the server's and those of import and
+ * the demo loader, scripts/lib/catalogSession.ts): listing history, then the change log.
+ */
+export function appliedWritesRecorder(config: Pick<Config, 'redisPrefix'>, redis: Clients['redis']): AppliedWritesObserver {
+  const log = new ChangeLog(redis, config.redisPrefix);
+  const history = new ListingHistory(new HistoryLog(redis, config.redisPrefix, HISTORY_MAX_LIMIT));
+  return {
     async applied(writes: AppliedWrite[]) {
       await history.record(writes);
       await log.append(feedRelevant(writes.map((w) => w.operation)));
     },
   };
+}
+
+export function buildLifecycle(config: Config, logger: Logger, clients: Clients): Lifecycle {
+  const log = new ChangeLog(clients.redis, config.redisPrefix);
+  const history = new ListingHistory(new HistoryLog(clients.redis, config.redisPrefix, HISTORY_MAX_LIMIT));
+  const observer = appliedWritesRecorder(config, clients.redis);
   const secret = cursorSecretProvider({ configured: config.cursorSecret, redis: clients.redis, redisPrefix: config.redisPrefix, logger });
   return {
     observer,
