@@ -29,15 +29,15 @@ export interface Lifecycle {
 
 /**
  * What every ingest consumer reports its applied writes to (the server's and those of import and
- * the demo loader, scripts/lib/catalogSession.ts): listing history, then the change log.
+ * the demo loader, scripts/lib/catalogSession.ts): listing history and the change log.
  */
 export function appliedWritesRecorder(config: Pick<Config, 'redisPrefix'>, redis: Clients['redis']): AppliedWritesObserver {
   const log = new ChangeLog(redis, config.redisPrefix);
   const history = new ListingHistory(new HistoryLog(redis, config.redisPrefix, HISTORY_MAX_LIMIT));
   return {
     async applied(writes: AppliedWrite[]) {
-      await history.record(writes);
-      await log.append(feedRelevant(writes.map((w) => w.operation)));
+      // Independent: both only have to be done before the writes are acknowledged.
+      await Promise.all([history.record(writes), log.append(feedRelevant(writes.map((w) => w.operation)))]);
     },
   };
 }
