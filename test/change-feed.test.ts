@@ -118,8 +118,13 @@ describe('change feed (GET /discovery/changes)', () => {
     const { id } = await writer().upsert(httpInput({ resource: 'https://seed.example/old' }), { source: 'import' });
     await drained();
     const log = new ChangeLog(h.redis, h.config.redisPrefix);
-    await h.redis.del(log.key, log.latestKey, log.seededKey); // as before this feature
+    const before = (await feed()).nextSince;
+    await h.redis.del(log.key, log.latestKey, log.seededKey, log.epochKey); // as before this feature, or Redis lost
     assert.deepEqual((await feed()).changes, []);
+    // A token of the lost log would silently skip the new log's start: refused, the mirror replays.
+    const stale = await request(h.app).get('/discovery/changes').query({ since: before }).expect(400);
+    assert.equal(stale.body.code, 'invalid_cursor');
+    assert.match(stale.body.detail, /started again/);
     await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
     const seeder = new ChangeFeedSeeder(log, h.elasticsearch, h.config.listingsAlias, h.logger);
     assert.ok((await seeder.seed()) >= 1);

@@ -38,7 +38,8 @@ export class ChangeFeed {
   ) {}
 
   async page(request: FeedRequest): Promise<FeedPage> {
-    const after = request.since === undefined ? undefined : await this.tokens.decode(request.since);
+    const epoch = await this.log.epoch();
+    const after = request.since === undefined ? undefined : await this.tokens.decode(request.since, epoch);
     const entries = await this.log.after(after, request.limit + 1);
     const hasMore = entries.length > request.limit;
     const page = entries.slice(0, request.limit);
@@ -51,6 +52,6 @@ export class ChangeFeed {
       return { id, removed: true, removedAt: doc.removedAt ?? doc.updatedAt, reason: doc.removedReason ?? 'operator' };
     });
     const last = page[page.length - 1]?.position ?? after;
-    return { changes, nextSince: last === undefined ? await this.tokens.encode('0-0') : await this.tokens.encode(last), hasMore };
+    return { changes, nextSince: await this.tokens.encode(last ?? '0-0', epoch), hasMore };
   }
 }

@@ -6,6 +6,7 @@
  * starting from the beginning reads each listing once. Deleting an entry a reader has not reached
  * yet is safe: the newer entry of the same listing lies further on.
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 export interface ChangeEntry {
@@ -38,11 +39,24 @@ export class ChangeLog {
   readonly key: string;
   readonly latestKey: string;
   readonly seededKey: string;
+  readonly epochKey: string;
 
   constructor(private readonly redis: Redis, prefix: string) {
     this.key = `${prefix}catalog:changes`;
     this.latestKey = `${prefix}catalog:changes:latest`;
     this.seededKey = `${prefix}catalog:changes:seeded`;
+    this.epochKey = `${prefix}catalog:changes:epoch`;
+  }
+
+  /**
+   * A random name of this log, made once. Tokens carry it: a log that was lost and started again
+   * has another epoch, so an old token is refused instead of silently skipping the new log's start.
+   */
+  async epoch(): Promise<string> {
+    await this.redis.set(this.epochKey, randomBytes(6).toString('base64url'), 'NX');
+    const epoch = await this.redis.get(this.epochKey);
+    if (!epoch) throw new Error('change log epoch vanished from Redis');
+    return epoch;
   }
 
   /** Records that these listings changed (after Elasticsearch applied the change). */

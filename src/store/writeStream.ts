@@ -230,6 +230,6 @@ export async function dropCatalogKeys(redis: Redis, prefix: string): Promise<voi
   const stream = new WriteStream(redis, prefix);
   // The change feed's and the listing history's keys too: a fresh catalog has no past.
   const changes = new ChangeLog(redis, prefix);
-  await redis.del(stream.key, stream.deadKey, `${prefix}catalog:writes:failures`, `${prefix}catalog:live`, changes.key, changes.latestKey, changes.seededKey);
+  await redis.del(stream.key, stream.deadKey, `${prefix}catalog:writes:failures`, `${prefix}catalog:live`, changes.key, changes.latestKey, changes.seededKey, changes.epochKey);
   await dropRedisPrefix(redis, `${prefix}catalog:history:`);
 }
