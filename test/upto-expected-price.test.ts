@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
 import { medianAmount } from '../src/signals/counters.js';
+import { toListing } from '../src/catalog/listing.js';
+import { validateListingInput } from '../src/catalog/validation.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput } from './support/listings.js';
 import { exactRequest, newWallet, NETWORK, requirements, RESOURCE, USDC, uptoRequest } from './support/payments.js';
@@ -18,6 +20,19 @@ describe('upto listings: median settled amount beside the ceiling', () => {
     assert.equal(medianAmount(['7|1|a']), '7');
     assert.equal(medianAmount(['300|1|a', '100|2|b', '9223372036854775807|3|c', '200|4|d']), '200');
     assert.equal(medianAmount(['9223372036854775806|1|a', '9223372036854775807|2|b', '9223372036854775805|3|c']), '9223372036854775806');
+  });
+
+  it('an exported upto listing with its median imports again (and a bad median is refused)', async () => {
+    const signals = { settleCount7d: 3, rejectionRate7d: 0, medianSettledAmount7d: '700' };
+    const input = httpInput({ resource: 'http://upto-import.test/x', payment: { ...httpInput().payment, scheme: 'upto' }, signals });
+    assert.deepEqual(validateListingInput(input), []);
+    for (const bad of ['07', '-1', '1.5', '9223372036854775808', 700]) {
+      const errors = validateListingInput({ ...input, signals: { ...signals, medianSettledAmount7d: bad } });
+      assert.deepEqual(errors.map((e) => e.path), ['signals.medianSettledAmount7d'], String(bad));
+    }
+    const { id } = await h.container.catalog.writer.upsert(input, { source: 'import' });
+    const doc = await waitFor(async () => h.container.catalog.reader.get(id));
+    assert.equal(toListing(doc).signals.medianSettledAmount7d, '700');
   });
 
   it('signals carry the median actually settled; maxPrice keeps comparing the ceiling', async () => {
