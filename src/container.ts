@@ -19,6 +19,7 @@ import { registerAnnounceMetrics } from './ingest/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
+import { buildLifecycle } from './lifecycle/index.js';
 import { bazaarRoutes } from './http/routes/bazaar.js';
 import { BazaarDiscovery } from './x402/bazaarDiscovery.js';
 import { discoveryTools } from './mcp/discoveryTools.js';
@@ -57,7 +58,9 @@ export interface Container {
 }
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
-  const catalog = buildCatalog(config, logger, clients);
+  const lifecycle = buildLifecycle(config, logger, clients);
+  const catalog = buildCatalog(config, logger, clients, lifecycle.observer);
+  const changes = lifecycle.attach(catalog.reader);
   const search = buildCatalogSearch(config, logger, clients);
   const publishing = buildPublishing(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });
   const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
@@ -82,6 +85,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
       metricsRoutes(metrics),
       rateLimits,
       discoveryRoutes(search.search),
+      changes.router,
       publishing.router,
       announcing.router,
       facilitator.router,
@@ -91,7 +95,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
       openApiRoutes(),
       webRoutes(),
     ],
-    workers: [catalog.worker, catalog.keeper, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
+    workers: [catalog.worker, catalog.keeper, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     publishing,

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createLogger } from '../src/logger.js';
+import { appliedWritesRecorder } from '../src/lifecycle/index.js';
 import { buildCatalog } from '../src/catalog/index.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
@@ -26,7 +27,7 @@ describe('catalog ingest after a crash', function () {
     const config = testConfig(shared);
     const redis = createRedisClient(config.redisUrl);
     const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
-    const crashed = buildCatalog(config, silent, { elasticsearch, redis });
+    const crashed = buildCatalog(config, silent, { elasticsearch, redis }, appliedWritesRecorder(config, redis));
     const ids: string[] = [];
     for (let i = 0; i < 25; i++) ids.push((await crashed.writer.upsert(httpInput({ resource: `https://crash.example/r${i}` }), { source: 'announce' })).id);
     const stream = new WriteStream(redis, config.redisPrefix);

@@ -11,6 +11,7 @@ import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStr
 import { DurableCatalogWriter } from './durableWriter.js';
 import { IndexKeeper } from './indexKeeper.js';
 import { IngestWorker } from './ingestWorker.js';
+import type { AppliedWritesObserver } from './operations.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
 
@@ -36,12 +37,17 @@ export function buildCatalog(
   config: Config,
   logger: Logger,
   clients: { elasticsearch: Client; redis: Redis },
+  /**
+   * Required: every process that applies writes (server, import, demo) must report them, or the
+   * change feed and listing history miss them (src/lifecycle `appliedWritesRecorder`).
+   */
+  observer: AppliedWritesObserver,
   now: () => Date = () => new Date(),
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
   const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger);
-  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now, () => keeper.repair());
+  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, observer, now, () => keeper.repair());
   return {
     writer: new DurableCatalogWriter(stream, now),
     reader: new StoreCatalogReader(store),
@@ -57,5 +63,6 @@ export function buildCatalog(
 
 export type { CatalogReader } from './reader.js';
 export type { CatalogWriter } from './writer.js';
+export type { AppliedWrite, AppliedWritesObserver, CatalogOperation } from './operations.js';
 export { InvalidListingError, validateListingInput } from './validation.js';
 export { toCaip2Network } from './networks.js';

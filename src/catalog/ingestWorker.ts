@@ -12,7 +12,7 @@ import type { BackgroundWorker } from '../container.js';
 import type { Logger } from '../logger.js';
 import type { ListingStore } from '../store/listingStore.js';
 import { consumerName, type StreamEntry, type WriteStream } from '../store/writeStream.js';
-import { decodeOperation, type CatalogOperation } from './operations.js';
+import { decodeOperation, type AppliedWrite, type AppliedWritesObserver, type CatalogOperation } from './operations.js';
 
 export type IngestOptions = CatalogIngestSettings;
 
@@ -38,6 +38,7 @@ export class IngestWorker implements BackgroundWorker {
     private readonly store: ListingStore,
     private readonly logger: Logger,
     private readonly options: IngestOptions,
+    private readonly observer: AppliedWritesObserver,
     private readonly now: () => Date = () => new Date(),
     /** Called when Elasticsearch says the index is gone; resolves once it is back (IndexKeeper). */
     private readonly repairIndex: () => Promise<void> = async () => {},
@@ -173,11 +174,13 @@ export class IngestWorker implements BackgroundWorker {
     const outcomes = await this.store.apply(decoded.map((d) => d.operation));
     this.logger.debug('catalog ingest: batch applied', { entries: decoded.length, ms: Math.round(performance.now() - started) });
     const done: string[] = [];
+    const applied: AppliedWrite[] = [];
     const retry: StreamEntry[] = [];
     let transient: string | undefined;
     for (let i = 0; i < decoded.length; i++) {
       const { entry, operation } = decoded[i]!;
       const outcome = outcomes[i] ?? { status: 'failed', reason: 'no outcome' };
+      if (outcome.status === 'applied') applied.push({ entryId: entry.entryId, operation });
       if (outcome.status === 'applied' || outcome.status === 'dropped') done.push(entry.entryId);
       else if (outcome.status === 'retry') {
         transient = outcome.reason;
@@ -192,6 +195,8 @@ export class IngestWorker implements BackgroundWorker {
         } else retry.push(entry);
       }
     }
+    // Throws (the batch is retried, re-applying is idempotent) rather than acknowledging unobserved writes.
+    if (applied.length > 0) await this.observer.applied(applied);
     await this.stream.ack(done);
     if (transient?.includes('index_not_found_exception')) {
       await this.repairIndex().catch((err: Error) => this.logger.warn('catalog ingest: re-creating the listing index failed', { error: err.message }));

@@ -33,6 +33,11 @@ export interface Signals {
   lastSettled?: string;
   settleCount7d: number;
   rejectionRate7d: number;
+  /**
+   * Documented addition, `upto` listings only: the median amount actually settled in the last 7
+   * days (base units, integer string), beside the ceiling in `payment.amount` (README "upto").
+   */
+  medianSettledAmount7d?: string;
 }
 
 /** SPEC 2.6, only with `explain=1`. */
@@ -123,6 +128,7 @@ export function publicSignals(signals: Partial<Signals> | undefined): Signals {
   if (signals?.lastSettled) out.lastSettled = signals.lastSettled;
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
   if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
+  if (signals?.medianSettledAmount7d != null) out.medianSettledAmount7d = String(signals.medianSettledAmount7d);
   return out;
 }
 

@@ -211,6 +211,8 @@ export function validateListingInput(input: unknown): InvalidField[] {
   checkResource(record, found);
   checkPayment(record.payment as Partial<Payment> | undefined, 'payment', found);
   checkLastSettled(record.signals, found);
+  const median = (record.signals as { medianSettledAmount7d?: unknown } | null | undefined)?.medianSettledAmount7d;
+  if (amountTooLarge(median)) found.push({ path: 'signals.medianSettledAmount7d', message: `must be at most ${MAX_AMOUNT}` });
   if (Array.isArray(record.accepts)) record.accepts.forEach((a, i) => checkPayment(a as Partial<Payment>, `accepts.${i}`, found));
   if (record.type === 'mcp') {
     checkToolSchema(record.inputSchema, 'inputSchema', found);

@@ -179,7 +179,7 @@ export class FacilitatorService {
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
     this.deps.metrics.settleOutcomes.inc({ ...labels, outcome, reason: result.errorReason ?? '' });
     // `moved` is set only when this request moved value > 0 from a payer other than payTo.
-    if (moved) this.observeSettlement(sightingOf(raw), moved.payer);
+    if (moved) this.observeSettlement(sightingOf(raw), moved.payer, result.amount);
     return result;
   }
 
@@ -202,9 +202,11 @@ export class FacilitatorService {
   }
 
   /** A settlement that moved value: it counts (payer-bounded) and may write the listing. */
-  private observeSettlement(sighting: TrafficSighting | undefined, payer: string): void {
+  private observeSettlement(sighting: TrafficSighting | undefined, payer: string, settledAmount: string | undefined): void {
     if (!sighting) return;
-    this.count(sighting.listingId, () => this.deps.counters.recordSettle(sighting.listingId, payer));
+    // The amount an `upto` payment actually settled feeds the listing's median beside its ceiling.
+    const upto = sighting.accept.scheme === 'upto' ? settledAmount : undefined;
+    this.count(sighting.listingId, () => this.deps.counters.recordSettle(sighting.listingId, payer, upto));
     this.deps.cataloger.settled(sighting);
   }
 

@@ -48,6 +48,18 @@ return counted and 1 or 0`;
 
 type RecordingRedis = Redis & { signalsRecord(...args: Array<string | number>): Promise<number> };
 
+/** The median is taken over at most this many of the most recent settlements in the window. */
+export const MEDIAN_SAMPLES = 1000;
+
+/**
+ * Median of `amount|...` members as an integer string, compared as integers (amounts exceed 2^53);
+ * for an even count the lower middle one, so it is always an amount that was actually settled.
+ */
+export function medianAmount(members: string[]): string | undefined {
+  const amounts = members.map((m) => BigInt(m.slice(0, m.indexOf('|')))).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return amounts.length === 0 ? undefined : amounts[Math.floor((amounts.length - 1) / 2)]!.toString();
+}
+
 export class SignalCounters {
   private readonly recording: RecordingRedis;
 
@@ -68,6 +80,11 @@ export class SignalCounters {
 
   private lastSettledKey(listingId: string): string {
     return `${this.prefix}signals:${listingId}:lastSettled`;
+  }
+
+  /** Sorted set of settled `upto` amounts (`amount|ms|nonce`), scored by settlement time. */
+  private amountsKey(listingId: string): string {
+    return `${this.prefix}signals:${listingId}:amounts`;
   }
 
   private get dirtyKey(): string {
@@ -118,6 +135,21 @@ export class SignalCounters {
     return counted === 1;
   }
 
+  /** Keeps a counted `upto` settlement's amount for the 7-day median (at most MEDIAN_SAMPLES, newest). */
+  private async recordAmount(listingId: string, settledAmount: string): Promise<void> {
+    const now = this.clock().getTime();
+    const key = this.amountsKey(listingId);
+    const results = await this.redis
+      .pipeline()
+      .zadd(key, now, `${settledAmount}|${now}|${Math.random().toString(36).slice(2, 10)}`)
+      .zremrangebyscore(key, '-inf', now - WINDOW_HOURS * HOUR_MS)
+      .zremrangebyrank(key, 0, -(MEDIAN_SAMPLES + 1))
+      .expire(key, WINDOW_HOURS * 3600 + 3600)
+      .exec();
+    const failed = results?.find(([err]) => err);
+    if (failed) throw failed[0];
+  }
+
   /**
    * A verification by `payer`: toward the rejection rate's denominator, and when refused also toward
    * its numerator. Resolves false when the payer's daily cap for this listing left it uncounted.
@@ -126,9 +158,14 @@ export class SignalCounters {
     return this.record(listingId, payer, 'verify', valid ? ['verify'] : ['verify', 'reject']);
   }
 
-  /** A settlement paid by `payer`; lastSettled moves even past the payer's daily cap. */
-  recordSettle(listingId: string, payer: string): Promise<boolean> {
-    return this.record(listingId, payer, 'settle', ['settle']);
+  /**
+   * A settlement paid by `payer`; lastSettled moves even past the payer's daily cap. `settledAmount`:
+   * for `upto` settlements, the amount actually settled (feeds `medianSettledAmount7d`).
+   */
+  async recordSettle(listingId: string, payer: string, settledAmount?: string): Promise<boolean> {
+    const counted = await this.record(listingId, payer, 'settle', ['settle']);
+    if (counted && settledAmount !== undefined) await this.recordAmount(listingId, settledAmount);
+    return counted;
   }
 
   /** The `signals` block of several listings as of the clock's now. */
@@ -142,6 +179,7 @@ export class SignalCounters {
     for (const id of listingIds) {
       for (const counter of counters) pipeline.hgetall(this.bucketsKey(id, counter));
       pipeline.get(this.lastSettledKey(id));
+      pipeline.zrangebyscore(this.amountsKey(id), this.clock().getTime() - WINDOW_HOURS * HOUR_MS + 1, '+inf');
     }
     const results = (await pipeline.exec()) ?? [];
     const expired = this.redis.pipeline();
@@ -158,7 +196,7 @@ export class SignalCounters {
       return total;
     };
     listingIds.forEach((id, i) => {
-      const base = i * 4;
+      const base = i * 5;
       const settles = sum(id, 'settle', results[base]);
       const verifies = sum(id, 'verify', results[base + 1]);
       const rejects = sum(id, 'reject', results[base + 2]);
@@ -168,6 +206,8 @@ export class SignalCounters {
         rejectionRate7d: verifies === 0 ? 0 : Math.round((rejects / verifies) * 10_000) / 10_000,
       };
       if (lastSettled) signals.lastSettled = lastSettled;
+      const median = medianAmount((results[base + 4]?.[1] as string[] | undefined) ?? []);
+      if (median !== undefined) signals.medianSettledAmount7d = median;
       out.set(id, signals);
     });
     // Pruning is housekeeping: the window sum above already ignores old hours.

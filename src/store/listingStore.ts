@@ -47,7 +47,7 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
         { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at } },
       ];
     case 'signals':
-      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, ...operation.signals } } }];
+      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, ...operation.signals } } }];
   }
 }
 

@@ -6,6 +6,8 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { ChangeLog } from './changeLog.js';
+import { dropRedisPrefix } from './deploymentData.js';
 
 export interface StreamEntry {
   entryId: string;
@@ -263,5 +265,8 @@ export class WriteStream {
 /** Deletes the write path's keys under a prefix (benchmarks and tests starting from scratch). */
 export async function dropCatalogKeys(redis: Redis, prefix: string): Promise<void> {
   const stream = new WriteStream(redis, prefix);
-  await redis.del(stream.key, stream.deadKey, `${prefix}catalog:writes:failures`, `${prefix}catalog:live`);
+  // The change feed's and the listing history's keys too: a fresh catalog has no past.
+  const changes = new ChangeLog(redis, prefix);
+  await redis.del(stream.key, stream.deadKey, `${prefix}catalog:writes:failures`, `${prefix}catalog:live`, changes.key, changes.latestKey, changes.seededKey, changes.epochKey);
+  await dropRedisPrefix(redis, `${prefix}catalog:history:`);
 }
