@@ -211,6 +211,9 @@ redis_stop() {
   else log "no Redis started by this script on port $REDIS_PORT"; fi
 }
 
+# Sourced (scripts/cluster.sh uses the functions above): define only, run nothing.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+
 case "${1:-}" in
   es) case "${2:-}" in start) es_start ;; stop) es_stop ;; status) es_status ;; *) die "usage: $0 es start|stop|status" ;; esac ;;
   redis) case "${2:-}" in start) redis_start ;; stop) redis_stop ;; status) redis_status ;; *) die "usage: $0 redis start|stop|status" ;; esac ;;
