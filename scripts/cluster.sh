@@ -40,11 +40,7 @@ start_node() {
   local i="$1" java_home="$2" seeds="$3" masters="$4" dir; dir="$(node_dir "$i")"
   if node_answers "$i"; then log "node $i already answers on port $(node_http "$i")"; return 0; fi
   mkdir -p "$dir/data" "$dir/logs"
-  if is_root; then
-    id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
-    chown -R "$ES_USER:$ES_USER" "$ES_HOME" "$dir"
-    local d="$CACHE_DIR"; while [ "$d" != "/" ]; do chmod o+x "$d" 2>/dev/null || true; d="$(dirname "$d")"; done
-  fi
+  give_es_user "$dir"
   log "starting node $i on http://127.0.0.1:$(node_http "$i") (transport $(node_transport "$i"), heap $ES_CLUSTER_HEAP)"
   rm -f "$dir/es.pid"
   run_as_es env ES_JAVA_HOME="$java_home" ES_JAVA_OPTS="-Xms$ES_CLUSTER_HEAP -Xmx$ES_CLUSTER_HEAP" \
