@@ -19,6 +19,8 @@ import { registerAnnounceMetrics } from './ingest/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
+import { bazaarRoutes } from './http/routes/bazaar.js';
+import { BazaarDiscovery } from './x402/bazaarDiscovery.js';
 
 export interface Clients {
   elasticsearch: Client;
@@ -63,7 +65,16 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
   return {
     // The metrics router goes first: its middleware times every feature route after it.
-    routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), publishing.router, announcing.router, facilitator.router],
+    routers: [
+      metricsRoutes(metrics),
+      rateLimits,
+      discoveryRoutes(search.search),
+      publishing.router,
+      announcing.router,
+      facilitator.router,
+      // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
+      bazaarRoutes({ discovery: new BazaarDiscovery(search.search), facilitator: facilitator.service }),
+    ],
     workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,

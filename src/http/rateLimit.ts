@@ -135,4 +135,4 @@ export function edgeRateLimits(options: { redis: Redis; prefix: string; rules: R
   return router;
 }
 
-const READ_PATHS = ['/discovery/search', '/discovery/resources', '/discovery/resources/:id', '/mcp/tools'];
+const READ_PATHS = ['/discovery/search', '/discovery/resources', '/discovery/resources/:id', '/mcp/tools', '/x402/discovery/search', '/x402/discovery/resources'];

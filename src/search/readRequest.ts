@@ -30,6 +30,13 @@ export interface ReadRequest {
   explain: boolean;
   limit: number;
   cursor?: string;
+  /**
+   * Listings to skip before the page (the x402 Bazaar surface's `offset`, bounded there); never
+   * together with `cursor`. SPEC's own reads page with cursors only.
+   */
+  offset?: number;
+  /** Count every match (`hits.total`); off by default, the count costs a pass over all matches. */
+  countTotal?: boolean;
   filters: CatalogFilters;
 }
 
