@@ -38,7 +38,8 @@ cluster_urls() {
 
 start_node() {
   local i="$1" java_home="$2" seeds="$3" masters="$4" dir; dir="$(node_dir "$i")"
-  if node_answers "$i"; then log "node $i already answers on port $(node_http "$i")"; return 0; fi
+  # The process, not its answer: a running node without an elected master answers health with 503.
+  if [ -n "$(node_pid "$i" || true)" ]; then log "node $i is already running (port $(node_http "$i"))"; return 0; fi
   mkdir -p "$dir/data" "$dir/logs"
   give_es_user "$dir"
   log "starting node $i on http://127.0.0.1:$(node_http "$i") (transport $(node_transport "$i"), heap $ES_CLUSTER_HEAP)"
