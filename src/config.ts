@@ -8,11 +8,14 @@ import { isIP } from 'node:net';
 export interface Config {
   host: string;
   port: number;
+  /** One Elasticsearch node URL, or several comma-separated (a cluster): see `commaList`. */
   elasticsearchUrl: string;
   redisUrl: string;
   /** Alias every read and write goes through; the versioned index behind it is `listingsIndex`. */
   listingsAlias: string;
   listingsIndex: string;
+  /** Shards and replicas of a listing index this service creates (docs/elasticsearch-cluster.md). */
+  listingsLayout: IndexLayout;
   /** Prefix of every Redis key this service owns, so several deployments or test runs share one Redis. */
   redisPrefix: string;
   logLevel: string;
@@ -94,6 +97,23 @@ export class EnvReader {
     );
     return value as T;
   }
+}
+
+/** `a, b,,c` -> `['a', 'b', 'c']`: the form of every list-valued variable. */
+export function commaList(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+/** Several URLs, comma-separated, each checked like `checkUrl`. */
+export function checkUrlList(protocols: string[]) {
+  const one = checkUrl(protocols);
+  return (value: string): string | undefined => {
+    const urls = commaList(value);
+    if (urls.length === 0) return `must be a URL (${protocols.join(' or ')}) or a comma-separated list of them`;
+    if (urls.length === 1) return one(urls[0]!);
+    const bad = urls.map((url) => [url, one(url)] as const).filter(([, problem]) => problem !== undefined);
+    return bad.length > 0 ? bad.map(([url, problem]) => `${url}: ${problem}`).join('; ') : undefined;
+  };
 }
 
 export function checkUrl(protocols: string[]) {
@@ -202,6 +222,13 @@ function readAnnounceSettings(read: EnvReader): AnnounceSettings {
   };
 }
 
+export interface IndexLayout {
+  /** Primary shards: fixed when an index is created; a change takes `npm run reindex`. */
+  shards: number;
+  /** Copies of each shard on other nodes; applied to the live index at startup. */
+  replicas: number;
+}
+
 export interface CatalogIngestSettings {
   /** Stream entries applied per Elasticsearch `_bulk`. */
   batchSize: number;
@@ -257,10 +284,12 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     host: read.string('HOST', '127.0.0.1'),
     port: read.integer('PORT', 8080, 0, 65535),
-    elasticsearchUrl: read.string('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', checkUrl(['http:', 'https:'])),
+    elasticsearchUrl: read.string('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', checkUrlList(['http:', 'https:'])),
     redisUrl: read.string('REDIS_URL', 'redis://127.0.0.1:6379', checkUrl(['redis:', 'rediss:'])),
     listingsAlias: read.string('LISTINGS_ALIAS', 'listings', indexName),
     listingsIndex: read.string('LISTINGS_INDEX', 'listings-v1', indexName),
+    // One node by default: a replica could never be allocated there (the index would stay yellow).
+    listingsLayout: { shards: read.integer('LISTINGS_SHARDS', 1, 1, 128), replicas: read.integer('LISTINGS_REPLICAS', 0, 0, 8) },
     redisPrefix: read.string('REDIS_PREFIX', 'catalog:', (v) =>
       /^[A-Za-z0-9:_-]{1,64}$/.test(v) ? undefined : 'must be 1-64 characters of letters, digits, : _ -',
     ),

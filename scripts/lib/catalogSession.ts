@@ -29,7 +29,7 @@ export async function openCatalogSession(env: Record<string, string | undefined>
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 60_000 });
   const redis = createRedisClient(config.redisUrl);
   try {
-    await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
+    await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex, config.listingsLayout);
   } catch (err) {
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
     fail(`cannot prepare the listing index "${config.listingsAlias}" at ${config.elasticsearchUrl}: ${(err as Error).message}`, 1);

@@ -62,6 +62,11 @@ const TRANSIENT_ITEM_ERRORS = new Set([
   'unavailable_shards_exception',
   // Changed since it was read (or created meanwhile): applied again with fresh state.
   'version_conflict_engine_exception',
+  // The index takes no writes for now: the write block `npm run reindex` sets on the old index
+  // while it switches the alias (the retry goes to the new one), a read-only index after a full
+  // disk, a closed index (a BM25 change). The write waits in the stream, it is not a rejection.
+  'cluster_block_exception',
+  'index_closed_exception',
 ]);
 
 function itemOutcome(operation: CatalogOperation, item: BulkItemResult | undefined): ApplyOutcome {
