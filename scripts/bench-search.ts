@@ -14,17 +14,16 @@
  * and the gateway do not share one event loop.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { searchParamsFor } from '../src/store/listingQueries.js';
 import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
+import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from './lib/httpLoad.js';
 import { startServiceProcess } from './lib/benchService.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
@@ -62,72 +61,6 @@ function readOptions(): Options {
   };
 }
 
-interface Target {
-  name: string;
-  url: string;
-  requests: Array<{ method: 'GET' | 'POST'; path: string; body?: string }>;
-}
-
-interface Measured {
-  name: string;
-  p50: number;
-  p99: number;
-  rps: number;
-  errors: number;
-  /** CPU time per completed request: Elasticsearch's, and the gateway process's (gateway runs). */
-  esCpuMs: number;
-  gatewayCpuMs?: number;
-}
-
-/** Load-independent cost: CPU the processes spent, from ES node stats and /proc for the gateway. */
-interface CpuProbe {
-  esUrl: string;
-  es(): Promise<number>;
-  gateway(): number | undefined;
-}
-
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    // utime and stime (fields 14, 15) in clock ticks of 10 ms; the name field may hold spaces.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
-async function measure(target: Target, options: Options, cpu: CpuProbe, durationS = options.duration): Promise<Measured> {
-  let next = 0;
-  const [esBefore, gatewayBefore] = [await cpu.es(), cpu.gateway()];
-  const result = await autocannon({
-    url: target.url,
-    connections: options.connections,
-    duration: durationS,
-    headers: { 'content-type': 'application/json' },
-    requests: [
-      {
-        setupRequest: (request) => {
-          const item = target.requests[next++ % target.requests.length]!;
-          return { ...request, method: item.method, path: item.path, ...(item.body ? { body: item.body } : {}) };
-        },
-      },
-    ],
-  });
-  const [esAfter, gatewayAfter] = [await cpu.es(), cpu.gateway()];
-  const done = Math.max(result.requests.total, 1);
-  const measured: Measured = {
-    name: target.name,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    rps: result.requests.average,
-    errors: result.errors + result.non2xx + result.timeouts,
-    esCpuMs: (esAfter - esBefore) / done,
-  };
-  if (target.url !== cpu.esUrl && gatewayBefore !== undefined && gatewayAfter !== undefined) measured.gatewayCpuMs = (gatewayAfter - gatewayBefore) / done;
-  return measured;
-}
-
 async function main(): Promise<void> {
   const options = readOptions();
   const stamp = Date.now().toString(36);
@@ -145,14 +78,13 @@ async function main(): Promise<void> {
     process.stderr.write(`index ${config.listingsAlias}: ${count} listings\n`);
 
     service = await startServiceProcess(env);
+    // Direct requests go to the first node (a cluster routes them on from there).
+    const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
     // The direct requests are built by the service's own query builder: the same bodies it sends.
     const child = service.child;
     const cpu: CpuProbe = {
-      esUrl: config.elasticsearchUrl,
-      es: async () => {
-        const stats = await elasticsearch.nodes.stats({ metric: 'process' });
-        return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
-      },
+      esUrl,
+      es: () => elasticsearchCpuMs(elasticsearch),
       gateway: () => processCpuMs(child.pid),
     };
     const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), { elasticsearch, redis });
@@ -170,7 +102,7 @@ async function main(): Promise<void> {
     ];
     const rows: Array<{ label: string; gateway: Measured; es: Measured }> = [];
     for (const [label, endpoint, path, mix] of pairs) {
-      const esTarget: Target = { name: `${label} (direct ES)`, url: config.elasticsearchUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q))) };
+      const esTarget: Target = { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q))) };
       const gwTarget: Target = { name: `${label} (gateway)`, url: service.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) };
       await measure(esTarget, options, cpu, 3); // warm caches for both sides
       await measure(gwTarget, options, cpu, 3);
@@ -194,19 +126,6 @@ async function main(): Promise<void> {
     await dropRedisPrefix(redis, config.redisPrefix);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
-}
-
-function median(runs: Measured[]): Measured {
-  const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  return {
-    name: runs[0]!.name,
-    p50: mid(runs.map((r) => r.p50)),
-    p99: mid(runs.map((r) => r.p99)),
-    rps: mid(runs.map((r) => r.rps)),
-    errors: runs.reduce((sum, r) => sum + r.errors, 0),
-    esCpuMs: mid(runs.map((r) => r.esCpuMs)),
-    ...(runs[0]!.gatewayCpuMs !== undefined ? { gatewayCpuMs: mid(runs.map((r) => r.gatewayCpuMs ?? 0)) } : {}),
-  };
 }
 
 function printReport(rows: Array<{ label: string; gateway: Measured; es: Measured }>, options: Options, count: number): void {

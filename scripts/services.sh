@@ -93,6 +93,15 @@ run_as_es() {
   fi
 }
 
+# The node writes its keystore into config/ and its data and logs under its node dir: as root, both
+# go to the Elasticsearch user, who must also reach the cache through every parent directory.
+give_es_user() {
+  is_root || return 0
+  id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
+  chown -R "$ES_USER:$ES_USER" "$ES_HOME" "$1"
+  local dir="$CACHE_DIR"; while [ "$dir" != "/" ]; do chmod o+x "$dir" 2>/dev/null || true; dir="$(dirname "$dir")"; done
+}
+
 es_answers() { curl -fsS -m 2 "$ES_URL/_cluster/health" >/dev/null 2>&1; }
 es_pid() { local f="$ES_NODE_DIR/es.pid"; [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && cat "$f"; }
 
@@ -109,13 +118,7 @@ es_start() {
   local java_home; java_home="$(ensure_java)"
   fetch_es
   mkdir -p "$ES_NODE_DIR/data" "$ES_NODE_DIR/logs"
-  # The node writes its keystore into config/ and its data and logs under the node dir.
-  if is_root; then
-    id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
-    chown -R "$ES_USER:$ES_USER" "$ES_HOME" "$ES_NODE_DIR"
-    # The user must be able to reach the cache through every parent directory.
-    local dir="$CACHE_DIR"; while [ "$dir" != "/" ]; do chmod o+x "$dir" 2>/dev/null || true; dir="$(dirname "$dir")"; done
-  fi
+  give_es_user "$ES_NODE_DIR"
   log "starting Elasticsearch ${ES_VERSION} on $ES_URL (java: $java_home, heap $ES_HEAP)"
   rm -f "$ES_NODE_DIR/es.pid"
   run_as_es env ES_JAVA_HOME="$java_home" ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP ${ES_EXTRA_JAVA_OPTS:-}" \
@@ -210,6 +213,9 @@ redis_stop() {
   if [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; then kill "$(cat "$f")"; log "Redis stopped"
   else log "no Redis started by this script on port $REDIS_PORT"; fi
 }
+
+# Sourced (scripts/cluster.sh uses the functions above): define only, run nothing.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 
 case "${1:-}" in
   es) case "${2:-}" in start) es_start ;; stop) es_stop ;; status) es_status ;; *) die "usage: $0 es start|stop|status" ;; esac ;;

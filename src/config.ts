@@ -3,15 +3,19 @@
  * Every bad value is reported (all of them, one line each) before the process exits, so an operator
  * fixes a deployment in one go instead of one restart per typo.
  */
+import { isIP } from 'node:net';
 
 export interface Config {
   host: string;
   port: number;
+  /** One Elasticsearch node URL, or several comma-separated (a cluster): see `commaList`. */
   elasticsearchUrl: string;
   redisUrl: string;
   /** Alias every read and write goes through; the versioned index behind it is `listingsIndex`. */
   listingsAlias: string;
   listingsIndex: string;
+  /** Shards and replicas of a listing index this service creates (docs/elasticsearch-cluster.md). */
+  listingsLayout: IndexLayout;
   /** Prefix of every Redis key this service owns, so several deployments or test runs share one Redis. */
   redisPrefix: string;
   logLevel: string;
@@ -35,10 +39,19 @@ export interface Config {
   settlementFeeWei: bigint;
   /** Sponsor balance (wei) seeded once when the ledger has none; the faucet tops it up. */
   sponsorInitialWei: bigint;
+  /** Below this sponsor balance (wei) /metrics raises facilitator_sponsor_below_floor (issue 9). */
+  sponsorFloorWei: bigint;
+  /** Per listing and UTC day, a payer's settlements and verifications count toward signals at most this often (issue 9). */
+  signalsPayerDailyCap: number;
   /** How often changed listing signals are flushed to Elasticsearch (docs/facilitator.md, "Signals": at least every 5 s). */
   signalsFlushMs: number;
   /** Traffic cataloging re-sends an unchanged listing at most this often per process. */
   trafficRefreshMs: number;
+  /**
+   * TRUST_PROXY: the proxies (addresses, CIDRs or Express's loopback/linklocal/uniquelocal) whose
+   * X-Forwarded-For names the client; empty: the socket address is the client (README "Configuration").
+   */
+  trustProxy: string[];
 }
 
 export class ConfigError extends Error {
@@ -84,6 +97,23 @@ export class EnvReader {
     );
     return value as T;
   }
+}
+
+/** `a, b,,c` -> `['a', 'b', 'c']`: the form of every list-valued variable. */
+export function commaList(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+/** Several URLs, comma-separated, each checked like `checkUrl`. */
+export function checkUrlList(protocols: string[]) {
+  const one = checkUrl(protocols);
+  return (value: string): string | undefined => {
+    const urls = commaList(value);
+    if (urls.length === 0) return `must be a URL (${protocols.join(' or ')}) or a comma-separated list of them`;
+    if (urls.length === 1) return one(urls[0]!);
+    const bad = urls.map((url) => [url, one(url)] as const).filter(([, problem]) => problem !== undefined);
+    return bad.length > 0 ? bad.map(([url, problem]) => `${url}: ${problem}`).join('; ') : undefined;
+  };
 }
 
 export function checkUrl(protocols: string[]) {
@@ -144,6 +174,10 @@ export interface RateLimitSettings {
   publishPerToken?: RateLimitRule;
   /** /discovery/search, /discovery/resources, /mcp/tools: off unless the operator sets it. */
   reads?: RateLimitRule;
+  /** /verify and /settle (each its own budget), per client address (issue 9). */
+  facilitator?: RateLimitRule;
+  /** /verify and /settle (each its own budget), per payer wallet, counting distinct payments (issue 9). */
+  facilitatorPayer?: RateLimitRule;
 }
 
 const WINDOW_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -188,6 +222,13 @@ function readAnnounceSettings(read: EnvReader): AnnounceSettings {
   };
 }
 
+export interface IndexLayout {
+  /** Primary shards: fixed when an index is created; a change takes `npm run reindex`. */
+  shards: number;
+  /** Copies of each shard on other nodes; applied to the live index at startup. */
+  replicas: number;
+}
+
 export interface CatalogIngestSettings {
   /** Stream entries applied per Elasticsearch `_bulk`. */
   batchSize: number;
@@ -215,15 +256,40 @@ function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
   };
 }
 
+const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** One TRUST_PROXY entry: a preset name, an IP address, or an address with a prefix length. */
+function proxyEntryProblem(entry: string): string | undefined {
+  if (PROXY_PRESETS.includes(entry)) return undefined;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  const maxPrefix = family === 4 ? 32 : 128;
+  if (family !== 0 && rest.length === 0 && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix))) return undefined;
+  return entry;
+}
+
+function readTrustProxy(read: EnvReader): string[] {
+  const value = read.string('TRUST_PROXY', 'off', (v) => {
+    if (v.trim().toLowerCase() === 'off') return undefined;
+    const bad = v.split(',').map((e) => e.trim()).filter((e) => proxyEntryProblem(e) !== undefined);
+    return bad.length ? `must be "off" or a comma-separated list of proxy addresses, CIDRs or ${PROXY_PRESETS.join('/')}; not ${bad.join(', ')}` : undefined;
+  });
+  if (value.trim().toLowerCase() === 'off') return [];
+  const entries = value.split(',').map((e) => e.trim());
+  return entries.every((e) => proxyEntryProblem(e) === undefined) ? entries : [];
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const config: Config = {
     host: read.string('HOST', '127.0.0.1'),
     port: read.integer('PORT', 8080, 0, 65535),
-    elasticsearchUrl: read.string('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', checkUrl(['http:', 'https:'])),
+    elasticsearchUrl: read.string('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', checkUrlList(['http:', 'https:'])),
     redisUrl: read.string('REDIS_URL', 'redis://127.0.0.1:6379', checkUrl(['redis:', 'rediss:'])),
     listingsAlias: read.string('LISTINGS_ALIAS', 'listings', indexName),
     listingsIndex: read.string('LISTINGS_INDEX', 'listings-v1', indexName),
+    // One node by default: a replica could never be allocated there (the index would stay yellow).
+    listingsLayout: { shards: read.integer('LISTINGS_SHARDS', 1, 1, 128), replicas: read.integer('LISTINGS_REPLICAS', 0, 0, 8) },
     redisPrefix: read.string('REDIS_PREFIX', 'catalog:', (v) =>
       /^[A-Za-z0-9:_-]{1,64}$/.test(v) ? undefined : 'must be 1-64 characters of letters, digits, : _ -',
     ),
@@ -241,6 +307,8 @@ export function loadConfig(env: Env = process.env): Config {
       publish: readRateRule(read, 'RATE_LIMIT_PUBLISH', '60/1m'),
       publishPerToken: readRateRule(read, 'RATE_LIMIT_PUBLISH_TOKEN', '120/1m'),
       reads: readRateRule(read, 'RATE_LIMIT_READS', 'off'),
+      facilitator: readRateRule(read, 'RATE_LIMIT_FACILITATOR', '30000/1m'),
+      facilitatorPayer: readRateRule(read, 'RATE_LIMIT_FACILITATOR_PAYER', '600/1m'),
     },
     facilitatorNetworks: read
       .string('FACILITATOR_NETWORKS', 'eip155:84532', (v) =>
@@ -255,8 +323,11 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     settlementFeeWei: readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'),
     sponsorInitialWei: readWei(read, 'SPONSOR_INITIAL_WEI', '1000000000000000000'),
+    sponsorFloorWei: readWei(read, 'SPONSOR_FLOOR_WEI', '100000000000000000'),
+    signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),
+    trustProxy: readTrustProxy(read),
   };
   if (config.listingsAlias === config.listingsIndex) {
     read.problems.push('LISTINGS_ALIAS and LISTINGS_INDEX must differ: the alias points at the versioned index');

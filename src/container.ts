@@ -20,6 +20,7 @@ import { ListingById } from './search/listingById.js';
 import { RateLimitCounter } from './store/rateLimitCounter.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
 import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
+import { buildLifecycle } from './lifecycle/index.js';
 
 export interface Container {
   routers: Router[];
@@ -39,17 +40,27 @@ export interface Container {
 }
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
-  const catalog = buildCatalog(config, logger, clients);
+  const lifecycle = buildLifecycle(config, logger, clients);
+  const catalog = buildCatalog(config, logger, clients, lifecycle.observer);
+  const changes = lifecycle.attach(catalog.reader);
   const search = buildCatalogSearch(config, logger, clients);
   const publishing = buildPublishing(config, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });
   const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
   const metrics = createMetrics();
   registerQueueGauges(metrics, () => catalog.queue.stats());
   registerAnnounceMetrics(metrics, announcing);
-  const facilitator = buildFacilitator(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader, metrics });
+  const facilitator = buildFacilitator(config, logger, {
+    redis: clients.redis,
+    writer: catalog.writer,
+    reader: catalog.reader,
+    metrics,
+    probes: announcing.service,
+    boundHosts: publishing.boundHosts,
+  });
   const routers = buildRouters({
     search: search.search,
     listingById: new ListingById(catalog.reader, (id) => announcing.service.listingIdFor(id)),
+    changes,
     announce: announcing.service,
     publish: publishing.service,
     tokens: publishing.tokens,
@@ -60,7 +71,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   });
   return {
     routers,
-    workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
+    workers: [catalog.worker, catalog.keeper, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     publishing,

@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildContainer } from './container.js';
 import { createLogger } from './logger.js';
 import { createElasticsearchClient } from './store/elasticsearch.js';
+import { reconcileIndexLayout } from './store/indexLayout.js';
 import { ensureListingIndex, IncompatibleIndexError } from './store/listingIndex.js';
 import { createRedisClient } from './store/redis.js';
 
@@ -27,8 +28,12 @@ async function main(): Promise<void> {
   const redis = createRedisClient(config.redisUrl);
 
   try {
-    const index = await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
-    logger.info('listing index ready', { alias: config.listingsAlias, ...index });
+    const index = await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex, config.listingsLayout);
+    const layout = await reconcileIndexLayout(elasticsearch, index.index, config.listingsLayout);
+    logger.info('listing index ready', { alias: config.listingsAlias, ...index, ...layout });
+    if (layout.shardsWanted !== undefined) {
+      logger.warn('the listing index has another shard count than LISTINGS_SHARDS; `npm run reindex` applies it', layout);
+    }
   } catch (err) {
     if (err instanceof IncompatibleIndexError) {
       process.stderr.write(`refusing to start: ${err.message}\n`);

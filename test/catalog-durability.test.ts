@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { buildCatalog, type Catalog } from '../src/catalog/index.js';
+import { appliedWritesRecorder } from '../src/lifecycle/index.js';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { encodeOperation, type CatalogOperation } from '../src/store/catalogOperations.js';
 import { createLogger } from '../src/logger.js';
@@ -48,7 +49,7 @@ describe('catalog write path durability', () => {
       const config = testConfig({ ...shared, ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOG_RETRY_BASE_MS: '20', CATALOG_RETRY_MAX_MS: '100', CATALOG_MAX_ATTEMPTS: '2' });
       const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 300 });
       const redis = createRedisClient(config.redisUrl);
-      deadCatalog = buildCatalog(config, silent, { elasticsearch, redis });
+      deadCatalog = buildCatalog(config, silent, { elasticsearch, redis }, appliedWritesRecorder(config, redis));
       closeDead = async () => {
         await deadCatalog.worker.stop();
         await Promise.allSettled([elasticsearch.close(), redis.quit()]);
@@ -157,7 +158,7 @@ describe('catalog write path durability', () => {
     before(async () => {
       h = await startHarness({ CATALOG_RETRY_BASE_MS: '10', CATALOG_RETRY_MAX_MS: '50' }, { workers: false });
       es = interceptingClient(h.config.elasticsearchUrl);
-      catalog = buildCatalog(h.config, silent, { elasticsearch: es.client, redis: h.redis });
+      catalog = buildCatalog(h.config, silent, { elasticsearch: es.client, redis: h.redis }, appliedWritesRecorder(h.config, h.redis));
       stream = new WriteStream(h.redis, h.config.redisPrefix);
       catalog.worker.start();
     });

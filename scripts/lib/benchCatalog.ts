@@ -7,13 +7,15 @@ import { generateListings } from './listingGenerator.js';
 
 const CHUNK = 5000;
 
-export async function loadGeneratedListings(env: Record<string, string>, count: number): Promise<void> {
+/** Loads listings `from`..`count` of the generated sequence (the same seed: earlier ones stay the same). */
+export async function loadGeneratedListings(env: Record<string, string>, count: number, options: { from?: number } = {}): Promise<void> {
   const session = await openCatalogSession({ ...process.env, ...env });
   const started = Date.now();
   try {
+    const from = options.from ?? 0;
     const listings = generateListings(count);
     let rejected = 0;
-    for (let offset = 0; offset < listings.length; offset += CHUNK) {
+    for (let offset = from; offset < listings.length; offset += CHUNK) {
       const result = await session.catalog.writer.upsertMany(listings.slice(offset, offset + CHUNK), { source: 'bench' });
       rejected += result.rejected.length;
       process.stderr.write(`\rqueued ${Math.min(offset + CHUNK, listings.length)}/${count}`);
@@ -25,7 +27,7 @@ export async function loadGeneratedListings(env: Record<string, string>, count: 
     });
     await session.elasticsearch.indices.refresh({ index: session.config.listingsAlias });
     const seconds = (Date.now() - started) / 1000;
-    process.stderr.write(`\rloaded ${count - rejected} listings in ${seconds.toFixed(1)} s (${rejected} rejected)\n`);
+    process.stderr.write(`\rloaded ${count - from - rejected} listings in ${seconds.toFixed(1)} s (${rejected} rejected)\n`);
   } finally {
     await session.close();
   }

@@ -64,7 +64,7 @@ export async function startServiceInProcess(env: Record<string, string | undefin
   const logger = createLogger(config.logLevel);
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
   const redis = createRedisClient(config.redisUrl);
-  await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
+  await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex, config.listingsLayout);
   const container = buildContainer(config, logger, { elasticsearch, redis });
   for (const worker of container.workers) worker.start();
   const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });

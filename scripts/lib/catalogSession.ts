@@ -4,6 +4,7 @@
  * durable write queue is applied.
  */
 import { buildCatalog, type Catalog } from '../../src/catalog/index.js';
+import { appliedWritesRecorder } from '../../src/lifecycle/index.js';
 import type { Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
@@ -28,12 +29,13 @@ export async function openCatalogSession(env: Record<string, string | undefined>
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 60_000 });
   const redis = createRedisClient(config.redisUrl);
   try {
-    await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
+    await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex, config.listingsLayout);
   } catch (err) {
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
     fail(`cannot prepare the listing index "${config.listingsAlias}" at ${config.elasticsearchUrl}: ${(err as Error).message}`, 1);
   }
-  const catalog = buildCatalog(config, logger, { elasticsearch, redis });
+  // Writes this session applies reach the change feed and listing history like the server's.
+  const catalog = buildCatalog(config, logger, { elasticsearch, redis }, appliedWritesRecorder(config, redis));
   return {
     config,
     logger,

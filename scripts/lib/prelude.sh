@@ -8,6 +8,6 @@ cd "$ROOT"
 
 export ELASTICSEARCH_URL="${ELASTICSEARCH_URL:-http://127.0.0.1:9200}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
-# services.sh runs its node on ES_PORT; the port comes from the URL so that both agree.
-ES_PORT="${ELASTICSEARCH_URL##*:}"; ES_PORT="${ES_PORT%%/*}"
+# services.sh runs its node on ES_PORT; the port comes from the (first) URL so that both agree.
+ES_PORT="${ELASTICSEARCH_URL%%,*}"; ES_PORT="${ES_PORT##*:}"; ES_PORT="${ES_PORT%%/*}"
 ES_PORT="$ES_PORT" bash scripts/services.sh start

@@ -21,6 +21,7 @@ export function normalizeSignals(signals: SignalsInput | undefined): Signals {
   if (signals?.lastSettled) out.lastSettled = new Date(signals.lastSettled).toISOString();
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
   if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
+  if (typeof signals?.medianSettledAmount7d === 'string') out.medianSettledAmount7d = signals.medianSettledAmount7d;
   return out;
 }
 

@@ -63,6 +63,7 @@ export class DurableCatalogWriter implements CatalogWriter {
     const requests = updates.map(({ id, signals }) => {
       const clean: Signals = { settleCount7d: signals.settleCount7d, rejectionRate7d: signals.rejectionRate7d };
       if (signals.lastSettled) clean.lastSettled = signals.lastSettled;
+      if (signals.medianSettledAmount7d) clean.medianSettledAmount7d = signals.medianSettledAmount7d;
       return { listingId: id, payload: encodeOperation({ op: 'signals', id, signals: clean }) };
     });
     await this.stream.append(requests);

@@ -10,7 +10,9 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { ListingStore } from '../store/listingStore.js';
 import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
+import { IndexKeeper } from './indexKeeper.js';
 import { IngestWorker } from './ingestWorker.js';
+import type { AppliedWritesObserver } from '../store/catalogOperations.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
 
@@ -28,17 +30,25 @@ export interface Catalog {
   reader: CatalogReader;
   queue: CatalogQueue;
   worker: IngestWorker;
+  /** Re-creates the listing index and alias when they disappear at run time. */
+  keeper: IndexKeeper;
 }
 
 export function buildCatalog(
   config: Config,
   logger: Logger,
   clients: { elasticsearch: Client; redis: Redis },
+  /**
+   * Required: every process that applies writes (server, import, demo) must report them, or the
+   * change feed and listing history miss them (src/lifecycle `appliedWritesRecorder`).
+   */
+  observer: AppliedWritesObserver,
   clock: Clock = systemClock,
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const worker = new IngestWorker(stream, store, logger, config.catalogIngest, clock);
+  const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger);
+  const worker = new IngestWorker(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair());
   return {
     writer: new DurableCatalogWriter(stream, clock),
     reader: new StoreCatalogReader(store),
@@ -48,10 +58,12 @@ export function buildCatalog(
       requeueDeadLetters: (count) => stream.requeueDeadLetters(count),
     },
     worker,
+    keeper,
   };
 }
 
 export type { CatalogReader } from './reader.js';
 export type { CatalogWriter } from './writer.js';
+export type { AppliedWrite, AppliedWritesObserver, CatalogOperation } from '../store/catalogOperations.js';
 export { InvalidListingError, validateListingInput } from './validation.js';
 export { toCaip2Network } from '../x402/networks.js';

@@ -3,7 +3,8 @@
  * batch to Elasticsearch with one `_bulk`, and acknowledges an entry only once Elasticsearch accepted
  * it. Elasticsearch down: back off and retry without counting; an entry Elasticsearch rejects is
  * retried and dead-lettered with its reason after `maxAttempts`. Entries a crashed consumer held are
- * taken over after `claimIdleMs`.
+ * taken over once its heartbeat expires (a few seconds), entries a live but stuck one holds after
+ * `claimIdleMs`.
  */
 import type { CatalogIngestSettings } from '../config.js';
 import type { BackgroundWorker } from '../core/worker.js';
@@ -11,9 +12,13 @@ import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { ListingStore } from '../store/listingStore.js';
 import { consumerName, type StreamEntry, type StreamReader, type WriteStream } from '../store/writeStream.js';
-import { decodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
+import { decodeOperation, type AppliedWrite, type AppliedWritesObserver, type CatalogOperation } from '../store/catalogOperations.js';
 
 export type IngestOptions = CatalogIngestSettings;
+
+/** Each consumer refreshes its heartbeat this often; without one for HEARTBEAT_TTL_MS it counts as dead. */
+const HEARTBEAT_MS = 1000;
+const HEARTBEAT_TTL_MS = 3 * HEARTBEAT_MS;
 
 export class IngestWorker implements BackgroundWorker {
   readonly name = 'catalog-ingest';
@@ -22,6 +27,7 @@ export class IngestWorker implements BackgroundWorker {
   private stopping = false;
   private wake?: () => void;
   private reader?: StreamReader;
+  private heartbeat?: NodeJS.Timeout;
   private lastClaimAt = 0;
   /** Entry ids read and not yet acknowledged or dead-lettered by this worker. */
   private readonly held = new Set<string>();
@@ -31,7 +37,10 @@ export class IngestWorker implements BackgroundWorker {
     private readonly store: ListingStore,
     private readonly logger: Logger,
     private readonly options: IngestOptions,
+    private readonly observer: AppliedWritesObserver,
     private readonly clock: Clock = systemClock,
+    /** Called when Elasticsearch says the index is gone; resolves once it is back (IndexKeeper). */
+    private readonly repairIndex: () => Promise<void> = async () => {},
   ) {}
 
   start(): void {
@@ -39,6 +48,11 @@ export class IngestWorker implements BackgroundWorker {
     this.stopping = false;
     // Blocking reads get their own connection so they never hold up other commands.
     this.reader = this.stream.openReader((err) => this.logger.debug('ingest connection error', { error: err.message }));
+    // A timer of its own: a loop waiting on a slow Elasticsearch is alive all the same.
+    const beat = () => void this.stream.heartbeat(this.consumer, HEARTBEAT_TTL_MS).catch(() => undefined);
+    beat();
+    this.heartbeat = setInterval(beat, HEARTBEAT_MS);
+    this.heartbeat.unref();
     this.running = this.loop();
   }
 
@@ -47,7 +61,9 @@ export class IngestWorker implements BackgroundWorker {
     this.wake?.();
     await this.running;
     this.running = undefined;
+    clearInterval(this.heartbeat);
     await this.stream.removeConsumerIfIdle(this.consumer).catch(() => undefined);
+    await this.stream.forgetHeartbeat(this.consumer).catch(() => undefined);
     this.reader?.close();
     this.reader = undefined;
   }
@@ -126,6 +142,11 @@ export class IngestWorker implements BackgroundWorker {
     const at = this.clock();
     if (at - this.lastClaimAt >= Math.min(this.options.claimIdleMs, 1000)) {
       this.lastClaimAt = at;
+      const orphaned = await this.stream.claimFromDeadConsumers(this.consumer, HEARTBEAT_MS, this.options.batchSize);
+      if (orphaned.length > 0) {
+        this.logger.info('catalog ingest: took over the writes of a consumer that stopped', { count: orphaned.length });
+        return orphaned;
+      }
       const claimed = await this.stream.claimAbandoned(this.consumer, this.options.claimIdleMs, this.options.batchSize);
       // Entries this worker holds itself (a long retry) are not "abandoned".
       const abandoned = claimed.filter((e) => !this.held.has(e.entryId));
@@ -151,11 +172,13 @@ export class IngestWorker implements BackgroundWorker {
     const outcomes = await this.store.apply(decoded.map((d) => d.operation));
     this.logger.debug('catalog ingest: batch applied', { entries: decoded.length, ms: Math.round(performance.now() - started) });
     const done: string[] = [];
+    const applied: AppliedWrite[] = [];
     const retry: StreamEntry[] = [];
     let transient: string | undefined;
     for (let i = 0; i < decoded.length; i++) {
       const { entry, operation } = decoded[i]!;
       const outcome = outcomes[i] ?? { status: 'failed', reason: 'no outcome' };
+      if (outcome.status === 'applied') applied.push({ entryId: entry.entryId, operation });
       if (outcome.status === 'applied' || outcome.status === 'dropped') done.push(entry.entryId);
       else if (outcome.status === 'retry') {
         transient = outcome.reason;
@@ -170,7 +193,12 @@ export class IngestWorker implements BackgroundWorker {
         } else retry.push(entry);
       }
     }
+    // Throws (the batch is retried, re-applying is idempotent) rather than acknowledging unobserved writes.
+    if (applied.length > 0) await this.observer.applied(applied);
     await this.stream.ack(done);
+    if (transient?.includes('index_not_found_exception')) {
+      await this.repairIndex().catch((err: Error) => this.logger.warn('catalog ingest: re-creating the listing index failed', { error: err.message }));
+    }
     if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable or a write conflicted, will retry', { reason: transient, entries: retry.length });
     return retry;
   }

@@ -19,6 +19,7 @@ export function publicSignals(signals: Partial<Signals> | undefined): Signals {
   if (signals?.lastSettled) out.lastSettled = signals.lastSettled;
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
   if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
+  if (signals?.medianSettledAmount7d != null) out.medianSettledAmount7d = String(signals.medianSettledAmount7d);
   return out;
 }
 

@@ -76,6 +76,8 @@ export const signalsSchema = {
     lastSettled: { type: 'string', format: 'date-time', nullable: true },
     settleCount7d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
     rejectionRate7d: { type: 'number', minimum: 0, maximum: 1, nullable: true },
+    // Exports carry it for upto listings, so a re-import must accept it (README "Reading an upto price").
+    medianSettledAmount7d: { type: 'string', pattern: INTEGER_STRING, maxLength: 19, nullable: true },
   },
 } as const;
 

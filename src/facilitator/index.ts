@@ -1,6 +1,6 @@
 /**
- * The facilitator module as the container wires it: service, the signals flusher, and the
- * facilitator's gauges (sponsor balance) on the shared metrics registry.
+ * The facilitator module as the container wires it: service, the signals flusher, and the facilitator's gauges (sponsor balance and its floor) on the shared
+ * metrics registry.
  */
 import type { Redis } from 'ioredis';
 import { formatEther } from 'viem';
@@ -9,6 +9,7 @@ import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { BackgroundWorker } from '../core/worker.js';
+import { ProbeAllowList } from '../ingest/addressPolicy.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
 import { SignalCounters } from '../store/signalCounters.js';
@@ -19,6 +20,9 @@ import { SettlementStore } from '../store/settlementStore.js';
 import { TrafficCataloger } from './trafficCatalog.js';
 import { TrafficAccepts } from '../store/trafficAccepts.js';
 import { hotPathConnection } from '../store/hotPathConnection.js';
+import { PayerLimit } from './payerLimit.js';
+import { type ProbeScheduler } from './trafficCatalog.js';
+import { TrafficGate, type HostBindings } from './trafficGate.js';
 
 export interface Facilitator {
   service: FacilitatorService;
@@ -32,19 +36,39 @@ export interface Facilitator {
 export function buildFacilitator(
   config: Config,
   logger: Logger,
-  deps: { redis: Redis; writer: CatalogWriter; reader: CatalogReader; metrics: Metrics },
+  deps: {
+    redis: Redis;
+    writer: CatalogWriter;
+    reader: CatalogReader;
+    metrics: Metrics;
+    /** The announce path a valid /verify asks to probe its resource (AnnounceService). */
+    probes: ProbeScheduler;
+    /** Seller-token hosts, where traffic never lists an MCP tool (BoundHosts). */
+    boundHosts: HostBindings;
+  },
   clock: Clock = systemClock,
 ): Facilitator {
   const { writer, reader, metrics } = deps;
   const connection = hotPathConnection(deps.redis, (err) => logger.debug('facilitator redis connection error', { err: err.message }));
   const redis = connection.redis;
   const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
-  const counters = new SignalCounters(redis, config.redisPrefix, clock);
-  const cataloger = new TrafficCataloger(new TrafficAccepts(redis, config.redisPrefix), () => writer, reader, logger, config.trafficRefreshMs);
+  const counters = new SignalCounters(redis, config.redisPrefix, clock, config.signalsPayerDailyCap);
+  const gate = new TrafficGate(new ProbeAllowList(config.announce.probeAllow), config.announce.probeTimeoutMs, deps.boundHosts);
+  const cataloger = new TrafficCataloger({
+    accepts: new TrafficAccepts(redis, config.redisPrefix),
+    writer: () => writer,
+    reader,
+    logger,
+    refreshMs: config.trafficRefreshMs,
+    gate,
+    probes: deps.probes,
+    reflushSignals: (ids) => counters.markDirty(ids),
+  });
   const service = new FacilitatorService({
     config,
     ledger,
     settlements: new SettlementStore(redis, config.redisPrefix),
+    payerLimit: new PayerLimit(redis, config.redisPrefix, config.rateLimits.facilitatorPayer),
     counters,
     cataloger,
     metrics,
@@ -52,17 +76,7 @@ export function buildFacilitator(
     clock,
   });
   const flusher = new SignalFlusher(counters, () => writer, logger, config.signalsFlushMs);
-  registerSampledGauge(
-    metrics,
-    { name: 'facilitator_sponsor_balance_eth', help: 'Fee sponsor balance per network, in the native currency unit (ETH, not wei)', labelNames: ['network'] },
-    async () =>
-      Promise.all(
-        config.facilitatorNetworks.map(async (network) => ({
-          labels: { network },
-          value: Number(formatEther(await ledger.sponsorBalance(network))),
-        })),
-      ),
-  );
+  registerSponsorGauges(config, ledger, metrics);
   // The connection closes only after everything that uses it finished: the flusher's current pass
   // (it pops ids from the dirty set and puts them back on failure) and every traffic write started
   // so far. Otherwise stopping the workers in any order could quit it under them.
@@ -76,4 +90,31 @@ export function buildFacilitator(
     },
   };
   return { service, ledger, counters, flusher, cataloger, workers: [flusher, closer] };
+}
+
+/**
+ * The sponsor's balance in ETH, the configured floor, and a 0/1 flag when the balance is below it
+ * (alert on `facilitator_sponsor_below_floor == 1`: settlements stop with sponsor_insufficient_funds
+ * once it cannot pay one more fee).
+ */
+function registerSponsorGauges(config: Config, ledger: Ledger, metrics: Metrics): void {
+  const sample = (value: (balance: bigint) => number) => async () =>
+    Promise.all(
+      config.facilitatorNetworks.map(async (network) => ({ labels: { network }, value: value(await ledger.sponsorBalance(network)) })),
+    );
+  registerSampledGauge(
+    metrics,
+    { name: 'facilitator_sponsor_balance_eth', help: 'Fee sponsor balance per network, in the native currency unit (ETH, not wei)', labelNames: ['network'] },
+    sample((balance) => Number(formatEther(balance))),
+  );
+  registerSampledGauge(
+    metrics,
+    { name: 'facilitator_sponsor_below_floor', help: 'Fee sponsor balance is below SPONSOR_FLOOR_WEI (1) or not (0): fund it with npm run faucet -- sponsor', labelNames: ['network'] },
+    sample((balance) => (balance < config.sponsorFloorWei ? 1 : 0)),
+  );
+  registerSampledGauge(
+    metrics,
+    { name: 'facilitator_sponsor_floor_eth', help: 'The sponsor balance floor (SPONSOR_FLOOR_WEI), in ETH' },
+    async () => [{ value: Number(formatEther(config.sponsorFloorWei)) }],
+  );
 }

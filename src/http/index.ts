@@ -25,10 +25,15 @@ import { openApiRoutes } from './routes/openapi.js';
 import { discoveryTools } from '../mcp/discoveryTools.js';
 import type { BazaarDiscovery } from '../bazaar/bazaarDiscovery.js';
 import { webRoutes } from '../web/routes.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
+import type { ChangeFeed } from '../lifecycle/changeFeed.js';
+import type { HistoryReader } from '../lifecycle/historyReader.js';
 
 export interface HttpServices {
   search: CatalogSearch;
   listingById: ListingById;
+  /** The change feed for mirrors and listing history (src/lifecycle). */
+  changes: { feed: ChangeFeed; history: HistoryReader };
   announce: AnnounceService;
   publish: PublishService;
   tokens: SellerTokenStore;
@@ -55,6 +60,10 @@ export function buildRouters(services: HttpServices): Router[] {
         }),
       ]
     : [];
+  // Per client address, /verify and /settle each their own budget (the per-payer budget is counted
+  // in the service); the Bazaar surface mounts the same router, so /x402/verify shares the budget.
+  const facilitatorLimit = (name: string) => (rules.facilitator ? rateLimit({ counter, name, rule: rules.facilitator, logger }) : undefined);
+  const facilitator = facilitatorRoutes(services.facilitator, { verify: facilitatorLimit('verify'), settle: facilitatorLimit('settle') });
   return [
     // The metrics router goes first: its middleware times every route after it.
     metricsRoutes(services.metrics),
@@ -62,11 +71,12 @@ export function buildRouters(services: HttpServices): Router[] {
     edgeRateLimits({ counter, rules, logger }),
     discoveryRoutes(services.search),
     listingRoutes(services.listingById),
+    lifecycleRoutes(services.changes),
     publishRoutes({ publish: services.publish, tokens: services.tokens, limits: perToken }),
     announceRoutes({ announce: services.announce, ...(announceLimit ? { announceLimit } : {}) }),
-    facilitatorRoutes(services.facilitator),
+    facilitator,
     // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
-    bazaarRoutes({ discovery: services.bazaar, facilitator: services.facilitator }),
+    bazaarRoutes({ discovery: services.bazaar, facilitator }),
     // MCP discovery answers with the same search service and listing lookup as the HTTP reads.
     mcpRoutes(discoveryTools({ search: services.search, listings: services.listingById })),
     openApiRoutes(),

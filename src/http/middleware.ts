@@ -43,12 +43,6 @@ export const notFound: RequestHandler = (req, _res, next) => {
   next(new NotFound(`No route for ${req.method} ${req.path}.`));
 };
 
-interface BodyParserError extends Error {
-  type?: string;
-  status?: number;
-  limit?: number;
-}
-
 export interface ErrorHandlerOptions {
   /** Recognises a backend outage in a client library's error (the app factory passes src/store's). */
   backendError?: (err: unknown) => DomainError | undefined;
@@ -75,13 +69,7 @@ function toProblem(err: unknown, options: ErrorHandlerOptions): ProblemError {
   if (err instanceof ProblemError) return err;
   const domain = problemOf(err) ?? problemOf(options.backendError?.(err));
   if (domain) return domain;
-  const parserError = err as BodyParserError;
-  if (parserError?.type === 'entity.parse.failed') return problems.invalidJson(parserError.message);
-  if (parserError?.type === 'entity.too.large') return problems.payloadTooLarge(parserError.limit ?? 0);
-  if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
-    return new ProblemError('unsupported_media_type', parserError.message);
-  }
-  // The client went away mid-body: nothing to answer, and not a server fault worth a 500 in the log.
-  if (parserError?.type === 'request.aborted') return new ProblemError('request_aborted', 'The request body was not received completely.');
+  // The router could not percent-decode a path parameter (`/discovery/resources/%ZZ`).
+  if (err instanceof URIError) return new ProblemError('invalid_path', 'The request path is not valid percent-encoded UTF-8.');
   return problems.internal();
 }

@@ -2,6 +2,8 @@
 export const PATHS = {
   resources: '/discovery/resources',
   resource: '/discovery/resources/:id',
+  history: '/discovery/resources/:id/history',
+  changes: '/discovery/changes',
   search: '/discovery/search',
   mcpTools: '/mcp/tools',
   announce: '/discovery/announce',

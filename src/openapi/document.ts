@@ -11,13 +11,15 @@ import { components } from './components.js';
 import { bazaarPaths } from './paths/bazaar.js';
 import { catalogPaths } from './paths/catalog.js';
 import { facilitatorPaths } from './paths/facilitator.js';
+import { lifecyclePaths } from './paths/lifecycle.js';
 import { sellerPaths } from './paths/sellers.js';
 import { servicePaths } from './paths/service.js';
 
-const SECTIONS: Array<Record<string, OpenApiObject>> = [catalogPaths, sellerPaths, facilitatorPaths, bazaarPaths, servicePaths];
+const SECTIONS: Array<Record<string, OpenApiObject>> = [catalogPaths, lifecyclePaths, sellerPaths, facilitatorPaths, bazaarPaths, servicePaths];
 
 const TAGS = [
   { name: 'catalog', description: 'Catalog reads: filtering, ranked search, one listing (docs/catalog-reads.md).' },
+  { name: 'lifecycle', description: 'Change feed for mirrors and listing history (docs/lifecycle.md).' },
   { name: 'sellers', description: 'Announce and its status, publish and unpublish MCP tools (docs/announce.md, docs/sdk.md).' },
   { name: 'facilitator', description: 'x402 facilitator on the test ledger (docs/facilitator.md).' },
   { name: 'x402', description: 'The x402 Bazaar surface: Bazaar discovery and the facilitator under /x402 (README "x402 Bazaar surface").' },

@@ -4,19 +4,23 @@ import type { Config } from '../config.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { PublishOwners } from '../store/publishOwners.js';
+import { BoundHosts } from './boundHosts.js';
 import { PublishService } from './publishService.js';
 import { SellerTokenStore } from './sellerTokens.js';
 
 export interface Publishing {
   tokens: SellerTokenStore;
+  /** Hosts some seller token is bound to (traffic never lists an MCP tool there). */
+  boundHosts: BoundHosts;
   service: PublishService;
 }
 
 export function buildPublishing(config: Config, deps: { redis: Redis; writer: CatalogWriter; reader: CatalogReader }): Publishing {
   const tokens = new SellerTokenStore(deps.redis, config.redisPrefix);
   const service = new PublishService({ writer: deps.writer, lookup: deps.reader, owners: new PublishOwners(deps.redis, config.redisPrefix) });
-  return { tokens, service };
+  return { tokens, boundHosts: new BoundHosts(tokens), service };
 }
 
 export { SellerTokenStore, type SellerToken } from './sellerTokens.js';
 export { PublishService } from './publishService.js';
+export { BoundHosts } from './boundHosts.js';

@@ -37,6 +37,8 @@ export function hashSellerToken(secret: string): string {
 
 export class SellerTokenStore {
   private readonly keys: RedisKeys;
+  /** Bumped by every issue and revoke of this instance, so caches of the token list (BoundHosts) notice at once. */
+  version = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -90,6 +92,7 @@ export class SellerTokenStore {
       .set(this.hashKey(hash), token.id)
       .zadd(this.indexKey, Date.parse(token.createdAt), token.id)
       .exec();
+    this.version += 1;
     return { token, secret };
   }
 
@@ -121,6 +124,7 @@ export class SellerTokenStore {
     const key = this.recordKey(id);
     if (!(await this.redis.exists(key))) return undefined;
     await this.redis.hsetnx(key, 'revokedAt', new Date(this.clock()).toISOString());
+    this.version += 1;
     return this.get(id);
   }
 }

@@ -35,6 +35,11 @@ export interface Signals {
   lastSettled?: string;
   settleCount7d: number;
   rejectionRate7d: number;
+  /**
+   * Documented addition, `upto` listings only: the median amount actually settled in the last 7
+   * days (base units, integer string), beside the ceiling in `payment.amount` (README "upto").
+   */
+  medianSettledAmount7d?: string;
 }
 
 /** Only with `explain=1`: the factors of the score (docs/catalog-reads.md). */

@@ -50,3 +50,18 @@ export function decodeOperation(payload: string): CatalogOperation | undefined {
     return undefined;
   }
 }
+
+/**
+ * Told about the writes Elasticsearch accepted, before their stream entries are acknowledged (so a
+ * crash in between replays them: observers see every applied write at least once, in stream order
+ * per listing). The change feed and listing history (src/lifecycle) are built on it.
+ */
+export interface AppliedWritesObserver {
+  applied(writes: AppliedWrite[]): Promise<void>;
+}
+
+export interface AppliedWrite {
+  /** The write's stream entry id: grows with stream order, so a replayed write is recognisable. */
+  entryId: string;
+  operation: CatalogOperation;
+}

@@ -8,6 +8,8 @@ import { redisKeys } from './redisKeys.js';
 
 export interface DeploymentNames {
   listingsIndex: string;
+  /** With it, the indices `npm run reindex` made behind it (`<alias>-v<N>`) go too. */
+  listingsAlias?: string;
   redisPrefix: string;
 }
 
@@ -15,8 +17,9 @@ export interface DeploymentNames {
  * A wildcard delete needs action.destructive_requires_name=false (scripts/services.sh sets it).
  * Errors are swallowed: cleanup must not hide the outcome of the run it follows.
  */
-export async function dropDeploymentIndices(elasticsearch: ElasticsearchClient, listingsIndex: string): Promise<void> {
-  await elasticsearch.indices.delete({ index: `${listingsIndex}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
+export async function dropDeploymentIndices(elasticsearch: ElasticsearchClient, listingsIndex: string, listingsAlias?: string): Promise<void> {
+  const patterns = [`${listingsIndex}*`, ...(listingsAlias ? [`${listingsAlias}-v*`] : [])];
+  await elasticsearch.indices.delete({ index: patterns.join(','), ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
 }
 
 /** SCAN rather than KEYS so a shared Redis is not blocked while a large prefix is listed. */
@@ -30,6 +33,6 @@ export async function dropRedisPrefix(redis: Redis, prefix: string): Promise<voi
 }
 
 export async function dropDeploymentData(elasticsearch: ElasticsearchClient, redis: Redis, names: DeploymentNames): Promise<void> {
-  await dropDeploymentIndices(elasticsearch, names.listingsIndex);
+  await dropDeploymentIndices(elasticsearch, names.listingsIndex, names.listingsAlias);
   await dropRedisPrefix(redis, names.redisPrefix);
 }

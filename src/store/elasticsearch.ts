@@ -1,16 +1,38 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import { Client, ClusterConnectionPool, errors } from '@elastic/elasticsearch';
+import { commaList } from '../config.js';
 
 export type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 
+/** The node URLs of ELASTICSEARCH_URL (one URL, or a comma-separated list for a cluster). */
+export function elasticsearchNodeUrls(url: string): string[] {
+  return commaList(url);
+}
+
+/**
+ * One node: one retry (retrying a refused connection only delays the 503 the caller needs).
+ * Several nodes (docs/elasticsearch-cluster.md): a request that cannot reach a node is retried on
+ * the next one, and the ClusterConnectionPool leaves a node that failed out of the rotation until
+ * a ping (every 60 s, backing off) finds it back, so a node that is down costs one failed
+ * connection, not one per request. No sniffing: the addresses nodes publish are often not the
+ * ones a gateway can reach (containers, NAT), so the configured list is the truth.
+ */
 export function createElasticsearchClient(url: string, options: { requestTimeoutMs?: number } = {}): Client {
+  const nodes = elasticsearchNodeUrls(url);
   return new Client({
-    node: url,
+    nodes,
+    ...(nodes.length > 1 ? { ConnectionPool: ClusterConnectionPool } : {}),
     requestTimeout: options.requestTimeoutMs ?? 10_000,
-    // One node on loopback: retrying a refused connection only delays the 503 the caller needs.
-    maxRetries: 1,
+    maxRetries: Math.max(1, nodes.length),
     compression: false,
   });
 }
+
+const UNAVAILABLE_TYPES = new Set([
+  'cluster_block_exception',
+  'no_shard_available_action_exception',
+  'index_closed_exception',
+  'index_not_found_exception',
+]);
 
 /**
  * True when the error means "Elasticsearch could not be reached or is not serving" rather than
@@ -23,7 +45,9 @@ export function isElasticsearchUnavailable(err: unknown): boolean {
   if (err instanceof errors.ResponseError) {
     const status = err.meta.statusCode ?? 0;
     const type = (err.meta.body as { error?: { type?: string } } | undefined)?.error?.type;
-    return status === 503 || status === 429 || type === 'cluster_block_exception' || type === 'no_shard_available_action_exception';
+    // A closed index is what `npm run ranking -- set bm25.*` leaves for about a second; a missing one
+    // is being re-created (IndexKeeper): for a reader both are an outage, not a bug.
+    return status === 503 || status === 429 || (type !== undefined && UNAVAILABLE_TYPES.has(type));
   }
   if (err instanceof errors.ProductNotSupportedError) return true;
   return false;

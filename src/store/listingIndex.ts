@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
+import type { IndexLayout } from '../config.js';
+import { settingsWithLayout } from './indexLayout.js';
 
 interface FieldMapping {
   type?: string;
@@ -88,7 +90,7 @@ export interface BootstrapResult {
  * at and refuses (IncompatibleIndexError) when its mapping conflicts. Never touches the ranking
  * tunables of an existing index: those belong to the operator.
  */
-export async function ensureListingIndex(client: Client, alias: string, index: string): Promise<BootstrapResult> {
+export async function ensureListingIndex(client: Client, alias: string, index: string, layout?: IndexLayout): Promise<BootstrapResult> {
   const definition = loadIndexDefinition();
   const current = await resolveAlias(client, alias);
   if (current === undefined) {
@@ -103,7 +105,7 @@ export async function ensureListingIndex(client: Client, alias: string, index: s
     try {
       await client.indices.create({
         index,
-        settings: definition.settings,
+        settings: settingsWithLayout(definition.settings, layout),
         mappings: definition.mappings as never,
         aliases: { [alias]: { is_write_index: true } },
         wait_for_active_shards: 1,
@@ -112,7 +114,7 @@ export async function ensureListingIndex(client: Client, alias: string, index: s
     } catch (err) {
       // Another instance created it first; fall through to the checks an existing index gets.
       if (!(err instanceof errors.ResponseError && err.body?.error?.type === 'resource_already_exists_exception')) throw err;
-      return ensureListingIndex(client, alias, index);
+      return ensureListingIndex(client, alias, index, layout);
     }
   }
   const added = await checkAndExtend(client, current, definition);

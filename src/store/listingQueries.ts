@@ -59,9 +59,16 @@ export const LISTING_SOURCE_FIELDS = [
  */
 const NEWEST_FIRST_SEEN = { firstSeen: { order: 'desc', missing: 0 } };
 const ID = { id: { order: 'asc' } };
+/**
+ * /discovery/resources: exactly the index sort of mappings/listings.json (firstSeen desc, id asc,
+ * missing values last), so Elasticsearch reads each segment in that order and stops after
+ * `limit + 1` matches instead of sorting every match (docs/catalog-reads.md, "Cost"). Every
+ * stored listing has a firstSeen (the write path sets it), so `_last` never reaches a cursor.
+ */
+const RESOURCES_ORDER = [{ firstSeen: { order: 'desc' } }, ID];
 
 export function sortFor(request: ReadRequest): Json[] {
-  if (request.kind === 'resources') return [NEWEST_FIRST_SEEN, ID];
+  if (request.kind === 'resources') return RESOURCES_ORDER;
   switch (request.sort) {
     case 'price':
       return [{ 'payment.amount': { order: 'asc' } }, { _score: { order: 'desc' } }, ID];

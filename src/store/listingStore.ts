@@ -45,7 +45,7 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
         { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at } },
       ];
     case 'signals':
-      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, ...operation.signals } } }];
+      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, ...operation.signals } } }];
   }
 }
 
@@ -60,6 +60,11 @@ const TRANSIENT_ITEM_ERRORS = new Set([
   'unavailable_shards_exception',
   // Changed since it was read (or created meanwhile): applied again with fresh state.
   'version_conflict_engine_exception',
+  // The index takes no writes for now: the write block `npm run reindex` sets on the old index
+  // while it switches the alias (the retry goes to the new one), a read-only index after a full
+  // disk, a closed index (a BM25 change). The write waits in the stream, it is not a rejection.
+  'cluster_block_exception',
+  'index_closed_exception',
 ]);
 
 function itemOutcome(operation: CatalogOperation, item: BulkItemResult | undefined): ApplyOutcome {
@@ -80,6 +85,17 @@ export function withoutNulls<T>(value: T): T {
     if (field !== null) out[key] = withoutNulls(field);
   }
   return out as T;
+}
+
+/**
+ * Largest `_bulk` body sent at once, roughly: a batch of large listings (up to 64 KiB each,
+ * docs/catalog-write.md) would otherwise be one request of up to CATALOG_BATCH_SIZE x 64 KiB,
+ * past Elasticsearch's http.max_content_length (100 MB) and heavy on a small heap.
+ */
+const MAX_BULK_BYTES = 8 * 1024 * 1024;
+
+function approximateBytes(operation: CatalogOperation): number {
+  return operation.op === 'upsert' ? JSON.stringify(operation.doc).length : 256;
 }
 
 function isConflict(outcome: ApplyOutcome): boolean {
@@ -108,6 +124,7 @@ export class ListingStore {
     while (start < operations.length) {
       const ids = new Set<string>();
       const run: number[] = [];
+      let bytes = 0;
       let end = start;
       for (; end < operations.length; end++) {
         const { id } = operations[end]!;
@@ -117,6 +134,8 @@ export class ListingStore {
           continue;
         }
         if (ids.has(id)) break;
+        bytes += approximateBytes(operations[end]!);
+        if (run.length > 0 && bytes > MAX_BULK_BYTES) break;
         ids.add(id);
         run.push(end);
       }
@@ -184,7 +203,8 @@ export class ListingStore {
       const response = await this.client.get<ListingDocument>({ index: this.alias, id });
       return response.found && response._source ? withoutNulls(response._source) : undefined;
     } catch (err) {
-      if (err instanceof errors.ResponseError && err.meta.statusCode === 404) return undefined;
+      // 404 for a listing that does not exist; a missing index is an outage (503), not "no such listing".
+      if (err instanceof errors.ResponseError && err.meta.statusCode === 404 && !isMissingIndex(err)) return undefined;
       throw err;
     }
   }

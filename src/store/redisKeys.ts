@@ -15,8 +15,10 @@
  * - `ledger`: balances, nonces and sponsor balances, with the settle results and locks (the ledger's
  *   settle script writes the result; the claim/finish scripts take result and lock together).
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
- * - single-key groups (`signals`, `traffic`, `owners`, `cursor`, `ratelimit`): only pipelines, which
- *   need no common slot.
+ * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
+ *   aging schedule (the record script).
+ * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`): only pipelines, which need no
+ *   common slot.
  */
 type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit';
 
@@ -33,6 +35,10 @@ export function redisKeys(prefix: string) {
     deadLetters: inGroup('catalog', 'catalog:writes:dead'),
     writeFailures: inGroup('catalog', 'catalog:writes:failures'),
     liveIds: inGroup('catalog', 'catalog:live'),
+    /** Consumer heartbeats: `${consumerHeartbeatPrefix}${consumer}`. */
+    consumerHeartbeatPrefix: inGroup('catalog', 'catalog:consumer:'),
+    /** Listing history keys start with this (store/changeLog.ts names them). */
+    historyPrefix: inGroup('catalog', 'catalog:history:'),
 
     probeRecord: (id: string) => inGroup('probe', `probe:rec:${id}`),
     probeDue: inGroup('probe', 'probe:due'),
@@ -55,6 +61,10 @@ export function redisKeys(prefix: string) {
 
     signalBuckets: (listingId: string, counter: string) => inGroup('signals', `signals:${listingId}:${counter}`),
     signalLastSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettled`),
+    /** Settled `upto` amounts of a listing (for the median). */
+    signalAmounts: (listingId: string) => inGroup('signals', `signals:${listingId}:amounts`),
+    /** Events per payer of one listing, kind and UTC day (the payer's daily cap). */
+    signalPayerDay: (listingId: string, kind: string, day: number) => inGroup('signals', `signals:${listingId}:payers:${kind}:${day}`),
     signalsDirty: inGroup('signals', 'signals:dirty'),
     signalsAging: inGroup('signals', 'signals:aging'),
 

@@ -54,7 +54,7 @@ export async function startHarness(overrides: Record<string, string> = {}, optio
   const logger = createLogger(config.logLevel, { silent: config.logLevel === 'error' && !process.env.TEST_LOG_LEVEL });
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
   const redis = createRedisClient(config.redisUrl);
-  await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex);
+  await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex, config.listingsLayout);
   const container = buildContainer(config, logger, { elasticsearch, redis });
   if (options.workers !== false) for (const worker of container.workers) worker.start();
   const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });

@@ -11,7 +11,11 @@ import type { BazaarDiscovery } from '../../bazaar/bazaarDiscovery.js';
 import { parseBazaarList, parseBazaarSearch } from '../../bazaar/bazaarRequest.js';
 import { facilitatorRoutes } from './facilitator.js';
 
-export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: FacilitatorService }): Router {
+/**
+ * `facilitator` is the facilitator module's own router (facilitatorRoutes with its per-client
+ * limits), so /x402/verify and /verify share one budget and neither path escapes it.
+ */
+export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: Router }): Router {
   const surface = Router();
   const query = (req: Request) => req.query as Record<string, unknown>;
   surface.get('/discovery/resources', async (req, res) => {
@@ -20,7 +24,7 @@ export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: Fa
   surface.get('/discovery/search', async (req, res) => {
     res.json(await deps.discovery.search(parseBazaarSearch(query(req))));
   });
-  surface.use(facilitatorRoutes(deps.facilitator));
+  surface.use(deps.facilitator);
   const router = Router();
   router.use(BAZAAR_BASE_PATH, surface);
   return router;

@@ -1,0 +1,189 @@
+/**
+ * Zero-downtime reindex (docs/reindex.md) against the real Elasticsearch, with the service's own
+ * ingest consumer writing through the alias the whole time.
+ */
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import type { ListingDocument } from '../src/store/listingDocument.js';
+import { reindexListings, ReindexError, type ReindexProgress } from '../src/store/listingReindex.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { httpInput } from './support/listings.js';
+
+const SIZE = 1200;
+
+/** What the catalog must hold in the end: per listing, its last price and whether it was removed. */
+class ExpectedCatalog {
+  readonly state = new Map<string, { amount: string; removed: boolean }>();
+  private next = 0;
+  constructor(private readonly h: Harness) {}
+
+  async add(count: number): Promise<string[]> {
+    const inputs = Array.from({ length: count }, () => {
+      const n = this.next++;
+      return httpInput({ resource: `https://reindex-${n}.example/api`, payment: { ...httpInput().payment, amount: String(1000 + n) } });
+    });
+    const { accepted } = await this.h.container.catalog.writer.upsertMany(inputs, { source: 'import' });
+    accepted.forEach((a) => this.state.set(a.id, { amount: String(inputs[a.index]!.payment.amount), removed: false }));
+    return accepted.map((a) => a.id);
+  }
+
+  async reprice(id: string, amount: string): Promise<void> {
+    const n = [...this.state.keys()].indexOf(id);
+    await this.h.container.catalog.writer.upsert(
+      httpInput({ resource: `https://reindex-${n}.example/api`, payment: { ...httpInput().payment, amount } }),
+      { source: 'import' },
+    );
+    this.state.set(id, { amount, removed: false });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.h.container.catalog.writer.remove(id, 'unpublished');
+    this.state.set(id, { ...this.state.get(id)!, removed: true });
+  }
+
+  pick(k: number): string {
+    return [...this.state.keys()][k % this.state.size]!;
+  }
+}
+
+async function drained(h: Harness): Promise<void> {
+  await waitFor(async () => (await h.container.catalog.queue.stats()).depth === 0, 30_000, 20);
+}
+
+/** Waits until the listing as stored (through the alias, real time) satisfies `check`. */
+async function applied(h: Harness, id: string, check: (doc: ListingDocument) => boolean): Promise<void> {
+  await waitFor(async () => {
+    const doc = await h.container.catalog.reader.get(id);
+    return doc !== undefined && check(doc);
+  }, 30_000, 20);
+}
+
+/** Every document behind the alias, removed ones included. */
+async function storedCatalog(h: Harness): Promise<Map<string, ListingDocument>> {
+  await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
+  const response = await h.elasticsearch.search<ListingDocument>({ index: h.config.listingsAlias, size: 10_000, query: { match_all: {} } });
+  return new Map(response.hits.hits.map((hit) => [hit._id!, hit._source!]));
+}
+
+describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function () {
+  this.timeout(120_000);
+  let h: Harness;
+
+  before(async () => {
+    h = await startHarness({ CATALOG_RETRY_BASE_MS: '20', CATALOG_RETRY_MAX_MS: '200' });
+  });
+  after(() => h?.close());
+
+  it('copies the catalog under concurrent writes and removals: the result equals the expected catalog and reads never fail', async () => {
+    const expected = new ExpectedCatalog(h);
+    await expected.add(SIZE);
+    await drained(h);
+    await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
+
+    // Readers the whole time: every page must answer 200.
+    let reading = true;
+    const failures: string[] = [];
+    let reads = 0;
+    const reader = (async () => {
+      while (reading) {
+        const res = await request(h.app).get('/discovery/resources?limit=5');
+        reads += 1;
+        if (res.status !== 200 || res.body.results.length !== 5) failures.push(`${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      }
+    })();
+    // Writers the whole time: new listings, price changes and removals, at random moments.
+    let writing = true;
+    const writer = (async () => {
+      for (let k = 0; writing; k++) {
+        if (k % 3 === 0) await expected.add(5);
+        // Not the first and last listings: the precise writes below check those.
+        else if (k % 3 === 1) await expected.reprice(expected.pick(1 + ((k * 7) % (SIZE - 10))), String(500 + k));
+        else await expected.remove(expected.pick(1 + ((k * 13) % (SIZE - 10))));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+
+    // And writes at the precise moments that matter, each applied to the old index before going on.
+    const phases: ReindexProgress[] = [];
+    const duringCopy = { removed: expected.pick(SIZE - 1), repriced: expected.pick(SIZE - 2), copiedThenRemoved: '' };
+    const onProgress = async (p: ReindexProgress) => {
+      phases.push(p);
+      if (p.phase === 'copy' && phases.filter((q) => q.phase === 'copy').length === 2) {
+        // Listings the snapshot copies later, and one it already copied.
+        duringCopy.copiedThenRemoved = expected.pick(0);
+        await expected.remove(duringCopy.removed);
+        await expected.reprice(duringCopy.repriced, '7');
+        await expected.remove(duringCopy.copiedThenRemoved);
+        await expected.add(20);
+        await applied(h, duringCopy.removed, (doc) => doc.removed === true);
+        await applied(h, duringCopy.copiedThenRemoved, (doc) => doc.removed === true);
+        await applied(h, duringCopy.repriced, (doc) => String(doc.payment.amount) === '7');
+      }
+      // Old index write-blocked: these wait in the stream and must land in the new index.
+      if (p.phase === 'switch') {
+        await expected.add(10);
+        await expected.remove(expected.pick(3));
+      }
+    };
+
+    let result;
+    try {
+      result = await reindexListings(h.elasticsearch, { alias: h.config.listingsAlias, layout: h.config.listingsLayout, pageSize: 100, onProgress });
+    } finally {
+      writing = false;
+      await writer;
+      await drained(h);
+      reading = false;
+      await reader;
+    }
+
+    assert.equal(result.from, h.config.listingsIndex);
+    assert.equal(result.to, h.config.listingsAlias + '-v2');
+    const behind = Object.keys(await h.elasticsearch.indices.getAlias({ name: h.config.listingsAlias }));
+    assert.deepEqual(behind, [result.to]);
+    assert.ok(phases.filter((p) => p.phase === 'copy').length >= 10, 'the snapshot was copied in pages');
+    assert.deepEqual(failures, [], `reads failed during the reindex (${reads} reads)`);
+    assert.ok(reads > 10);
+
+    const stored = await storedCatalog(h);
+    assert.equal(stored.size, expected.state.size, 'every listing, removed ones included, is in the new index');
+    const wrong: string[] = [];
+    for (const [id, want] of expected.state) {
+      const doc = stored.get(id);
+      if (!doc || String(doc.payment.amount) !== want.amount || (doc.removed === true) !== want.removed) {
+        wrong.push(`${id}: want ${JSON.stringify(want)}, have ${doc ? JSON.stringify({ amount: doc.payment.amount, removed: doc.removed }) : 'nothing'}`);
+      }
+    }
+    assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} listings differ from the expected catalog`);
+    assert.equal(stored.get(duringCopy.removed)?.removed, true, 'a removal during the copy is not resurrected by it');
+    assert.equal(stored.get(duringCopy.copiedThenRemoved)?.removed, true);
+    assert.equal(String(stored.get(duringCopy.repriced)?.payment.amount), '7');
+
+    // Searches see the new index, and the old one refuses writes from now on.
+    const live = [...expected.state].filter(([, s]) => !s.removed).length;
+    const { count } = await h.elasticsearch.count({ index: h.config.listingsAlias, query: { bool: { must_not: { term: { removed: true } } } } });
+    assert.equal(count, live);
+    const blocked = await h.elasticsearch.indices.getSettings({ index: result.from, filter_path: '*.settings.index.blocks.write' });
+    assert.equal(String(Object.values(blocked)[0]?.settings?.index?.blocks?.write), 'true');
+    assert.equal((await h.container.catalog.queue.stats()).deadLetters, 0);
+  });
+
+  it('refuses a second run while an unfinished one left its index, and --restart clears it', async () => {
+    const alias = h.config.listingsAlias;
+    const current = Object.keys(await h.elasticsearch.indices.getAlias({ name: alias }))[0]!;
+    const leftover = `${alias}-v3`;
+    // What an interrupted run leaves: its index (marked with where it came from) and the write block.
+    await h.elasticsearch.indices.create({ index: leftover, mappings: { _meta: { reindexedFrom: current } } });
+    await h.elasticsearch.indices.addBlock({ index: current, block: 'write' });
+    await assert.rejects(
+      reindexListings(h.elasticsearch, { alias, layout: h.config.listingsLayout }),
+      (err: unknown) => err instanceof ReindexError && err.message.includes(leftover) && err.message.includes('--restart'),
+    );
+    const result = await reindexListings(h.elasticsearch, { alias, layout: h.config.listingsLayout, restart: true });
+    assert.equal(result.to, `${alias}-v4`);
+    assert.equal(await h.elasticsearch.indices.exists({ index: leftover }), false);
+    // The service writes into the new index.
+    const [id] = await new ExpectedCatalog(h).add(1);
+    await waitFor(async () => (await h.container.catalog.reader.get(id!)) !== undefined, 10_000, 50);
+  });
+});
