@@ -6,6 +6,7 @@
  * saw it can do, does not spend it either. Fixed windows in Redis, shared by every instance.
  */
 import type { Redis } from 'ioredis';
+import { redisKeys } from '../store/redisKeys.js';
 import type { RateLimitRule } from '../config.js';
 import type { Transfer } from './transfer.js';
 
@@ -48,7 +49,7 @@ export class PayerLimit {
     if (!rule || !redis) return;
     const at = this.now();
     const window = Math.floor(at / rule.windowMs);
-    const counter = `${this.prefix}ratelimit:${operation}-payer:${window}:${payer.toLowerCase()}`;
+    const counter = redisKeys(this.prefix).payerPayments(operation, window, payer.toLowerCase());
     const count = await redis.payerLimitCount(counter, `${counter}:${transfer.network}|${transfer.nonceSpace}|${transfer.nonce}`, rule.windowMs + 1000);
     if (count > rule.limit) throw new PayerLimitExceeded(rule, Math.max(1, Math.ceil(((window + 1) * rule.windowMs - at) / 1000)));
   }

@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { redisKeys } from './redisKeys.js';
 
 export interface ChangeEntry {
   /** Stream entry id (`<ms>-<n>`): the position a feed token carries. */
@@ -42,10 +43,11 @@ export class ChangeLog {
   readonly epochKey: string;
 
   constructor(private readonly redis: Redis, prefix: string) {
-    this.key = `${prefix}catalog:changes`;
-    this.latestKey = `${prefix}catalog:changes:latest`;
-    this.seededKey = `${prefix}catalog:changes:seeded`;
-    this.epochKey = `${prefix}catalog:changes:epoch`;
+    const keys = redisKeys(prefix);
+    this.key = keys.changes;
+    this.latestKey = keys.changesLatest;
+    this.seededKey = keys.changesSeeded;
+    this.epochKey = keys.changesEpoch;
   }
 
   /**

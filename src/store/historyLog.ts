@@ -4,6 +4,7 @@
  * src/lifecycle/history.ts owns their meaning.
  */
 import type { Redis } from 'ioredis';
+import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export interface HistoryUpdate {
   id: string;
@@ -15,12 +16,15 @@ export interface HistoryUpdate {
 export class HistoryLog {
   private readonly stateKey: string;
 
-  constructor(private readonly redis: Redis, private readonly prefix: string, private readonly cap: number) {
-    this.stateKey = `${prefix}catalog:history:state`;
+  private readonly keys: RedisKeys;
+
+  constructor(private readonly redis: Redis, prefix: string, private readonly cap: number) {
+    this.keys = redisKeys(prefix);
+    this.stateKey = this.keys.historyState;
   }
 
   private eventsKey(id: string): string {
-    return `${this.prefix}catalog:history:${id}`;
+    return this.keys.historyEvents(id);
   }
 
   async states(ids: string[]): Promise<Map<string, string>> {

@@ -37,8 +37,14 @@ export function redisKeys(prefix: string) {
     liveIds: inGroup('catalog', 'catalog:live'),
     /** Consumer heartbeats: `${consumerHeartbeatPrefix}${consumer}`. */
     consumerHeartbeatPrefix: inGroup('catalog', 'catalog:consumer:'),
-    /** Listing history keys start with this (store/changeLog.ts names them). */
+    /** Listing history keys start with this. */
     historyPrefix: inGroup('catalog', 'catalog:history:'),
+    historyState: inGroup('catalog', 'catalog:history:state'),
+    historyEvents: (listingId: string) => inGroup('catalog', `catalog:history:${listingId}`),
+    changes: inGroup('catalog', 'catalog:changes'),
+    changesLatest: inGroup('catalog', 'catalog:changes:latest'),
+    changesSeeded: inGroup('catalog', 'catalog:changes:seeded'),
+    changesEpoch: inGroup('catalog', 'catalog:changes:epoch'),
 
     probeRecord: (id: string) => inGroup('probe', `probe:rec:${id}`),
     probeDue: inGroup('probe', 'probe:due'),
@@ -72,5 +78,7 @@ export function redisKeys(prefix: string) {
     publishedOwner: (listingId: string) => inGroup('owners', `published-owner:${listingId}`),
     cursorSecret: inGroup('cursor', 'cursor-secret'),
     rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
+    /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */
+    payerPayments: (operation: string, window: number, payer: string) => inGroup('ratelimit', `ratelimit:${operation}-payer:${window}:${payer}`),
   };
 }
