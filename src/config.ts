@@ -43,6 +43,8 @@ export interface Config {
   signalsFlushMs: number;
   /** Traffic cataloging re-sends an unchanged listing at most this often per process. */
   trafficRefreshMs: number;
+  /** How long a duplicate /settle waits for the settlement in progress before answering settlement_pending. */
+  settlePendingWaitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -269,6 +271,7 @@ export function loadConfig(env: Env = process.env): Config {
     signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),
+    settlePendingWaitMs: read.integer('SETTLE_PENDING_WAIT_MS', 15_000, 10, 60_000),
   };
   if (config.listingsAlias === config.listingsIndex) {
     read.problems.push('LISTINGS_ALIAS and LISTINGS_INDEX must differ: the alias points at the versioned index');

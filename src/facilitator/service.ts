@@ -17,7 +17,7 @@ import type { SignalCounters } from '../signals/counters.js';
 import { checkExactPayment } from './exactScheme.js';
 import type { Ledger, SettleOutcome } from './ledger.js';
 import type { PayerLimit } from './payerLimit.js';
-import { Reason, Rejection, reject } from './reasons.js';
+import { Reason, Rejection, reject, wireReason } from './reasons.js';
 import { isAddress, isObject, normalizeRequest, readFacilitatorRequest, type PaymentRequest, type RawFacilitatorRequest } from './request.js';
 import { payloadHash, requestBinding, RESULT_TTL_SECONDS, type SettlementStore } from './settlementStore.js';
 import type { TrafficCataloger } from './trafficCatalog.js';
@@ -68,6 +68,11 @@ function sponsorExhausted(): Rejection {
   return reject(Reason.sponsorInsufficientFunds, 'the facilitator fee sponsor cannot pay the network fee; nothing was charged, retry once it is funded');
 }
 
+/** The (fake, well-formed) transaction hash of a payload's settlement: the same for every attempt at it. */
+function settlementTransaction(payloadHash: string): string {
+  return keccak256(stringToHex(`x402-test-ledger:${payloadHash}`));
+}
+
 /** Best-effort payer address of a payload that did not pass the checks (x402 reports it when it can). */
 function claimedPayer(raw: RawFacilitatorRequest): string | undefined {
   const payload = raw.paymentPayload.payload;
@@ -110,13 +115,10 @@ export class FacilitatorService {
     }
     const valid = !(outcome instanceof Rejection);
     this.observeVerify(raw, checked.request, outcome, payerFunded);
-    this.deps.metrics.verifyOutcomes.inc({
-      ...this.labels(checked.request),
-      outcome: valid ? 'valid' : 'invalid',
-      reason: outcome instanceof Rejection ? outcome.reason : '',
-    });
+    const invalidReason = outcome instanceof Rejection ? this.wire(raw, outcome) : '';
+    this.deps.metrics.verifyOutcomes.inc({ ...this.labels(checked.request), outcome: valid ? 'valid' : 'invalid', reason: invalidReason });
     if (outcome instanceof Rejection) {
-      const response: VerifyResponse = { isValid: false, invalidReason: outcome.reason, invalidMessage: outcome.message };
+      const response: VerifyResponse = { isValid: false, invalidReason, invalidMessage: outcome.message };
       const payer = claimedPayer(raw);
       if (payer) response.payer = payer;
       return response;
@@ -145,7 +147,7 @@ export class FacilitatorService {
         result = {
           success: true,
           payer: outcome.payer,
-          transaction: keccak256(stringToHex(`x402-test-ledger:${hash}`)),
+          transaction: settlementTransaction(hash),
           network,
           amount: outcome.transfer.amount.toString(),
         };
@@ -155,7 +157,7 @@ export class FacilitatorService {
         else moved = outcome;
       }
       if (outcome instanceof Rejection) {
-        const failure: SettleResponse = { success: false, errorReason: outcome.reason, errorMessage: outcome.message, transaction: '', network };
+        const failure: SettleResponse = { success: false, errorReason: this.wire(raw, outcome), errorMessage: outcome.message, transaction: '', network };
         const payer = claimedPayer(raw);
         if (payer) failure.payer = payer;
         return { result: failure, final: false };
@@ -169,8 +171,12 @@ export class FacilitatorService {
       const failure = 'pending' in stored
         ? reject(Reason.settlementPending, 'an identical settlement is still in progress; retry with the same payload')
         : reject(Reason.settlementRequirementsMismatch, 'this payment payload was already settled with other payment requirements; nothing moved for these');
-      this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: failure.reason });
-      return { success: false, errorReason: failure.reason, errorMessage: failure.message, transaction: '', network: String(raw.paymentRequirements.network ?? '') };
+      const errorReason = this.wire(raw, failure);
+      this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: errorReason });
+      // A pending settlement names the transaction it is settling: @x402/core's x402ResourceServer
+      // retries `settlement_pending` once, and only when `transaction` is set (docs/facilitator.md).
+      const transaction = 'pending' in stored ? settlementTransaction(hash) : '';
+      return { success: false, errorReason, errorMessage: failure.message, transaction, network: String(raw.paymentRequirements.network ?? '') };
     }
     const { result, replayed } = stored;
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
@@ -178,6 +184,11 @@ export class FacilitatorService {
     // `moved` is set only when this request moved value > 0 from a payer other than payTo.
     if (moved) this.observeSettlement(sightingOf(raw), moved.payer);
     return result;
+  }
+
+  /** The code a refusal carries on the wire: v1 and v2 requests name some refusals differently (reasons.ts). */
+  private wire(raw: RawFacilitatorRequest, rejection: Rejection): string {
+    return wireReason(rejection.reason, raw.x402Version, raw.paymentRequirements.scheme);
   }
 
   /** Shape, support and scheme checks (no ledger state); the normalized request when it got that far. */
