@@ -42,8 +42,8 @@ export interface ReadRequest {
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
-const MAX_TEXT_LENGTH = 256;
-const MAX_QUERY_LENGTH = 512;
+export const MAX_TEXT_LENGTH = 256;
+export const MAX_QUERY_LENGTH = 512;
 /** Largest value of an Elasticsearch `long`: a ceiling at or above it excludes nothing. */
 const LONG_MAX = 9223372036854775807n;
 
