@@ -72,11 +72,12 @@ export class TrafficCataloger {
 
   /** A payment that passed /verify: no evidence yet, so at most a probe of the resource. */
   verified(sighting: TrafficSighting): Promise<BazaarOutcome> {
-    if (sighting.input.type !== 'http') {
+    return this.enqueue('verified', sighting, async () => {
+      if (await this.listed(sighting.listingId)) return { status: 'success' }; // its own re-probes, publishes or settlements keep it
       // Nothing to probe behind an MCP tool.
-      return Promise.resolve(rejected('a verification alone lists no MCP tool: its first settlement does'));
-    }
-    return this.enqueue('verified', sighting, () => this.scheduleProbe(sighting.listingId, sighting.input as HttpListingInput));
+      if (sighting.input.type !== 'http') return rejected('a verification alone lists no MCP tool: its first settlement does');
+      return this.scheduleProbe(sighting.input);
+    });
   }
 
   private enqueue(event: 'settled' | 'verified', sighting: TrafficSighting, work: () => Promise<BazaarOutcome>): Promise<BazaarOutcome> {
@@ -145,9 +146,12 @@ export class TrafficCataloger {
     return existing && !existing.removed ? { status: 'success' } : { status: 'processing' };
   }
 
-  private async scheduleProbe(listingId: string, input: HttpListingInput): Promise<BazaarOutcome> {
+  private async listed(listingId: string): Promise<boolean> {
     const existing = await this.deps.reader.get(listingId);
-    if (existing && !existing.removed) return { status: 'success' }; // listed already: its own re-probes or settlements keep it
+    return existing !== undefined && !existing.removed;
+  }
+
+  private async scheduleProbe(input: HttpListingInput): Promise<BazaarOutcome> {
     const body = { resource: input.resource, method: input.method ?? 'GET', ...(input.routeTemplate ? { routeTemplate: input.routeTemplate } : {}) };
     try {
       await this.deps.probes.announce(body);
