@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { errorHandler, notFound, requestContext } from './http/middleware.js';
+import { jsonBody } from './http/jsonBody.js';
 import { healthRoutes } from './http/routes/health.js';
 
 export interface AppDeps {
@@ -19,14 +20,20 @@ export interface AppDeps {
   routers?: Router[];
 }
 
+/** Deepest JSON body accepted: far above any request of this API (a tool schema is bounded at 32). */
+export const MAX_BODY_DEPTH = 64;
+
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
+  // Off unless TRUST_PROXY names the proxies: otherwise anyone could pick their own rate-limit
+  // budget with X-Forwarded-For.
+  app.set('trust proxy', deps.config.trustProxy.length > 0 ? deps.config.trustProxy : false);
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
-  // Bodies are JSON everywhere; the limit turns an oversized body into 413 payload_too_large.
-  app.use(express.json({ limit: deps.config.bodyLimitBytes, type: ['application/json', 'application/*+json'] }));
+  // Bodies are JSON everywhere: over the limit 413 payload_too_large, nested deeper than any
+  // request of this API needs 400 nesting_too_deep (README "Errors").
+  app.use(jsonBody({ limit: deps.config.bodyLimitBytes, maxDepth: MAX_BODY_DEPTH, types: ['application/json', 'application/*+json'] }));
   app.use(healthRoutes(deps));
   for (const router of deps.routers ?? []) app.use(router);
   app.use(notFound);

@@ -3,6 +3,7 @@
  * Every bad value is reported (all of them, one line each) before the process exits, so an operator
  * fixes a deployment in one go instead of one restart per typo.
  */
+import { isIP } from 'node:net';
 
 export interface Config {
   host: string;
@@ -45,6 +46,11 @@ export interface Config {
   trafficRefreshMs: number;
   /** How long a duplicate /settle waits for the settlement in progress before answering settlement_pending. */
   settlePendingWaitMs: number;
+  /**
+   * TRUST_PROXY: the proxies (addresses, CIDRs or Express's loopback/linklocal/uniquelocal) whose
+   * X-Forwarded-For names the client; empty: the socket address is the client (README "Configuration").
+   */
+  trustProxy: string[];
 }
 
 export class ConfigError extends Error {
@@ -225,6 +231,29 @@ function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
   };
 }
 
+const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** One TRUST_PROXY entry: a preset name, an IP address, or an address with a prefix length. */
+function proxyEntryProblem(entry: string): string | undefined {
+  if (PROXY_PRESETS.includes(entry)) return undefined;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  const maxPrefix = family === 4 ? 32 : 128;
+  if (family !== 0 && rest.length === 0 && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix))) return undefined;
+  return entry;
+}
+
+function readTrustProxy(read: EnvReader): string[] {
+  const value = read.string('TRUST_PROXY', 'off', (v) => {
+    if (v.trim().toLowerCase() === 'off') return undefined;
+    const bad = v.split(',').map((e) => e.trim()).filter((e) => proxyEntryProblem(e) !== undefined);
+    return bad.length ? `must be "off" or a comma-separated list of proxy addresses, CIDRs or ${PROXY_PRESETS.join('/')}; not ${bad.join(', ')}` : undefined;
+  });
+  if (value.trim().toLowerCase() === 'off') return [];
+  const entries = value.split(',').map((e) => e.trim());
+  return entries.every((e) => proxyEntryProblem(e) === undefined) ? entries : [];
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const config: Config = {
@@ -272,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),
     settlePendingWaitMs: read.integer('SETTLE_PENDING_WAIT_MS', 15_000, 10, 60_000),
+    trustProxy: readTrustProxy(read),
   };
   if (config.listingsAlias === config.listingsIndex) {
     read.problems.push('LISTINGS_ALIAS and LISTINGS_INDEX must differ: the alias points at the versioned index');

@@ -91,7 +91,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
       openApiRoutes(),
       webRoutes(),
     ],
-    workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
+    workers: [catalog.worker, catalog.keeper, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     publishing,

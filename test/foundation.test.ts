@@ -28,7 +28,7 @@ describe('foundation', () => {
 
     it('readyz answers 200 when Elasticsearch and Redis answer', async () => {
       const res = await request(h.app).get('/readyz').expect(200);
-      assert.deepEqual(res.body.checks, { elasticsearch: 'ok', redis: 'ok' });
+      assert.deepEqual(res.body.checks, { elasticsearch: 'ok', redis: 'ok', listingIndex: 'ok' });
     });
 
     it('readyz answers 503 naming Elasticsearch when it is unreachable', async () => {
@@ -44,7 +44,7 @@ describe('foundation', () => {
     });
 
     it('readyz answers 503 naming Redis when it is unreachable', async () => {
-      const config = testConfig({ REDIS_URL: 'redis://127.0.0.1:1' });
+      const config = testConfig({ REDIS_URL: 'redis://127.0.0.1:1', LISTINGS_ALIAS: h.config.listingsAlias, LISTINGS_INDEX: h.config.listingsIndex });
       const redis = createRedisClient(config.redisUrl, { lazyConnect: true });
       redis.on('error', () => {});
       const app = createApp({ config, logger: silent, elasticsearch: h.elasticsearch, redis });
@@ -108,7 +108,7 @@ describe('foundation', () => {
       await elasticsearch.close();
     });
     it('Redis unreachable during a request: 503 service_unavailable, not 500', async () => {
-      const config = testConfig({ REDIS_URL: 'redis://127.0.0.1:1' });
+      const config = testConfig({ REDIS_URL: 'redis://127.0.0.1:1', LISTINGS_ALIAS: h.config.listingsAlias, LISTINGS_INDEX: h.config.listingsIndex });
       const redis = createRedisClient(config.redisUrl);
       redis.on('error', () => {});
       const writes = Router();

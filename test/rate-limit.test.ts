@@ -15,7 +15,8 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
   let h: Harness;
 
   before(async () => {
-    h = await startHarness({ RATE_LIMIT_ANNOUNCE: '3/1m', RATE_LIMIT_PUBLISH: '2/1m', PROBE_ALLOW: '' });
+    // Clients are told apart by X-Forwarded-For, as behind a proxy on loopback (TRUST_PROXY).
+    h = await startHarness({ RATE_LIMIT_ANNOUNCE: '3/1m', RATE_LIMIT_PUBLISH: '2/1m', PROBE_ALLOW: '', TRUST_PROXY: 'loopback' });
   });
   after(async () => h?.close());
 

@@ -13,6 +13,20 @@ export class InvalidResourceError extends Error {
 
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
+/**
+ * The authority as written, up to the first `/`, `\`, `?` or `#` (URL() reads a backslash as a
+ * slash in http(s) URLs). Checked for userinfo on the raw text because URL() drops an empty one
+ * (`https://@host/`) and `mcp://victim.example@tools.example/` must not be shown or bound as
+ * either host (issue 9, defect 9).
+ */
+function carriesUserinfo(resource: string): boolean {
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:[\/\\]*([^/\\?#]*)/.exec(resource.trim())?.[1] ?? '';
+  return authority.includes('@');
+}
+
+/** An MCP server authority: a host name or bracketed IPv6 address, optionally with a port. */
+const MCP_AUTHORITY = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 /** `/users/:userId` (x402 routeTemplate, Express style) -> `/users/{userId}`. */
 export function braceTemplate(path: string): string {
   return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
@@ -31,7 +45,7 @@ export function canonicalizeHttpUrl(resource: string, routeTemplate?: string): s
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidResourceError(resource, 'must be http or https');
   if (!url.hostname) throw new InvalidResourceError(resource, 'has no host');
-  if (url.username || url.password) throw new InvalidResourceError(resource, 'must not carry credentials');
+  if (url.username || url.password || carriesUserinfo(resource)) throw new InvalidResourceError(resource, 'must not carry credentials (user@)');
   const port = url.port && url.port !== DEFAULT_PORTS[url.protocol] ? `:${url.port}` : '';
   let path = routeTemplate && routeTemplate.startsWith('/') ? routeTemplate : url.pathname;
   // URL() percent-encodes braces; templates keep them literal.
@@ -45,6 +59,8 @@ export function canonicalizeMcpResource(resource: string, toolName: string): { r
   if (!match) throw new InvalidResourceError(resource, 'must be an mcp://<host>/<tool_name> URI');
   const scheme = match[1]!.toLowerCase();
   if (scheme !== 'mcp') throw new InvalidResourceError(resource, 'must use the mcp:// scheme');
+  if (carriesUserinfo(resource)) throw new InvalidResourceError(resource, 'must not carry credentials (user@)');
+  if (!MCP_AUTHORITY.test(match[2]!)) throw new InvalidResourceError(resource, 'must name the server by host name or address (and port)');
   const host = match[2]!.toLowerCase();
   const path = (match[3] ?? '').replace(/\/+$/, '');
   const segments = path.split('/').filter(Boolean);

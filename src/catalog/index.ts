@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import { ListingStore } from '../store/listingStore.js';
 import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
+import { IndexKeeper } from './indexKeeper.js';
 import { IngestWorker } from './ingestWorker.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
@@ -27,6 +28,8 @@ export interface Catalog {
   reader: CatalogReader;
   queue: CatalogQueue;
   worker: IngestWorker;
+  /** Re-creates the listing index and alias when they disappear at run time. */
+  keeper: IndexKeeper;
 }
 
 export function buildCatalog(
@@ -37,7 +40,8 @@ export function buildCatalog(
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now);
+  const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger);
+  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now, () => keeper.repair());
   return {
     writer: new DurableCatalogWriter(stream, now),
     reader: new StoreCatalogReader(store),
@@ -47,6 +51,7 @@ export function buildCatalog(
       requeueDeadLetters: (count) => stream.requeueDeadLetters(count),
     },
     worker,
+    keeper,
   };
 }
 

@@ -3,7 +3,8 @@
  * batch to Elasticsearch with one `_bulk`, and acknowledges an entry only once Elasticsearch accepted
  * it. Elasticsearch down: back off and retry without counting; an entry Elasticsearch rejects is
  * retried and dead-lettered with its reason after `maxAttempts`. Entries a crashed consumer held are
- * taken over after `claimIdleMs`.
+ * taken over once its heartbeat expires (a few seconds), entries a live but stuck one holds after
+ * `claimIdleMs`.
  */
 import type { Redis } from 'ioredis';
 import type { CatalogIngestSettings } from '../config.js';
@@ -15,6 +16,10 @@ import { decodeOperation, type CatalogOperation } from './operations.js';
 
 export type IngestOptions = CatalogIngestSettings;
 
+/** Each consumer refreshes its heartbeat this often; without one for HEARTBEAT_TTL_MS it counts as dead. */
+const HEARTBEAT_MS = 1000;
+const HEARTBEAT_TTL_MS = 3 * HEARTBEAT_MS;
+
 export class IngestWorker implements BackgroundWorker {
   readonly name = 'catalog-ingest';
   private readonly consumer = consumerName();
@@ -22,6 +27,7 @@ export class IngestWorker implements BackgroundWorker {
   private stopping = false;
   private wake?: () => void;
   private connection?: Redis;
+  private heartbeat?: NodeJS.Timeout;
   private lastClaimAt = 0;
   /** Entry ids read and not yet acknowledged or dead-lettered by this worker. */
   private readonly held = new Set<string>();
@@ -33,6 +39,8 @@ export class IngestWorker implements BackgroundWorker {
     private readonly logger: Logger,
     private readonly options: IngestOptions,
     private readonly now: () => Date = () => new Date(),
+    /** Called when Elasticsearch says the index is gone; resolves once it is back (IndexKeeper). */
+    private readonly repairIndex: () => Promise<void> = async () => {},
   ) {}
 
   start(): void {
@@ -41,6 +49,11 @@ export class IngestWorker implements BackgroundWorker {
     // Blocking reads get their own connection so they never hold up other commands.
     this.connection = this.redis.duplicate();
     this.connection.on('error', (err: Error) => this.logger.debug('ingest connection error', { error: err.message }));
+    // A timer of its own: a loop waiting on a slow Elasticsearch is alive all the same.
+    const beat = () => void this.stream.heartbeat(this.consumer, HEARTBEAT_TTL_MS).catch(() => undefined);
+    beat();
+    this.heartbeat = setInterval(beat, HEARTBEAT_MS);
+    this.heartbeat.unref();
     this.running = this.loop();
   }
 
@@ -49,7 +62,9 @@ export class IngestWorker implements BackgroundWorker {
     this.wake?.();
     await this.running;
     this.running = undefined;
+    clearInterval(this.heartbeat);
     await this.stream.removeConsumerIfIdle(this.consumer).catch(() => undefined);
+    await this.stream.forgetHeartbeat(this.consumer).catch(() => undefined);
     this.connection?.disconnect();
     this.connection = undefined;
   }
@@ -128,6 +143,11 @@ export class IngestWorker implements BackgroundWorker {
     const at = this.now().getTime();
     if (at - this.lastClaimAt >= Math.min(this.options.claimIdleMs, 1000)) {
       this.lastClaimAt = at;
+      const orphaned = await this.stream.claimFromDeadConsumers(this.consumer, HEARTBEAT_MS, this.options.batchSize);
+      if (orphaned.length > 0) {
+        this.logger.info('catalog ingest: took over the writes of a consumer that stopped', { count: orphaned.length });
+        return orphaned;
+      }
       const claimed = await this.stream.claimAbandoned(this.consumer, this.options.claimIdleMs, this.options.batchSize);
       // Entries this worker holds itself (a long retry) are not "abandoned".
       const abandoned = claimed.filter((e) => !this.held.has(e.entryId));
@@ -173,6 +193,9 @@ export class IngestWorker implements BackgroundWorker {
       }
     }
     await this.stream.ack(done);
+    if (transient?.includes('index_not_found_exception')) {
+      await this.repairIndex().catch((err: Error) => this.logger.warn('catalog ingest: re-creating the listing index failed', { error: err.message }));
+    }
     if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable or a write conflicted, will retry', { reason: transient, entries: retry.length });
     return retry;
   }

@@ -3,8 +3,12 @@
  * sellers still send the legacy names, so every producer maps them through here on the way in.
  */
 
-/** x402 v1 network names -> CAIP-2 (the EVM chain id is the CAIP-2 reference). */
-const LEGACY_NETWORKS: Readonly<Record<string, string>> = {
+/**
+ * x402 v1 network names -> CAIP-2 (the EVM chain id is the CAIP-2 reference). A Map, because the
+ * key comes from clients: on a plain object `__proto__` or `constructor` would find Object's own
+ * members (README "Errors": no input reaches a 500).
+ */
+const LEGACY_NETWORKS: ReadonlyMap<string, string> = new Map(Object.entries({
   base: 'eip155:8453',
   'base-sepolia': 'eip155:84532',
   avalanche: 'eip155:43114',
@@ -24,7 +28,7 @@ const LEGACY_NETWORKS: Readonly<Record<string, string>> = {
   // Solana's CAIP-2 reference is the genesis hash prefix.
   solana: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
   'solana-devnet': 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
-};
+}));
 
 /** CAIP-2: `<namespace>:<reference>`, namespace [-a-z0-9]{3,8}, reference [-_a-zA-Z0-9]{1,32}. */
 const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
@@ -41,10 +45,10 @@ export function toCaip2Network(name: string): string | undefined {
   if (typeof name !== 'string') return undefined;
   const trimmed = name.trim();
   if (isCaip2Network(trimmed)) return trimmed;
-  return LEGACY_NETWORKS[trimmed.toLowerCase()];
+  return LEGACY_NETWORKS.get(trimmed.toLowerCase());
 }
 
 /** Legacy names this service understands, for error messages and docs. */
 export function legacyNetworkNames(): string[] {
-  return Object.keys(LEGACY_NETWORKS);
+  return [...LEGACY_NETWORKS.keys()];
 }

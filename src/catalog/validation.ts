@@ -8,6 +8,7 @@ import formatsModule from 'ajv-formats';
 import { canonicalizeHttpUrl, canonicalizeMcpResource, InvalidResourceError } from './identity.js';
 import { envelopeSchema, httpListingSchema, mcpListingSchema } from './listingSchema.js';
 import { toCaip2Network } from './networks.js';
+import { pathBeyondDepth } from '../jsonDepth.js';
 import type { Payment } from './listing.js';
 import type { InvalidField, ListingInput } from './writer.js';
 
@@ -24,6 +25,43 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'O
 /** The mapping stores `payment.amount` as a signed 64-bit `long`. */
 const MAX_AMOUNT = '9223372036854775807';
 const ROOT_PATH = '(root)';
+
+/**
+ * Bounds that keep every accepted listing indexable (docs/catalog-write.md "Validation"):
+ * Elasticsearch refuses a document nested deeper than 1000 levels and a keyword over 32766 bytes,
+ * and a 64 MB `_bulk` of large documents trips its memory breakers. Checked here, so a write is
+ * refused when it is made (publish answers 400) instead of being dead-lettered after a 201.
+ */
+export const LISTING_BOUNDS = {
+  /** Objects and arrays nested in a whole listing (the listing itself is level 1). */
+  depth: 40,
+  /** The listing as JSON. */
+  bytes: 64 * 1024,
+  /** inputSchema / outputSchema: nesting (the schema object is level 1) and JSON size. */
+  schemaDepth: 32,
+  schemaBytes: 32 * 1024,
+  /** accepts[].extra (x402 scheme parameters such as the token's EIP-712 name and version). */
+  extraDepth: 8,
+  extraBytes: 4 * 1024,
+  /** The canonical resource (a keyword; URL encoding can make it longer than the input). */
+  resourceBytes: 8 * 1024,
+} as const;
+
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '');
+
+/** Depth and size of one nested member; the depth is checked first, so JSON.stringify never overflows. */
+function checkBounded(value: unknown, path: string, maxDepth: number, maxBytes: number, out: InvalidField[]): boolean {
+  if (value === undefined) return true;
+  if (pathBeyondDepth(value, maxDepth)) {
+    out.push({ path, message: `must not nest objects and arrays deeper than ${maxDepth} levels` });
+    return false;
+  }
+  if (jsonBytes(value) > maxBytes) {
+    out.push({ path, message: `must be at most ${maxBytes} bytes as JSON` });
+    return false;
+  }
+  return true;
+}
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
 const addFormats = ((formatsModule as unknown as { default?: FormatsPlugin }).default ?? formatsModule) as unknown as FormatsPlugin;
@@ -86,10 +124,23 @@ function checkPayment(payment: Partial<Payment> | undefined, path: string, out: 
   if (amountTooLarge(payment.pricing?.pricePerUnit)) {
     out.push({ path: `${path}.pricing.pricePerUnit`, message: `must be at most ${MAX_AMOUNT}` });
   }
+  const extra = (payment as { extra?: unknown }).extra;
+  checkBounded(extra, `${path}.extra`, LISTING_BOUNDS.extraDepth, LISTING_BOUNDS.extraBytes, out);
+}
+
+/** ajv's date-time format admits leap seconds and offsets that move the year out of range; the stored date must parse. */
+function checkLastSettled(signals: unknown, out: InvalidField[]): void {
+  const value = (signals as { lastSettled?: unknown } | undefined)?.lastSettled;
+  if (typeof value !== 'string') return;
+  const at = Date.parse(value);
+  if (Number.isNaN(at) || at < 0 || at >= Date.UTC(10_000, 0, 1)) {
+    out.push({ path: 'signals.lastSettled', message: 'must be a date-time between 1970 and 9999 (UTC)' });
+  }
 }
 
 function checkToolSchema(schema: unknown, path: string, out: InvalidField[]): void {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
+  if (!checkBounded(schema, path, LISTING_BOUNDS.schemaDepth, LISTING_BOUNDS.schemaBytes, out)) return;
   const s = schema as Record<string, unknown>;
   if (s.type !== 'object') out.push({ path: `${path}.type`, message: 'must be "object": an MCP tool schema describes the arguments object' });
   if (s.properties !== undefined && (typeof s.properties !== 'object' || s.properties === null || Array.isArray(s.properties))) {
@@ -114,15 +165,31 @@ function checkToolSchema(schema: unknown, path: string, out: InvalidField[]): vo
 function checkResource(input: Record<string, unknown>, out: InvalidField[]): void {
   if (typeof input.resource !== 'string') return;
   try {
+    let canonical: string | undefined;
     if (input.type === 'http') {
-      canonicalizeHttpUrl(input.resource, typeof input.routeTemplate === 'string' ? input.routeTemplate : undefined);
+      canonical = canonicalizeHttpUrl(input.resource, typeof input.routeTemplate === 'string' ? input.routeTemplate : undefined);
     } else if (typeof input.name === 'string') {
-      canonicalizeMcpResource(input.resource, input.name);
+      canonical = canonicalizeMcpResource(input.resource, input.name).resource;
+    }
+    if (canonical !== undefined && Buffer.byteLength(canonical) > LISTING_BOUNDS.resourceBytes) {
+      out.push({ path: 'resource', message: `must be at most ${LISTING_BOUNDS.resourceBytes} bytes once canonicalized (percent-encoded)` });
     }
   } catch (err) {
     if (!(err instanceof InvalidResourceError)) throw err;
     out.push({ path: 'resource', message: err.message.replace(/^resource "[^"]*": /, '') });
   }
+}
+
+/** The error for a listing nested past LISTING_BOUNDS.depth, named by the member that carries it. */
+function tooDeepField(path: string[]): InvalidField {
+  const [field = ROOT_PATH, index, member] = path;
+  if (field === 'inputSchema' || field === 'outputSchema') {
+    return { path: field, message: `must not nest objects and arrays deeper than ${LISTING_BOUNDS.schemaDepth} levels` };
+  }
+  if (field === 'accepts' && member === 'extra') {
+    return { path: `accepts.${index}.extra`, message: `must not nest objects and arrays deeper than ${LISTING_BOUNDS.extraDepth} levels` };
+  }
+  return { path: field, message: 'is nested too deeply' };
 }
 
 /** Every failing field of a listing input; an empty array means it is valid. */
@@ -131,6 +198,10 @@ export function validateListingInput(input: unknown): InvalidField[] {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) return [{ path: ROOT_PATH, message: 'must be a JSON object' }];
     return [{ path: 'type', message: (input as { type?: unknown }).type === undefined ? 'is required' : 'must be one of ["http","mcp"]' }];
   }
+  // Before anything recursive (ajv, JSON.stringify) walks it.
+  const tooDeep = pathBeyondDepth(input, LISTING_BOUNDS.depth);
+  if (tooDeep) return [tooDeepField(tooDeep)];
+  if (jsonBytes(input) > LISTING_BOUNDS.bytes) return [{ path: ROOT_PATH, message: `must be at most ${LISTING_BOUNDS.bytes} bytes as JSON` }];
   const record = input as Record<string, unknown>;
   const validate = record.type === 'http' ? validators.http : validators.mcp;
   const found: InvalidField[] = validate(input) ? [] : (validate.errors ?? []).map(describeAjvError);
@@ -139,6 +210,7 @@ export function validateListingInput(input: unknown): InvalidField[] {
   }
   checkResource(record, found);
   checkPayment(record.payment as Partial<Payment> | undefined, 'payment', found);
+  checkLastSettled(record.signals, found);
   if (Array.isArray(record.accepts)) record.accepts.forEach((a, i) => checkPayment(a as Partial<Payment>, `accepts.${i}`, found));
   if (record.type === 'mcp') {
     checkToolSchema(record.inputSchema, 'inputSchema', found);

@@ -36,6 +36,9 @@ export interface FacilitatorAnswer<T> {
   bazaar?: BazaarOutcome;
 }
 
+/** A client's field echoed back: a string, or '' (String() on an object with its own toString throws). */
+const wireText = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 export interface SupportedKind {
   x402Version: number;
   scheme: string;
@@ -151,7 +154,7 @@ export class FacilitatorService {
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
       const checked = this.check(raw, 'settle');
       request = checked.request;
-      const network = checked.request?.wireNetwork ?? String(raw.paymentRequirements.network ?? '');
+      const network = checked.request?.wireNetwork ?? wireText(raw.paymentRequirements.network);
       let outcome: Rejection | AcceptedPayment = checked.outcome;
       let result: SettleResponse | undefined;
       if (!(outcome instanceof Rejection)) {
@@ -192,7 +195,7 @@ export class FacilitatorService {
       // A pending settlement names the transaction it is settling: @x402/core's x402ResourceServer
       // retries `settlement_pending` once, and only when `transaction` is set (docs/facilitator.md).
       const transaction = 'pending' in stored ? settlementTransaction(hash) : '';
-      return { response: { success: false, errorReason, errorMessage: failure.message, transaction, network: String(raw.paymentRequirements.network ?? '') } };
+      return { response: { success: false, errorReason, errorMessage: failure.message, transaction, network: wireText(raw.paymentRequirements.network) } };
     }
     const { result, replayed } = stored;
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';

@@ -44,12 +44,6 @@ export const notFound: RequestHandler = (req, _res, next) => {
   next(problems.notFound(`No route for ${req.method} ${req.path}.`));
 };
 
-interface BodyParserError extends Error {
-  type?: string;
-  status?: number;
-  limit?: number;
-}
-
 /** The one place an error becomes a response: problem+json, and a 500 never shows internals. */
 export function errorHandler(): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -69,14 +63,8 @@ export function errorHandler(): ErrorRequestHandler {
 
 function toProblem(err: unknown): ProblemError {
   if (err instanceof ProblemError) return err;
-  const parserError = err as BodyParserError;
-  if (parserError?.type === 'entity.parse.failed') return problems.invalidJson(parserError.message);
-  if (parserError?.type === 'entity.too.large') return problems.payloadTooLarge(parserError.limit ?? 0);
-  if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
-    return new ProblemError(415, 'unsupported_media_type', parserError.message);
-  }
-  // The client went away mid-body: nothing to answer, and not a server fault worth a 500 in the log.
-  if (parserError?.type === 'request.aborted') return new ProblemError(400, 'request_aborted', 'The request body was not received completely.');
+  // The router could not percent-decode a path parameter (`/discovery/resources/%ZZ`).
+  if (err instanceof URIError) return new ProblemError(400, 'invalid_path', 'The request path is not valid percent-encoded UTF-8.');
   if (isElasticsearchUnavailable(err)) return problems.searchUnavailable();
   if (isRedisUnavailable(err)) return problems.storeUnavailable();
   return problems.internal();

@@ -38,9 +38,9 @@ export interface OperationSpec {
 
 export type ProblemCodes = Record<number, readonly string[]>;
 
-/** Codes any route with a JSON body can answer (src/http/middleware.ts). */
+/** Codes any route with a JSON body can answer (src/http/jsonBody.ts). */
 export const BODY_PROBLEMS: ProblemCodes = {
-  400: ['invalid_json', 'request_aborted'],
+  400: ['invalid_json', 'request_aborted', 'nesting_too_deep', 'invalid_encoding'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
 };

@@ -216,9 +216,14 @@ const bazaarSearch = {
 
 const checks = {
   type: 'object',
-  required: ['elasticsearch', 'redis'],
+  required: ['elasticsearch', 'redis', 'listingIndex'],
   additionalProperties: false,
-  properties: { elasticsearch: { enum: ['ok', 'unavailable'] }, redis: { enum: ['ok', 'unavailable'] } },
+  properties: {
+    elasticsearch: { enum: ['ok', 'unavailable'] },
+    redis: { enum: ['ok', 'unavailable'] },
+    // `missing` while the index is re-created; `unknown` when Elasticsearch does not answer.
+    listingIndex: { enum: ['ok', 'missing', 'unknown'] },
+  },
 } as const;
 
 export const components: OpenApiObject = {

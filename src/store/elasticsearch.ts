@@ -23,7 +23,14 @@ export function isElasticsearchUnavailable(err: unknown): boolean {
   if (err instanceof errors.ResponseError) {
     const status = err.meta.statusCode ?? 0;
     const type = (err.meta.body as { error?: { type?: string } } | undefined)?.error?.type;
-    return status === 503 || status === 429 || type === 'cluster_block_exception' || type === 'no_shard_available_action_exception';
+    // A missing index is being re-created (IndexKeeper): for a reader it is an outage, not a bug.
+    return (
+      status === 503 ||
+      status === 429 ||
+      type === 'cluster_block_exception' ||
+      type === 'no_shard_available_action_exception' ||
+      type === 'index_not_found_exception'
+    );
   }
   if (err instanceof errors.ProductNotSupportedError) return true;
   return false;

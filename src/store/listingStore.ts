@@ -84,6 +84,17 @@ export function withoutNulls<T>(value: T): T {
   return out as T;
 }
 
+/**
+ * Largest `_bulk` body sent at once, roughly: a batch of large listings (up to 64 KiB each,
+ * docs/catalog-write.md) would otherwise be one request of up to CATALOG_BATCH_SIZE x 64 KiB,
+ * past Elasticsearch's http.max_content_length (100 MB) and heavy on a small heap.
+ */
+const MAX_BULK_BYTES = 8 * 1024 * 1024;
+
+function approximateBytes(operation: CatalogOperation): number {
+  return operation.op === 'upsert' ? JSON.stringify(operation.doc).length : 256;
+}
+
 function isConflict(outcome: ApplyOutcome): boolean {
   return outcome.status === 'retry' && outcome.reason.startsWith('version_conflict_engine_exception');
 }
@@ -110,6 +121,7 @@ export class ListingStore {
     while (start < operations.length) {
       const ids = new Set<string>();
       const run: number[] = [];
+      let bytes = 0;
       let end = start;
       for (; end < operations.length; end++) {
         const { id } = operations[end]!;
@@ -119,6 +131,8 @@ export class ListingStore {
           continue;
         }
         if (ids.has(id)) break;
+        bytes += approximateBytes(operations[end]!);
+        if (run.length > 0 && bytes > MAX_BULK_BYTES) break;
         ids.add(id);
         run.push(end);
       }
@@ -186,7 +200,8 @@ export class ListingStore {
       const response = await this.client.get<ListingDocument>({ index: this.alias, id });
       return response.found && response._source ? withoutNulls(response._source) : undefined;
     } catch (err) {
-      if (err instanceof errors.ResponseError && err.meta.statusCode === 404) return undefined;
+      // 404 for a listing that does not exist; a missing index is an outage (503), not "no such listing".
+      if (err instanceof errors.ResponseError && err.meta.statusCode === 404 && !isMissingIndex(err)) return undefined;
       throw err;
     }
   }

@@ -84,6 +84,7 @@ export class WriteStream {
   readonly deadKey: string;
   private readonly failuresKey: string;
   private readonly liveKey: string;
+  private readonly heartbeatPrefix: string;
   private groupReady = false;
 
   constructor(private readonly redis: Redis, prefix: string) {
@@ -91,6 +92,7 @@ export class WriteStream {
     this.deadKey = `${prefix}catalog:writes:dead`;
     this.failuresKey = `${prefix}catalog:writes:failures`;
     this.liveKey = `${prefix}catalog:live`;
+    this.heartbeatPrefix = `${prefix}catalog:consumer:`;
   }
 
   /**
@@ -150,6 +152,41 @@ export class WriteStream {
   async removeConsumerIfIdle(consumer: string): Promise<void> {
     const pending = (await this.redis.xpending(this.key, GROUP, '-', '+', 1, consumer)) as unknown[];
     if (pending.length === 0) await this.redis.xgroup('DELCONSUMER', this.key, GROUP, consumer);
+  }
+
+  private heartbeatKey(consumer: string): string {
+    return `${this.heartbeatPrefix}${consumer}`;
+  }
+
+  /** Says that `consumer` is alive for the next `ttlMs`; a crashed consumer's key expires on its own. */
+  async heartbeat(consumer: string, ttlMs: number): Promise<void> {
+    await this.redis.set(this.heartbeatKey(consumer), '1', 'PX', ttlMs);
+  }
+
+  async forgetHeartbeat(consumer: string): Promise<void> {
+    await this.redis.del(this.heartbeatKey(consumer));
+  }
+
+  /**
+   * Takes over what consumers without a live heartbeat (crashed, or killed) still hold, at most
+   * `count` entries. `minIdleMs` keeps two live consumers from claiming the same entries in turn.
+   */
+  async claimFromDeadConsumers(consumer: string, minIdleMs: number, count: number): Promise<StreamEntry[]> {
+    const consumers = (await this.redis.xinfo('CONSUMERS', this.key, GROUP)) as unknown[][];
+    const holders = consumers
+      .map((fields) => ({ name: String(fields[fields.indexOf('name') + 1]), pending: Number(fields[fields.indexOf('pending') + 1]) }))
+      .filter((c) => c.name !== consumer && c.pending > 0);
+    if (holders.length === 0) return [];
+    const alive = await Promise.all(holders.map((c) => this.redis.exists(this.heartbeatKey(c.name))));
+    const claimed: StreamEntry[] = [];
+    for (const [i, holder] of holders.entries()) {
+      if (alive[i] === 1 || claimed.length >= count) continue;
+      const pending = (await this.redis.xpending(this.key, GROUP, '-', '+', count - claimed.length, holder.name)) as Array<[string, ...unknown[]]>;
+      if (pending.length === 0) continue;
+      const raw = (await this.redis.xclaim(this.key, GROUP, consumer, minIdleMs, ...pending.map((p) => p[0]))) as RawEntries;
+      claimed.push(...toEntries(raw).filter((e) => e.payload !== ''));
+    }
+    return claimed;
   }
 
   /** Takes over entries another consumer received but did not acknowledge within `minIdleMs`. */

@@ -92,7 +92,7 @@ export const catalogPaths: Record<string, OpenApiObject> = {
       summary: 'One listing by id (read in real time)',
       parameters: [pathParameter('id', 'Listing id (or the id an announce answered).', { type: 'string', pattern: LISTING_ID_PATTERN })],
       responses: { 200: json('The listing.', ref('Listing')) },
-      problems: { 404: ['not_found'], 429: ['rate_limited'], 503: ['search_unavailable'] },
+      problems: { 400: ['invalid_path'], 404: ['not_found'], 429: ['rate_limited'], 503: ['search_unavailable'] },
       examples: [
         { summary: 'An HTTP listing', status: 200, params: { id: DEMO_TRANSLATION_ID } },
         { summary: 'An MCP tool', status: 200, params: { id: DEMO_FORECAST_TOOL_ID } },

@@ -37,7 +37,7 @@ const UNSIGNED_PAYMENT = {
 const CATALOG_OUTCOME =
   ' When the payment carries discovery metadata, the EXTENSION-RESPONSES header (base64 JSON {"bazaar": {"status": "success"|"processing"|"rejected", "rejectedReason"?}}) says what was cataloged.';
 
-const PROBLEMS = mergeProblems(BODY_PROBLEMS, { 400: ['invalid_request'], 503: ['facilitator_unavailable'] });
+const PROBLEMS = mergeProblems(BODY_PROBLEMS, { 400: ['invalid_request'], 429: ['rate_limited'], 503: ['facilitator_unavailable'] });
 
 /**
  * The three facilitator operations under a base path: the root, and `/x402` (the same handlers,

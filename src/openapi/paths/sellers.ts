@@ -85,7 +85,7 @@ export const sellerPaths: Record<string, OpenApiObject> = {
       security: [{ sellerToken: [] }],
       parameters: [pathParameter('id', 'Listing id.', { type: 'string', pattern: LISTING_ID_PATTERN })],
       responses: { 204: { description: 'Removed; it leaves search results within about a second.' } },
-      problems: { 401: ['unauthorized'], 403: ['forbidden_resource'], 404: ['not_found'], 429: ['rate_limited'], 503: ['service_unavailable'] },
+      problems: { 400: ['invalid_path'], 401: ['unauthorized'], 403: ['forbidden_resource'], 404: ['not_found'], 429: ['rate_limited'], 503: ['service_unavailable'] },
       examples: [
         { summary: 'Unpublish the tool published above', status: 204, headers: BEARER, params: { id: EXAMPLE_TOOL_ID } },
         { summary: 'Unknown listing', status: 404, headers: BEARER, params: { id: 'lst_000000000000000000000000' } },

@@ -1,0 +1,56 @@
+/**
+ * Puts the listing index back when it disappears at run time (deleted, or a fresh Elasticsearch
+ * node on the same URL): checks the alias every few seconds, and at once when the ingest consumer
+ * meets `index_not_found`, and re-creates the index with its mapping and the alias. Until then reads
+ * answer 503 search_unavailable and /readyz names the index (docs/catalog-write.md "Losing the index").
+ */
+import type { Client } from '@elastic/elasticsearch';
+import type { BackgroundWorker } from '../container.js';
+import type { Logger } from '../logger.js';
+import { PeriodicTask } from '../periodicTask.js';
+import { elasticsearchAnswers } from '../store/elasticsearch.js';
+import { ensureListingIndex } from '../store/listingIndex.js';
+
+const CHECK_INTERVAL_MS = 5000;
+
+export class IndexKeeper implements BackgroundWorker {
+  readonly name = 'listing-index-keeper';
+  private readonly task: PeriodicTask;
+  private repairing: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: Client,
+    private readonly alias: string,
+    private readonly index: string,
+    private readonly logger: Logger,
+  ) {
+    this.task = new PeriodicTask(() => this.check(), CHECK_INTERVAL_MS, (err) =>
+      this.logger.warn('listing index check failed', { err: (err as Error).message }),
+    );
+  }
+
+  start(): void {
+    this.task.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.task.stop();
+    await this.repairing;
+  }
+
+  /** Re-creates the index and alias when the alias is gone; one repair at a time. */
+  repair(): Promise<void> {
+    this.repairing ??= this.check().finally(() => {
+      this.repairing = undefined;
+    });
+    return this.repairing;
+  }
+
+  private async check(): Promise<void> {
+    // An unreachable node is not a missing index: nothing to re-create until it answers.
+    if (!(await elasticsearchAnswers(this.client))) return;
+    if (await this.client.indices.existsAlias({ name: this.alias })) return;
+    const result = await ensureListingIndex(this.client, this.alias, this.index);
+    this.logger.warn('listing index was missing: re-created it behind the alias', { alias: this.alias, ...result });
+  }
+}
