@@ -47,6 +47,8 @@ export interface Config {
   signalsFlushMs: number;
   /** Traffic cataloging re-sends an unchanged listing at most this often per process. */
   trafficRefreshMs: number;
+  /** How long a duplicate /settle waits for the settlement in progress before answering settlement_pending. */
+  settlePendingWaitMs: number;
   /**
    * TRUST_PROXY: the proxies (addresses, CIDRs or Express's loopback/linklocal/uniquelocal) whose
    * X-Forwarded-For names the client; empty: the socket address is the client (README "Configuration").
@@ -327,6 +329,7 @@ export function loadConfig(env: Env = process.env): Config {
     signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),
+    settlePendingWaitMs: read.integer('SETTLE_PENDING_WAIT_MS', 15_000, 10, 60_000),
     trustProxy: readTrustProxy(read),
   };
   if (config.listingsAlias === config.listingsIndex) {

@@ -1,6 +1,7 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import { PayerLimitExceeded } from '../../facilitator/payerLimit.js';
-import type { FacilitatorService } from '../../facilitator/service.js';
+import type { FacilitatorAnswer, FacilitatorService } from '../../facilitator/service.js';
+import { encodeBase64Json, EXTENSION_RESPONSES_HEADER } from '../../x402/wire.js';
 import { isRedisUnavailable } from '../../store/redis.js';
 import { ProblemError } from '../problem.js';
 import { rateLimited } from '../rateLimit.js';
@@ -19,6 +20,15 @@ async function withLedger<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The Bazaar outcome travels in the EXTENSION-RESPONSES sidechannel, never in the body the buyer may see. */
+function send(res: Response, answer: FacilitatorAnswer<unknown>): void {
+  if (answer.bazaar) {
+    res.setHeader(EXTENSION_RESPONSES_HEADER, encodeBase64Json({ bazaar: answer.bazaar }));
+    res.setHeader('Access-Control-Expose-Headers', EXTENSION_RESPONSES_HEADER);
+  }
+  res.json(answer.response);
+}
+
 /** x402 facilitator endpoints; bodies and answers are the x402 wire shapes (see docs/facilitator.md). */
 export function facilitatorRoutes(service: FacilitatorService, limits: { verify?: RequestHandler | undefined; settle?: RequestHandler | undefined } = {}): Router {
   const router = Router();
@@ -27,10 +37,10 @@ export function facilitatorRoutes(service: FacilitatorService, limits: { verify?
     res.json(service.supported());
   });
   router.post('/verify', ...limited(limits.verify), async (req, res) => {
-    res.json(await withLedger(() => service.verify(req.body)));
+    send(res, await withLedger(() => service.verify(req.body)));
   });
   router.post('/settle', ...limited(limits.settle), async (req, res) => {
-    res.json(await withLedger(() => service.settle(req.body)));
+    send(res, await withLedger(() => service.settle(req.body)));
   });
   return router;
 }
