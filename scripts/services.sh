@@ -93,6 +93,20 @@ run_as_es() {
   fi
 }
 
+# The listing index stems words with Elasticsearch's core hunspell filter (this distribution has no
+# stemmer module): Debian's en_US dictionary under the node's config/hunspell/en_US/. Elasticsearch
+# loads a dictionary on first use, so placing it next to a running node is enough.
+ensure_hunspell() {
+  [ -d "$ES_HOME/config" ] || return 0   # a node this script did not unpack: its operator provides it
+  local dir="$ES_HOME/config/hunspell/en_US"
+  [ -f "$dir/en_US.dic" ] && [ -f "$dir/en_US.aff" ] && return 0
+  [ -f /usr/share/hunspell/en_US.dic ] || apt_install hunspell-en-us
+  mkdir -p "$dir"
+  cp /usr/share/hunspell/en_US.aff /usr/share/hunspell/en_US.dic "$dir/"
+  if is_root; then chown -R "$ES_USER:$ES_USER" "$ES_HOME/config/hunspell"; fi
+  log "placed the hunspell en_US dictionary in $dir"
+}
+
 es_answers() { curl -fsS -m 2 "$ES_URL/_cluster/health" >/dev/null 2>&1; }
 es_pid() { local f="$ES_NODE_DIR/es.pid"; [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && cat "$f"; }
 
@@ -105,9 +119,10 @@ es_status() {
 }
 
 es_start() {
-  if es_answers; then log "Elasticsearch already answers at $ES_URL"; return 0; fi
+  if es_answers; then ensure_hunspell; log "Elasticsearch already answers at $ES_URL"; return 0; fi
   local java_home; java_home="$(ensure_java)"
   fetch_es
+  ensure_hunspell
   mkdir -p "$ES_NODE_DIR/data" "$ES_NODE_DIR/logs"
   # The node writes its keystore into config/ and its data and logs under the node dir.
   if is_root; then

@@ -5,6 +5,7 @@
 import type { CatalogFilters, ReadRequest } from './readRequest.js';
 import type { RankingSettings } from './rankingSettings.js';
 import type { SortValue } from './cursor.js';
+import { synonymExpansions, withIdentifierWords } from './queryExpansion.js';
 
 type Json = Record<string, unknown>;
 
@@ -53,37 +54,85 @@ export function filterClauses(filters: CatalogFilters): { filter: Json[]; must_n
 /** Names under which explain=1 reads Elasticsearch's score of each factor (see explain.ts). */
 export const FACTOR_NAMES = { relevance: 'relevance', price: 'priceBoost', recency: 'recencyBoost' } as const;
 
-function rankingParts(q: string, settings: RankingSettings, now: number) {
-  const fields = Object.entries(settings.fields)
-    .filter(([, boost]) => boost > 0)
-    .map(([field, boost]) => `${field}^${boost}`);
+/** Fields analysed with the hunspell stemmer (mappings/listings.json): synonym phrases match inflections there. */
+const isStemmed = (field: string) => field.endsWith('.stemmed');
+/** Shingle fields hold word pairs: fuzzy single words never match them. */
+const isPhrases = (field: string) => field.endsWith('.phrases');
+
+/**
+ * Text relevance: the typed words (plus identifier words) on every boosted field; the same words
+ * fuzzily on the exact word fields, for typos; the synonyms of the words, as phrases on the
+ * stemmed fields. Both extras weigh less than the typed words, so an exact match still wins.
+ */
+function textQuery(q: string, settings: RankingSettings): Json {
+  const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
+  const fields = boosted.map(([field, boost]) => `${field}^${boost}`);
+  const words = withIdentifierWords(q);
+  const clauses: Json[] = [{ multi_match: { query: words, fields, type: 'best_fields', tie_breaker: 0.3 } }];
+  const { typos, synonyms } = settings;
+  if (typos.weight > 0) {
+    const exact = boosted.filter(([field]) => !isStemmed(field) && !isPhrases(field)).map(([field, boost]) => `${field}^${boost}`);
+    clauses.push({
+      multi_match: { query: words, fields: exact, type: 'best_fields', fuzziness: typos.fuzziness, prefix_length: 1, max_expansions: 20, boost: typos.weight },
+    });
+  }
+  const expansions = synonyms.weight > 0 ? synonymExpansions(q, synonyms.groups) : [];
+  if (expansions.length > 0) {
+    const stemmed = boosted.filter(([field]) => isStemmed(field)).map(([field, boost]) => `${field}^${boost}`);
+    for (const phrase of expansions) {
+      clauses.push({ multi_match: { query: phrase, fields: stemmed, type: 'phrase', boost: synonyms.weight } });
+    }
+  }
+  return clauses.length === 1 ? clauses[0]! : { bool: { should: clauses, minimum_should_match: 1 } };
+}
+
+/**
+ * A factor bounded to [floor, 1]: `floor + (1 - floor) x decay`, as function_score functions
+ * summed (score_mode sum). A weight of 0 is left out rather than sent.
+ */
+function floored(floor: number, decay: Json, filter?: Json): Json[] {
+  const withFilter = (fn: Json) => (filter ? { filter, ...fn } : fn);
+  const parts: Json[] = [];
+  if (floor > 0) parts.push(withFilter({ weight: floor }));
+  if (floor < 1) parts.push(withFilter({ ...decay, weight: 1 - floor }));
+  return parts;
+}
+
+function factorFunctions(settings: RankingSettings, now: number): { price: Json[]; recency: Json[] } {
   const { price, recency } = settings;
   const settled = { exists: { field: 'signals.lastSettled' } };
   return {
-    text: { query: q, fields, type: 'best_fields', tie_breaker: 0.3 },
-    price: [{ [price.function]: { 'payment.amount': { origin: price.origin, scale: price.scale, offset: price.offset, decay: price.decay } } }],
+    price: floored(price.floor, { [price.function]: { 'payment.amount': { origin: price.origin, scale: price.scale, offset: price.offset, decay: price.decay } } }),
     // Mutually exclusive filters: every listing gets exactly one recency factor.
     recency: [
-      {
-        filter: settled,
-        [recency.function]: { 'signals.lastSettled': { origin: now, scale: recency.scale, offset: recency.offset, decay: recency.decay } },
-      },
+      ...floored(
+        recency.floor,
+        { [recency.function]: { 'signals.lastSettled': { origin: now, scale: recency.scale, offset: recency.offset, decay: recency.decay } } },
+        settled,
+      ),
       { filter: { bool: { must_not: settled } }, weight: recency.neverSettled },
     ],
   };
 }
 
-/** ONE function_score: BM25 (multi_match with the boosts) x price decay x recency decay. */
+/** `query` x (the sum of `functions`): one factor of the ranked product. */
+const times = (query: Json, functions: Json[]): Json => ({ function_score: { query, functions, score_mode: 'sum', boost_mode: 'multiply' } });
+
+/**
+ * The ranked query: relevance x price factor x recency factor. Each factor is a function_score
+ * around the previous one (score_mode sum inside a factor, boost_mode multiply between them),
+ * because a decay cannot be floored inside a single function_score's product.
+ */
 export function rankedQuery(q: string, settings: RankingSettings, now: number, named = false): Json {
-  const parts = rankingParts(q, settings, now);
-  return {
-    function_score: {
-      query: { multi_match: named ? { ...parts.text, _name: FACTOR_NAMES.relevance } : parts.text },
-      functions: [...parts.price, ...parts.recency],
-      score_mode: 'multiply',
-      boost_mode: 'multiply',
-    },
-  };
+  const text = textQuery(q, settings);
+  const relevance = named ? nameQuery(text, FACTOR_NAMES.relevance) : text;
+  const factors = factorFunctions(settings, now);
+  return times(times(relevance, factors.price), factors.recency);
+}
+
+function nameQuery(query: Json, name: string): Json {
+  const [kind, body] = Object.entries(query)[0] as [string, Json];
+  return { [kind]: { ...body, _name: name } };
 }
 
 /**
@@ -92,13 +141,13 @@ export function rankedQuery(q: string, settings: RankingSettings, now: number, n
  * on the score: filters do not score). With include_named_queries_score Elasticsearch reports, per
  * hit, the score of each: the factors it multiplied into `_score`.
  */
-function factorProbes(q: string, settings: RankingSettings, now: number): Json {
-  const parts = rankingParts(q, settings, now);
+function factorProbes(settings: RankingSettings, now: number): Json {
+  const factors = factorFunctions(settings, now);
   const probe = (name: string, functions: Json[]) => ({
-    function_score: { query: { match_all: {} }, functions, score_mode: 'multiply', boost_mode: 'replace', _name: name },
+    function_score: { query: { match_all: {} }, functions, score_mode: 'sum', boost_mode: 'replace', _name: name },
   });
   // A conjunction: as `should` clauses Elasticsearch iterated them for every document (3-4x the search).
-  return { bool: { filter: [probe(FACTOR_NAMES.price, parts.price), probe(FACTOR_NAMES.recency, parts.recency)] } };
+  return { bool: { filter: [probe(FACTOR_NAMES.price, factors.price), probe(FACTOR_NAMES.recency, factors.recency)] } };
 }
 
 export interface PageOptions {
@@ -119,7 +168,7 @@ export function buildSearchBody(request: ReadRequest, settings: RankingSettings,
     body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain)], filter, must_not } };
     // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
     // the plain search runs it (only its text query gets a name).
-    if (request.explain) body.post_filter = factorProbes(request.q, settings, page.now);
+    if (request.explain) body.post_filter = factorProbes(settings, page.now);
   } else {
     body.query = { bool: { filter, must_not } };
   }
