@@ -5,7 +5,7 @@
 import type { CatalogFilters, ReadRequest } from './readRequest.js';
 import type { RankingSettings } from './rankingSettings.js';
 import type { SortValue } from './cursor.js';
-import { synonymExpansions, withIdentifierWords } from './queryExpansion.js';
+import { expandQuery, withIdentifierWords } from './queryExpansion.js';
 
 type Json = Record<string, unknown>;
 
@@ -60,30 +60,37 @@ const isStemmed = (field: string) => field.endsWith('.stemmed');
 const isPhrases = (field: string) => field.endsWith('.phrases');
 
 /**
- * Text relevance: the typed words (plus identifier words) on every boosted field; the same words
- * fuzzily on the exact word fields, for typos; the synonyms of the words, as phrases on the
- * stemmed fields. Both extras weigh less than the typed words, so an exact match still wins.
+ * Text relevance, one bool of:
+ * - the typed words (plus identifier words) on every boosted field;
+ * - the same words fuzzily on the exact word fields, for typos, at `typos.weight`;
+ * - multi-word phrases of the synonym list that the query contains, as phrases (full weight), and
+ *   their synonyms as phrases (`synonyms.weight`), on the stemmed fields;
+ * - a tool name typed exactly (`get_weather_forecast`), at `exactName`.
+ * The extras weigh less than the typed words, so an exact match still wins.
  */
 function textQuery(q: string, settings: RankingSettings): Json {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
-  const fields = boosted.map(([field, boost]) => `${field}^${boost}`);
-  const words = withIdentifierWords(q);
-  const clauses: Json[] = [{ multi_match: { query: words, fields, type: 'best_fields', tie_breaker: 0.3 } }];
+  const list = (keep: (field: string) => boolean) => boosted.filter(([field]) => keep(field)).map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;
-  if (typos.weight > 0) {
-    const exact = boosted.filter(([field]) => !isStemmed(field) && !isPhrases(field)).map(([field, boost]) => `${field}^${boost}`);
-    clauses.push({
-      multi_match: { query: words, fields: exact, type: 'best_fields', fuzziness: typos.fuzziness, prefix_length: 1, max_expansions: 20, boost: typos.weight },
-    });
-  }
-  const expansions = synonyms.weight > 0 ? synonymExpansions(q, synonyms.groups) : [];
-  if (expansions.length > 0) {
-    const stemmed = boosted.filter(([field]) => isStemmed(field)).map(([field, boost]) => `${field}^${boost}`);
-    for (const phrase of expansions) {
-      clauses.push({ multi_match: { query: phrase, fields: stemmed, type: 'phrase', boost: synonyms.weight } });
+  const expansion = synonyms.weight > 0 ? expandQuery(q, synonyms.groups) : { looseWords: q, typedPhrases: [], synonyms: [] };
+  const words = withIdentifierWords(expansion.looseWords);
+  const clauses: Json[] = [];
+  if (words !== '') {
+    clauses.push({ multi_match: { query: words, fields: list(() => true), type: 'best_fields', tie_breaker: 0.1 } });
+    if (typos.weight > 0) {
+      clauses.push({
+        multi_match: {
+          query: words, fields: list((f) => !isStemmed(f) && !isPhrases(f)), type: 'best_fields',
+          fuzziness: typos.fuzziness, prefix_length: 1, max_expansions: 20, boost: typos.weight,
+        },
+      });
     }
   }
-  return clauses.length === 1 ? clauses[0]! : { bool: { should: clauses, minimum_should_match: 1 } };
+  const stemmed = list(isStemmed);
+  for (const phrase of expansion.typedPhrases) clauses.push({ multi_match: { query: phrase, fields: stemmed, type: 'phrase' } });
+  for (const phrase of expansion.synonyms) clauses.push({ multi_match: { query: phrase, fields: stemmed, type: 'phrase', boost: synonyms.weight } });
+  if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
+  return { bool: { should: clauses, minimum_should_match: 1 } };
 }
 
 /**

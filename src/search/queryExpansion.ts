@@ -36,21 +36,50 @@ function contains(haystack: string[], needle: string[]): boolean {
   return false;
 }
 
+export interface Expansion {
+  /**
+   * The query without the multi-word synonym phrases it contains: those are searched as phrases
+   * (a concept, "speech to text"), not as loose words that match unrelated text ("text").
+   */
+  looseWords: string;
+  /** Multi-word phrases of the list the query contains, as typed (searched as phrases at full weight). */
+  typedPhrases: string[];
+  /** The other phrases of every matched group (searched at the synonym weight); at most MAX_EXPANSIONS. */
+  synonyms: string[];
+}
+
+/** A phrase's words as a pattern over the raw query: any separators between them, an optional plural s. */
+function phrasePattern(words: string[]): RegExp {
+  return new RegExp(`(^|[^a-z0-9])${words.map((w) => `${w}s?`).join('[^a-z0-9]+')}(?=$|[^a-z0-9])`, 'gi');
+}
+
 /**
- * The phrases to search besides the query: for every group one of whose phrases the query
+ * Matches the query against the synonym groups: for every group one of whose phrases the query
  * contains (as whole words, plural-insensitive), the group's other phrases. Phrases the query
- * already contains are not repeated; at most MAX_EXPANSIONS, in list order.
+ * already contains are not repeated.
  */
-export function synonymExpansions(q: string, groups: readonly (readonly string[])[]): string[] {
+export function expandQuery(q: string, groups: readonly (readonly string[])[]): Expansion {
   const words = normalizedWords(q);
-  const out: string[] = [];
+  const typedPhrases: string[] = [];
+  const synonyms: string[] = [];
+  let looseWords = q;
   for (const group of groups) {
     const phrases = group.map((phrase) => ({ phrase, words: normalizedWords(phrase) }));
-    if (!phrases.some((p) => contains(words, p.words))) continue;
+    const typed = phrases.filter((p) => contains(words, p.words));
+    if (typed.length === 0) continue;
+    for (const p of typed) {
+      if (p.words.length < 2 || typedPhrases.includes(p.phrase)) continue;
+      typedPhrases.push(p.phrase);
+      looseWords = looseWords.replace(phrasePattern(p.words), '$1 ');
+    }
     for (const p of phrases) {
-      if (out.length >= MAX_EXPANSIONS) return out;
-      if (!contains(words, p.words) && !out.includes(p.phrase)) out.push(p.phrase);
+      if (synonyms.length < MAX_EXPANSIONS && !typed.includes(p) && !synonyms.includes(p.phrase)) synonyms.push(p.phrase);
     }
   }
-  return out;
+  return { looseWords: looseWords.replace(/\s+/g, ' ').trim(), typedPhrases, synonyms };
+}
+
+/** The synonym phrases a query is expanded with (see expandQuery). */
+export function synonymExpansions(q: string, groups: readonly (readonly string[])[]): string[] {
+  return expandQuery(q, groups).synonyms;
 }

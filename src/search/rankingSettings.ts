@@ -22,6 +22,8 @@ export interface RankingSettings {
    * weighing `weight` of the typed words.
    */
   synonyms: { weight: number; groups: string[][] };
+  /** Boost of an MCP listing whose tool name is exactly the query (0 turns it off). */
+  exactName: number;
   /** The price factor is `floor + (1 - floor) x decay`: within [floor, 1], so price only reorders comparable relevance. */
   price: { function: DecayFunction; origin: number; scale: number; offset: number; decay: number; floor: number };
   /** Settled listings: `floor + (1 - floor) x decay` of lastSettled; never settled: `neverSettled`. */
@@ -138,6 +140,7 @@ export function validateRanking(
       weight: check.number('synonyms.weight', synonyms.weight, 0, 10),
       groups: check.synonymGroups('synonyms.groups', synonyms.groups),
     },
+    exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
     price: {
       function: check.decayFunction('price.function', price.function),
       origin: check.number('price.origin', price.origin, 0, Number.MAX_SAFE_INTEGER),
