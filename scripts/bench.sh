@@ -19,3 +19,4 @@ run scripts/bench-facilitator.ts
 run scripts/bench-announce.ts
 run scripts/bench-publish.ts
 run scripts/bench-staleness.ts
+run scripts/bench-relevance.ts

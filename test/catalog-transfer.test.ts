@@ -4,12 +4,14 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import request from 'supertest';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { exportedListing, importListings, parseListingFile } from '../src/catalog/transfer.js';
+import { validateListingInput } from '../src/catalog/validation.js';
 import type { ListingInput } from '../src/catalog/writer.js';
 import { scanLiveListings } from '../src/store/listingScan.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
-import { httpInput } from './support/listings.js';
+import { httpInput, mcpInput } from './support/listings.js';
 
 const run = promisify(execFile);
 const DEMO = readFileSync(new URL('../demo/catalog.json', import.meta.url), 'utf8');
@@ -86,6 +88,58 @@ describe('catalog import and export', () => {
     const exported = (await exportAll(b)) as Array<{ id: string; method?: string }>;
     assert.equal(exported.find((l) => l.id === post.id)?.method, 'POST');
     assert.equal(exported.some((l) => l.id === gone.id), false);
+  });
+
+  it('imports null signals from other catalogs as never settled, clearing what was stored', async () => {
+    const settled = httpInput({ resource: 'https://nulls.example/quokka-census', describe: { title: 'Quokka census', tags: ['quokka'] } });
+    const first = await importListings(
+      b.container.catalog.writer,
+      parseListingFile(JSON.stringify([{ ...settled, signals: { lastSettled: new Date().toISOString(), settleCount7d: 40, rejectionRate7d: 0.1 } }])),
+      { source: 'import' },
+    );
+    assert.deepEqual(first.rejected, []);
+    await drained(b);
+    // The same listing exported by a catalog that saw no settlement, and two more written the way such catalogs write them.
+    const file = [
+      JSON.stringify({ ...settled, signals: { lastSettled: null, settleCount7d: null, rejectionRate7d: null } }),
+      JSON.stringify({ ...httpInput({ resource: 'https://nulls.example/quokka-sightings', describe: { title: 'Quokka sightings' } }), signals: { lastSettled: null, settleCount7d: 3, rejectionRate7d: 0 } }),
+      JSON.stringify({ ...mcpInput({ resource: 'mcp://nulls.example/count_quokkas', name: 'count_quokkas', description: 'Counts every quokka on an island' }), signals: null }),
+    ].join('\n');
+    const imported = await importListings(b.container.catalog.writer, parseListingFile(file), { source: 'import' });
+    assert.deepEqual(imported.rejected, []);
+    assert.equal(imported.accepted.length, 3);
+    await drained(b);
+
+    const found = (await request(b.app).get('/discovery/search?q=quokka&explain=1').expect(200)).body.results as Array<{
+      resource: string;
+      signals: Record<string, unknown>;
+      debug: { recencyBoost: number };
+    }>;
+    assert.deepEqual(found.map((l) => l.resource).sort(), ['https://nulls.example/quokka-census', 'https://nulls.example/quokka-sightings', 'mcp://nulls.example/count_quokkas']);
+    const byResource = new Map(found.map((l) => [l.resource, l]));
+    assert.deepEqual(byResource.get('https://nulls.example/quokka-census')!.signals, { settleCount7d: 0, rejectionRate7d: 0 }, 'stored signals replaced');
+    assert.deepEqual(byResource.get('https://nulls.example/quokka-sightings')!.signals, { settleCount7d: 3, rejectionRate7d: 0 });
+    assert.deepEqual(byResource.get('mcp://nulls.example/count_quokkas')!.signals, { settleCount7d: 0, rejectionRate7d: 0 });
+    for (const listing of found) assert.equal(listing.debug.recencyBoost, 0.5, `${listing.resource} ranks as never settled`);
+
+    // null is the only stand-in accepted: other wrong values are still refused, naming the member.
+    const wrong = await importListings(
+      b.container.catalog.writer,
+      parseListingFile(JSON.stringify([{ ...settled, signals: { lastSettled: '', settleCount7d: 'none' } }, { ...settled, signals: [] }])),
+      { source: 'import' },
+    );
+    assert.deepEqual(
+      wrong.rejected.map((r) => [r.index, r.errors.map((e) => e.path)]),
+      [[0, ['signals.lastSettled', 'signals.settleCount7d']], [1, ['signals']]],
+    );
+    const odd: Array<[string, unknown]> = [
+      ['lastSettled', true], ['lastSettled', {}], ['lastSettled', '2026-13-40T00:00:00Z'], ['lastSettled', 0],
+      ['settleCount7d', -1], ['settleCount7d', 1.5], ['settleCount7d', '3'], ['settleCount7d', [null]],
+      ['rejectionRate7d', 2], ['rejectionRate7d', -0.1], ['rejectionRate7d', 'NaN'], ['rejectionRate7d', false],
+    ];
+    for (const [member, value] of odd) {
+      assert.deepEqual(validateListingInput({ ...settled, signals: { [member]: value } }).map((e) => e.path), [`signals.${member}`], `${member}: ${JSON.stringify(value)}`);
+    }
   });
 
   it('the import command reports each rejected entry with its index and reasons and exits 1', async function () {

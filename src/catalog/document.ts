@@ -12,7 +12,7 @@ import {
 import { listingKeywords } from './keywords.js';
 import type { Describe, ListingDocument, Payment, Signals } from './listing.js';
 import { toCaip2Network } from './networks.js';
-import type { HttpListingInput, ListingInput, McpListingInput, WriteContext } from './writer.js';
+import type { HttpListingInput, ListingInput, McpListingInput, SignalsInput, WriteContext } from './writer.js';
 
 export const EMPTY_SIGNALS: Signals = { settleCount7d: 0, rejectionRate7d: 0 };
 
@@ -21,7 +21,8 @@ function normalizePayment<P extends Payment>(payment: P): P {
   return out;
 }
 
-export function normalizeSignals(signals: Partial<Signals> | undefined): Signals {
+/** Absent and null members alike: no lastSettled (never settled), zero counts. */
+export function normalizeSignals(signals: SignalsInput | undefined): Signals {
   const out: Signals = { ...EMPTY_SIGNALS };
   if (signals?.lastSettled) out.lastSettled = new Date(signals.lastSettled).toISOString();
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;

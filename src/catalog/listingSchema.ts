@@ -64,13 +64,18 @@ export const describeSchema = {
   },
 } as const;
 
+/**
+ * `null` (the whole block or a member) is what other catalogs export for "never settled"; the write
+ * path reads it as absent: no lastSettled, zero counts (docs/catalog-write.md "Import").
+ */
 export const signalsSchema = {
   type: 'object',
+  nullable: true,
   additionalProperties: false,
   properties: {
-    lastSettled: { type: 'string', format: 'date-time' },
-    settleCount7d: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
-    rejectionRate7d: { type: 'number', minimum: 0, maximum: 1 },
+    lastSettled: { type: 'string', format: 'date-time', nullable: true },
+    settleCount7d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
+    rejectionRate7d: { type: 'number', minimum: 0, maximum: 1, nullable: true },
   },
 } as const;
 

@@ -16,11 +16,17 @@ export interface HttpListingInput {
   payment: Payment;
   accepts?: Array<Payment & { extra?: Record<string, unknown> }>;
   describe?: Describe;
-  signals?: Partial<Signals>;
+  signals?: SignalsInput;
 }
 
+/**
+ * Signals as imports carry them: in part, and `null` (the block or a member) for "never settled",
+ * as other catalogs export it; the write path stores absent/zero for null.
+ */
+export type SignalsInput = { [K in keyof Signals]?: Signals[K] | null } | null;
+
 /** The id is derived from the resource and debug belongs to reads; signals may be seeded in part (imports carry them). */
-export type McpListingInput = Omit<McpListing, 'id' | 'signals' | 'debug'> & { signals?: Partial<Signals> };
+export type McpListingInput = Omit<McpListing, 'id' | 'signals' | 'debug'> & { signals?: SignalsInput };
 
 export type ListingInput = HttpListingInput | McpListingInput;
 
