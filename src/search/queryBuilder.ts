@@ -54,8 +54,13 @@ export function filterClauses(filters: CatalogFilters): { filter: Json[]; must_n
 /** Names under which explain=1 reads Elasticsearch's score of each factor (see explain.ts). */
 export const FACTOR_NAMES = { relevance: 'relevance', price: 'priceBoost', recency: 'recencyBoost' } as const;
 
-/** Fields analysed with the hunspell stemmer (mappings/listings.json): synonym phrases match inflections there. */
+/** Fields analysed with the hunspell stemmer (mappings/listings.json). */
 const isStemmed = (field: string) => field.endsWith('.stemmed');
+/**
+ * Title, description, name and tags copied into one stemmed field with positions, for phrase
+ * matches; the scored fields index term presence only, so repeating a word adds nothing.
+ */
+const PHRASE_FIELD = 'phrase_text';
 /** Shingle fields hold word pairs: fuzzy single words never match them. */
 const isPhrases = (field: string) => field.endsWith('.phrases');
 
@@ -63,8 +68,8 @@ const isPhrases = (field: string) => field.endsWith('.phrases');
  * Text relevance, one bool of:
  * - the typed words (plus identifier words) on every boosted field;
  * - the same words fuzzily on the exact word fields, for typos, at `typos.weight`;
- * - multi-word phrases of the synonym list that the query contains, as phrases (full weight), and
- *   their synonyms as phrases (`synonyms.weight`), on the stemmed fields;
+ * - multi-word phrases of the synonym list that the query contains, as phrases (`phraseBoost`),
+ *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field;
  * - a tool name typed exactly (`get_weather_forecast`), at `exactName`.
  * The extras weigh less than the typed words, so an exact match still wins.
  */
@@ -86,9 +91,15 @@ function textQuery(q: string, settings: RankingSettings): Json {
       });
     }
   }
-  const stemmed = list(isStemmed);
-  for (const phrase of expansion.typedPhrases) clauses.push({ multi_match: { query: phrase, fields: stemmed, type: 'phrase' } });
-  for (const phrase of expansion.synonyms) clauses.push({ multi_match: { query: phrase, fields: stemmed, type: 'phrase', boost: synonyms.weight } });
+  // PHRASE_FIELD holds every text of the listing, stemmed, with positions (the scored fields keep none).
+  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost } } });
+  for (const typed of expansion.typedPhrases) {
+    // The concept's words must all match (in one field), so "speech to text" does not find any "text";
+    // adjacent and in order, the phrase scores more.
+    clauses.push({ multi_match: { query: typed, fields: list(() => true), type: 'best_fields', operator: 'and', tie_breaker: 0.1 } });
+    clauses.push(phrase(typed, synonyms.phraseBoost));
+  }
+  for (const synonym of expansion.synonyms) clauses.push(phrase(synonym, synonyms.phraseBoost * synonyms.weight));
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
   return { bool: { should: clauses, minimum_should_match: 1 } };
 }

@@ -17,7 +17,7 @@ export class RankingChangeError extends Error {
 export function flattenRanking(settings: RankingSettings): Array<[string, string | number]> {
   const rows: Array<[string, string | number]> = [];
   for (const [field, boost] of Object.entries(settings.fields)) rows.push([`fields.${field}`, boost]);
-  rows.push(['exactName', settings.exactName], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['synonyms.weight', settings.synonyms.weight]);
+  rows.push(['exactName', settings.exactName], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
   settings.synonyms.groups.forEach((group, i) => rows.push([`synonyms.groups.${i}`, group.join(', ')]));
   for (const [key, value] of Object.entries(settings.price)) rows.push([`price.${key}`, value]);
   for (const [key, value] of Object.entries(settings.recency)) rows.push([`recency.${key}`, value]);
@@ -34,7 +34,7 @@ export async function showRanking(client: Client, alias: string): Promise<{ inde
 const NUMERIC = new Set([
   'price.origin', 'price.scale', 'price.offset', 'price.decay', 'price.floor',
   'recency.decay', 'recency.floor', 'recency.neverSettled',
-  'typos.weight', 'synonyms.weight', 'exactName', 'bm25.k1', 'bm25.b',
+  'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'bm25.k1', 'bm25.b',
 ]);
 const TEXT = new Set(['price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness']);
 

@@ -21,7 +21,7 @@ export interface RankingSettings {
    * of a group, the other phrases of the group are searched too, as phrases on the stemmed fields,
    * weighing `weight` of the typed words.
    */
-  synonyms: { weight: number; groups: string[][] };
+  synonyms: { weight: number; phraseBoost: number; groups: string[][] };
   /** Boost of an MCP listing whose tool name is exactly the query (0 turns it off). */
   exactName: number;
   /** The price factor is `floor + (1 - floor) x decay`: within [floor, 1], so price only reorders comparable relevance. */
@@ -138,6 +138,7 @@ export function validateRanking(
     },
     synonyms: {
       weight: check.number('synonyms.weight', synonyms.weight, 0, 10),
+      phraseBoost: check.number('synonyms.phraseBoost', synonyms.phraseBoost ?? 3, 0, 1000),
       groups: check.synonymGroups('synonyms.groups', synonyms.groups),
     },
     exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
