@@ -10,6 +10,7 @@ import { ListingStore } from '../store/listingStore.js';
 import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
 import { IngestWorker } from './ingestWorker.js';
+import { sharedEmbedder } from '../semantic/textEmbedder.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
 
@@ -37,7 +38,7 @@ export function buildCatalog(
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now);
+  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, now, sharedEmbedder(config.embeddingModelDir, logger));
   return {
     writer: new DurableCatalogWriter(stream, now),
     reader: new StoreCatalogReader(store),

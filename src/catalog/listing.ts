@@ -105,6 +105,8 @@ export interface ListingDocument {
   removed: boolean;
   removedReason?: RemovalReason;
   removedAt?: string;
+  /** Unit vector of the listing's text (src/semantic), set by the ingest consumer; never shown. */
+  embedding?: number[];
 }
 
 const EMPTY_SIGNALS: Signals = { settleCount7d: 0, rejectionRate7d: 0 };

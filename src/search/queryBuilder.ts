@@ -63,6 +63,8 @@ const isStemmed = (field: string) => field.endsWith('.stemmed');
 const PHRASE_FIELD = 'phrase_text';
 /** Shingle fields hold word pairs: fuzzy single words never match them. */
 const isPhrases = (field: string) => field.endsWith('.phrases');
+/** The listing's text embedding (dense_vector, cosine; src/semantic). */
+const EMBEDDING_FIELD = 'embedding';
 
 /**
  * Text relevance, one bool of:
@@ -70,10 +72,11 @@ const isPhrases = (field: string) => field.endsWith('.phrases');
  * - the same words fuzzily on the exact word fields, for typos, at `typos.weight`;
  * - multi-word phrases of the synonym list that the query contains, as phrases (`phraseBoost`),
  *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field;
- * - a tool name typed exactly (`get_weather_forecast`), at `exactName`.
+ * - a tool name typed exactly (`get_weather_forecast`), at `exactName`;
+ * - the listings nearest in meaning to the query (`knn` on their embeddings), at `semantic.weight`.
  * The extras weigh less than the typed words, so an exact match still wins.
  */
-function textQuery(q: string, settings: RankingSettings): Json {
+function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput): Json {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
   const list = (keep: (field: string) => boolean) => boosted.filter(([field]) => keep(field)).map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;
@@ -101,7 +104,32 @@ function textQuery(q: string, settings: RankingSettings): Json {
   }
   for (const synonym of expansion.synonyms) clauses.push(phrase(synonym, synonyms.phraseBoost * synonyms.weight));
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
+  if (semantic && settings.semantic.weight > 0) clauses.push(knnClause(settings.semantic, semantic));
   return { bool: { should: clauses, minimum_should_match: 1 } };
+}
+
+/** The query's embedding and the read's filters (applied inside the kNN search, so its k are all eligible). */
+export interface SemanticInput {
+  vector: number[];
+  filter: Json[];
+}
+
+/**
+ * Elasticsearch scores a cosine kNN match `(1 + cosine) / 2`, times the boost; listings below
+ * `minSimilarity` do not match at all, so an unrelated query does not drag in the k nearest anyway.
+ */
+function knnClause(tunables: RankingSettings['semantic'], semantic: SemanticInput): Json {
+  return {
+    knn: {
+      field: EMBEDDING_FIELD,
+      query_vector: semantic.vector,
+      k: tunables.k,
+      num_candidates: Math.max(tunables.k, tunables.numCandidates),
+      similarity: tunables.minSimilarity,
+      filter: semantic.filter,
+      boost: tunables.weight,
+    },
+  };
 }
 
 /**
@@ -141,8 +169,8 @@ const times = (query: Json, functions: Json[]): Json => ({ function_score: { que
  * around the previous one (score_mode sum inside a factor, boost_mode multiply between them),
  * because a decay cannot be floored inside a single function_score's product.
  */
-export function rankedQuery(q: string, settings: RankingSettings, now: number, named = false): Json {
-  const text = textQuery(q, settings);
+export function rankedQuery(q: string, settings: RankingSettings, now: number, named = false, semantic?: SemanticInput): Json {
+  const text = textQuery(q, settings, semantic);
   const relevance = named ? nameQuery(text, FACTOR_NAMES.relevance) : text;
   const factors = factorFunctions(settings, now);
   return times(times(relevance, factors.price), factors.recency);
@@ -172,6 +200,8 @@ export interface PageOptions {
   searchAfter?: SortValue[];
   /** Epoch ms: the recency origin, pinned across the pages of one search. */
   now: number;
+  /** The query's embedding, when semantic retrieval is on. */
+  queryVector?: number[];
 }
 
 export function buildSearchBody(request: ReadRequest, settings: RankingSettings, page: PageOptions): Json {
@@ -183,7 +213,8 @@ export function buildSearchBody(request: ReadRequest, settings: RankingSettings,
     track_total_hits: false,
   };
   if (request.kind === 'search' && request.q !== undefined) {
-    body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain)], filter, must_not } };
+    const semantic = page.queryVector ? { vector: page.queryVector, filter: [...filter, { bool: { must_not } }] } : undefined;
+    body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic)], filter, must_not } };
     // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
     // the plain search runs it (only its text query gets a name).
     if (request.explain) body.post_filter = factorProbes(settings, page.now);

@@ -19,6 +19,7 @@ export function flattenRanking(settings: RankingSettings): Array<[string, string
   for (const [field, boost] of Object.entries(settings.fields)) rows.push([`fields.${field}`, boost]);
   rows.push(['exactName', settings.exactName], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
   settings.synonyms.groups.forEach((group, i) => rows.push([`synonyms.groups.${i}`, group.join(', ')]));
+  for (const [key, value] of Object.entries(settings.semantic)) rows.push([`semantic.${key}`, value]);
   for (const [key, value] of Object.entries(settings.price)) rows.push([`price.${key}`, value]);
   for (const [key, value] of Object.entries(settings.recency)) rows.push([`recency.${key}`, value]);
   for (const [key, value] of Object.entries(settings.bm25)) rows.push([`bm25.${key}`, value]);
@@ -35,6 +36,7 @@ const NUMERIC = new Set([
   'price.origin', 'price.scale', 'price.offset', 'price.decay', 'price.floor',
   'recency.decay', 'recency.floor', 'recency.neverSettled',
   'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'bm25.k1', 'bm25.b',
+  'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity',
 ]);
 const TEXT = new Set(['price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness']);
 

@@ -22,6 +22,12 @@ export interface RankingSettings {
    * weighing `weight` of the typed words.
    */
   synonyms: { weight: number; phraseBoost: number; groups: string[][] };
+  /**
+   * Semantic retrieval: a `knn` clause on the listing embeddings inside the text relevance, scoring
+   * `weight x (1 + cosine) / 2` for the `k` nearest listings whose cosine is at least
+   * `minSimilarity` (0 weight: off; also off while the embedding model is not installed).
+   */
+  semantic: { weight: number; k: number; numCandidates: number; minSimilarity: number };
   /** Boost of an MCP listing whose tool name is exactly the query (0 turns it off). */
   exactName: number;
   /** The price factor is `floor + (1 - floor) x decay`: within [floor, 1], so price only reorders comparable relevance. */
@@ -129,6 +135,7 @@ export function validateRanking(
   // Absent in indexes made before these tunables existed: they then mean "off" / "no floor".
   const typos = isObject(raw.typos) ? raw.typos : { weight: 0, fuzziness: 'AUTO' };
   const synonyms = isObject(raw.synonyms) ? raw.synonyms : { weight: 0, groups: [] };
+  const semantic = isObject(raw.semantic) ? raw.semantic : { weight: 0 };
   const bm25 = isObject(similarity) ? similarity : {};
   const settings: RankingSettings = {
     fields,
@@ -140,6 +147,12 @@ export function validateRanking(
       weight: check.number('synonyms.weight', synonyms.weight, 0, 10),
       phraseBoost: check.number('synonyms.phraseBoost', synonyms.phraseBoost ?? 3, 0, 1000),
       groups: check.synonymGroups('synonyms.groups', synonyms.groups),
+    },
+    semantic: {
+      weight: check.number('semantic.weight', semantic.weight, 0, 1000),
+      k: Math.round(check.number('semantic.k', semantic.k ?? 50, 1, 1000)),
+      numCandidates: Math.round(check.number('semantic.numCandidates', semantic.numCandidates ?? 100, 1, 10_000)),
+      minSimilarity: check.number('semantic.minSimilarity', semantic.minSimilarity ?? 0, -1, 1),
     },
     exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
     price: {
