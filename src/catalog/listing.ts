@@ -90,6 +90,8 @@ export interface ListingDocument {
   tags?: string[];
   /** Identifier words (snake/camel/kebab split) from names, inputs and the path, for BM25. */
   keywords?: string;
+  /** Share of the text that is not stuffing (keywords.ts textQuality); multiplies text relevance. */
+  textQuality?: number;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   payment: Payment;

@@ -61,6 +61,8 @@ const isStemmed = (field: string) => field.endsWith('.stemmed');
  * matches; the scored fields index term presence only, so repeating a word adds nothing.
  */
 const PHRASE_FIELD = 'phrase_text';
+/** One word may stand between a phrase's words; a reversed phrase needs more and does not match. */
+const PHRASE_SLOP = 1;
 /** Shingle fields hold word pairs: fuzzy single words never match them. */
 const isPhrases = (field: string) => field.endsWith('.phrases');
 
@@ -81,7 +83,7 @@ function textQuery(q: string, settings: RankingSettings): Json {
   const words = withIdentifierWords(expansion.looseWords);
   const clauses: Json[] = [];
   if (words !== '') {
-    clauses.push({ multi_match: { query: words, fields: list(() => true), type: 'best_fields', tie_breaker: 0.1 } });
+    clauses.push({ multi_match: { query: words, fields: list(() => true), type: 'best_fields', tie_breaker: 0.3 } });
     if (typos.weight > 0) {
       clauses.push({
         multi_match: {
@@ -92,16 +94,22 @@ function textQuery(q: string, settings: RankingSettings): Json {
     }
   }
   // PHRASE_FIELD holds every text of the listing, stemmed, with positions (the scored fields keep none).
-  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost } } });
-  for (const typed of expansion.typedPhrases) {
-    // The concept's words must all match (in one field), so "speech to text" does not find any "text";
-    // adjacent and in order, the phrase scores more.
-    clauses.push({ multi_match: { query: typed, fields: list(() => true), type: 'best_fields', operator: 'and', tie_breaker: 0.1 } });
-    clauses.push(phrase(typed, synonyms.phraseBoost));
-  }
+  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost, slop: PHRASE_SLOP } } });
+  // A typed concept matches as a phrase with a little slop ("crypto spot prices" for "crypto
+  // price"), never as loose words: "speech to text" must not find "text to speech".
+  for (const typed of expansion.typedPhrases) clauses.push(phrase(typed, synonyms.phraseBoost));
   for (const synonym of expansion.synonyms) clauses.push(phrase(synonym, synonyms.phraseBoost * synonyms.weight));
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
-  return { bool: { should: clauses, minimum_should_match: 1 } };
+  const text = { bool: { should: clauses, minimum_should_match: 1 } };
+  if (settings.stuffing === 'off') return text;
+  // Stuffed text is demoted inside relevance (listings written before textQuality count as 1).
+  return {
+    function_score: {
+      query: text,
+      functions: [{ field_value_factor: { field: 'textQuality', modifier: settings.stuffing, missing: 1 } }],
+      boost_mode: 'multiply',
+    },
+  };
 }
 
 /**
