@@ -182,14 +182,20 @@ export interface PageOptions {
   now: number;
 }
 
-export function buildSearchBody(request: ReadRequest, settings: RankingSettings, page: PageOptions): Json {
+export function buildSearchBody(
+  request: ReadRequest,
+  settings: RankingSettings,
+  page: PageOptions,
+  sourceFields: readonly string[] = LISTING_SOURCE_FIELDS,
+): Json {
   const { filter, must_not } = filterClauses(request.filters);
   const body: Json = {
     size: request.limit + 1, // one extra hit tells whether a next page exists
     sort: sortFor(request),
-    _source: { includes: LISTING_SOURCE_FIELDS },
-    track_total_hits: false,
+    _source: { includes: sourceFields },
+    track_total_hits: request.countTotal === true,
   };
+  if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
     body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain)], filter, must_not } };
     // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
@@ -206,6 +212,7 @@ export function buildSearchBody(request: ReadRequest, settings: RankingSettings,
 
 /** URL parameters of the search: only the response fields the service reads leave Elasticsearch. */
 export function searchParamsFor(request: ReadRequest): { filter_path: string; include_named_queries_score?: boolean } {
-  if (!request.explain) return { filter_path: 'hits.hits._source,hits.hits.sort' };
-  return { filter_path: 'hits.hits._source,hits.hits.sort,hits.hits._score,hits.hits.matched_queries', include_named_queries_score: true };
+  const total = request.countTotal ? ',hits.total' : '';
+  if (!request.explain) return { filter_path: `hits.hits._source,hits.hits.sort${total}` };
+  return { filter_path: `hits.hits._source,hits.hits.sort,hits.hits._score,hits.hits.matched_queries${total}`, include_named_queries_score: true };
 }
