@@ -10,7 +10,7 @@ COPY test ./test
 COPY mappings ./mappings
 COPY demo ./demo
 COPY examples ./examples
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

@@ -6,6 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/prelude.sh"
 
 echo "[dev] building"
 npx tsc -p tsconfig.json
+npx tsx scripts/build-web.ts
 if [ -f dist/scripts/demo.js ] && [ "${DEMO:-1}" != "0" ]; then
   echo "[dev] loading the demo catalog"
   node dist/scripts/demo.js

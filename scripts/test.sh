@@ -7,6 +7,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/prelude.sh"
 
 echo "[test] type-checking"
 npx tsc -p tsconfig.json --noEmit
+npx tsc -p src/web/client/tsconfig.json
+# The web catalog's client (the page tests drive it in Debian's chromium, installed when missing).
+npx tsx scripts/build-web.ts
+bash scripts/browser.sh ensure
 
 started=$(date +%s)
 out="$(mktemp)"

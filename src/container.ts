@@ -19,6 +19,12 @@ import { registerAnnounceMetrics } from './ingest/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
+import { bazaarRoutes } from './http/routes/bazaar.js';
+import { BazaarDiscovery } from './x402/bazaarDiscovery.js';
+import { discoveryTools } from './mcp/discoveryTools.js';
+import { mcpRoutes } from './http/routes/mcp.js';
+import { openApiRoutes } from './http/routes/openapi.js';
+import { webRoutes } from './web/routes.js';
 
 export interface Clients {
   elasticsearch: Client;
@@ -61,9 +67,23 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const facilitator = buildFacilitator(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader, metrics });
   // Rate limits first: they guard other modules' routes (reads, publish) mounted after them.
   const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
+  // MCP discovery answers with the same search service and listing lookup as the HTTP reads.
+  const mcp = mcpRoutes(discoveryTools({ search: search.search, listings: announcing.service }));
   return {
     // The metrics router goes first: its middleware times every feature route after it.
-    routers: [metricsRoutes(metrics), rateLimits, discoveryRoutes(search.search), publishing.router, announcing.router, facilitator.router],
+    routers: [
+      metricsRoutes(metrics),
+      rateLimits,
+      discoveryRoutes(search.search),
+      publishing.router,
+      announcing.router,
+      facilitator.router,
+      // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
+      bazaarRoutes({ discovery: new BazaarDiscovery(search.search), facilitator: facilitator.service }),
+      mcp,
+      openApiRoutes(),
+      webRoutes(),
+    ],
     workers: [catalog.worker, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,

@@ -4,11 +4,9 @@
  * requirements), then with payment (gets the result); the settlement shows in the listing's signals.
  */
 import assert from 'node:assert/strict';
-import express from 'express';
 import request from 'supertest';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { x402Client } from '@x402/core/client';
@@ -16,7 +14,7 @@ import { ExactEvmScheme } from '@x402/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MCP_META, PaidMcpServer, PaymentClaims, type PaidMcpOptions, type PaymentRequired } from '../src/sdk/index.js';
 import { waitFor } from './support/harness.js';
-import { listen, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
+import { serveStatelessMcp, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
 
 const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -73,16 +71,7 @@ describe('seller SDK: paid MCP tools end to end', function () {
     await world.h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 1_000_000n);
     const { secret } = await world.h.container.publishing.tokens.issue(['127.0.0.1'], 'weather-seller');
 
-    const app = express();
-    app.use(express.json());
-    app.post('/mcp', async (req, res) => {
-      const { server } = weatherTools(options);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      res.on('close', () => void transport.close());
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    });
-    mcp = await listen(app);
+    mcp = await serveStatelessMcp(() => weatherTools(options));
     options = { serviceUrl: world.service.url, serverUri: `mcp://127.0.0.1:${mcp.port}`, sellerToken: secret, payTo: sellerWallet.address };
     // Startup: publish the tools with the seller token.
     startup = weatherTools(options);

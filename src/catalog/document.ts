@@ -9,7 +9,7 @@ import {
   listingIdForKey,
   mcpCanonicalKey,
 } from './identity.js';
-import { listingKeywords } from './keywords.js';
+import { listingKeywords, textQuality } from './keywords.js';
 import type { Describe, ListingDocument, Payment, Signals } from './listing.js';
 import { toCaip2Network } from './networks.js';
 import type { HttpListingInput, ListingInput, McpListingInput, SignalsInput, WriteContext } from './writer.js';
@@ -71,6 +71,7 @@ function httpDocument(input: HttpListingInput): Omit<ListingDocument, 'source' |
     method,
     host: hostOf(resource),
     keywords: listingKeywords({ resource, inputNames: Object.keys(input.describe?.inputs ?? {}) }),
+    textQuality: textQuality(input.describe?.title, input.describe?.description),
     payment: normalizePayment(input.payment),
   };
   if (input.accepts) doc.accepts = input.accepts.map(normalizePayment);
@@ -92,6 +93,7 @@ function mcpDocument(input: McpListingInput): ReturnType<typeof httpDocument> {
     name: input.name,
     description: input.description,
     keywords: listingKeywords({ resource, name: input.name, inputNames: Object.keys(properties) }),
+    textQuality: textQuality(input.name, input.description),
     inputSchema: input.inputSchema,
     payment: normalizePayment(input.payment),
   };

@@ -90,6 +90,8 @@ export interface ListingDocument {
   tags?: string[];
   /** Identifier words (snake/camel/kebab split) from names, inputs and the path, for BM25. */
   keywords?: string;
+  /** Share of the text that is not stuffing (keywords.ts textQuality); multiplies text relevance. */
+  textQuality?: number;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   payment: Payment;
@@ -111,7 +113,7 @@ export interface ListingDocument {
 
 const EMPTY_SIGNALS: Signals = { settleCount7d: 0, rejectionRate7d: 0 };
 
-function publicPayment(payment: Payment): Payment {
+export function publicPayment(payment: Payment): Payment {
   const out: Payment = { scheme: payment.scheme, network: payment.network, asset: payment.asset, amount: String(payment.amount) };
   // `!= null`: the write path clears replaced fields with null in the stored document.
   if (payment.payTo != null) out.payTo = payment.payTo;
@@ -120,7 +122,7 @@ function publicPayment(payment: Payment): Payment {
   return out;
 }
 
-function publicSignals(signals: Partial<Signals> | undefined): Signals {
+export function publicSignals(signals: Partial<Signals> | undefined): Signals {
   const out: Signals = { ...EMPTY_SIGNALS };
   if (signals?.lastSettled) out.lastSettled = signals.lastSettled;
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;

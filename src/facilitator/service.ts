@@ -19,6 +19,7 @@ import type { TrafficCataloger } from './trafficCatalog.js';
 import { sightingOf, type TrafficSighting } from './trafficSighting.js';
 import type { AcceptedPayment, CheckMode } from './transfer.js';
 import { checkUptoPayment } from './uptoScheme.js';
+import { BAZAAR_DISCOVERY } from '../x402/bazaar.js';
 import type { SettleResponse, VerifyResponse } from '../x402/wire.js';
 
 export interface SupportedKind {
@@ -32,6 +33,8 @@ export interface SupportedResponse {
   kinds: SupportedKind[];
   extensions: string[];
   signers: Record<string, string[]>;
+  /** This service's addition: where the Bazaar-shaped discovery surface is (x402 clients ignore unknown members). */
+  discovery: { bazaar: typeof BAZAAR_DISCOVERY };
 }
 
 export interface FacilitatorDeps {
@@ -76,7 +79,7 @@ export class FacilitatorService {
       const network = toCaip2Network(name);
       if (network && facilitatorNetworks.includes(network)) kinds.push({ x402Version: 1, scheme: 'exact', network: name });
     }
-    return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [facilitatorAddress] } };
+    return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [facilitatorAddress] }, discovery: { bazaar: BAZAAR_DISCOVERY } };
   }
 
   async verify(body: unknown): Promise<VerifyResponse> {

@@ -125,7 +125,10 @@ export function edgeRateLimits(options: { redis: Redis; prefix: string; rules: R
   const router = Router();
   const { redis, prefix, rules, logger } = options;
   if (rules.reads) {
-    router.get(READ_PATHS, rateLimit({ redis, prefix, name: 'reads', rule: rules.reads, logger }));
+    const limiter = rateLimit({ redis, prefix, name: 'reads', rule: rules.reads, logger });
+    router.get(READ_PATHS, limiter);
+    // MCP discovery tools are catalog reads too, on the same budget.
+    router.post('/mcp', limiter);
   }
   if (rules.publish) {
     const limiter = rateLimit({ redis, prefix, name: 'publish', rule: rules.publish, logger });
@@ -135,4 +138,4 @@ export function edgeRateLimits(options: { redis: Redis; prefix: string; rules: R
   return router;
 }
 
-const READ_PATHS = ['/discovery/search', '/discovery/resources', '/discovery/resources/:id', '/mcp/tools'];
+const READ_PATHS = ['/discovery/search', '/discovery/resources', '/discovery/resources/:id', '/mcp/tools', '/x402/discovery/search', '/x402/discovery/resources'];

@@ -7,12 +7,13 @@ import { Ajv, type ErrorObject } from 'ajv';
 import type { AnnounceSettings } from '../config.js';
 import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../catalog/identity.js';
 import type { CatalogReader } from '../catalog/reader.js';
-import type { Payment } from '../catalog/listing.js';
+import { toListing, type Listing, type Payment } from '../catalog/listing.js';
 import { ProblemError, type FieldError } from '../http/problem.js';
 import { ChallengeError, parseAnnouncedChallenge, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from './probeStore.js';
 import { isValidRouteTemplate, templateMatchesPath } from './routeTemplate.js';
 
+const LISTING_ID = /^lst_[0-9a-f]{24}$/;
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const announceSchema = {
@@ -156,7 +157,7 @@ export class AnnounceService {
     let id: string;
     if (query.id !== undefined) {
       const given = query.id;
-      id = /^lst_[0-9a-f]{24}$/.test(given) ? await this.queueUnavailableOnError(() => this.store.resolveAlias(given)) : given;
+      id = LISTING_ID.test(given) ? await this.queueUnavailableOnError(() => this.store.resolveAlias(given)) : given;
     } else if (query.resource !== undefined) {
       const method = (query.method ?? 'GET').toUpperCase();
       let concreteId: string;
@@ -170,9 +171,23 @@ export class AnnounceService {
     } else {
       throw invalid([{ path: 'id', message: 'give either id (lst_...) or resource (the announced URL)' }]);
     }
-    const record = /^lst_[0-9a-f]{24}$/.test(id) ? await this.queueUnavailableOnError(() => this.store.get(id)) : undefined;
+    const record = LISTING_ID.test(id) ? await this.queueUnavailableOnError(() => this.store.get(id)) : undefined;
     if (!record) return this.statusWithoutRecord(id);
     return this.reconcile(record);
+  }
+
+  /**
+   * GET /discovery/resources/{id} (and MCP get_resource): the live listing, also under the id an
+   * announce answered before its 402 revealed a routeTemplate. Removed listings are not found.
+   */
+  async findListing(id: string): Promise<Listing | undefined> {
+    if (!LISTING_ID.test(id)) return undefined;
+    let doc = await this.reader.get(id);
+    if (!doc || doc.removed) {
+      const listingId = await this.listingIdFor(id);
+      if (listingId && listingId !== id) doc = await this.reader.get(listingId);
+    }
+    return doc && !doc.removed ? toListing(doc) : undefined;
   }
 
   /** The listing an announce id became (they differ when the 402 declared a routeTemplate). */
@@ -182,7 +197,7 @@ export class AnnounceService {
 
   /** A listing can also come from traffic (verify/settle) without an announce. */
   private async statusWithoutRecord(id: string): Promise<AnnounceStatus> {
-    const doc = /^lst_[0-9a-f]{24}$/.test(id) ? await this.reader.get(id) : undefined;
+    const doc = LISTING_ID.test(id) ? await this.reader.get(id) : undefined;
     if (!doc || doc.type !== 'http') throw new ProblemError(404, 'not_found', `Nothing was announced or listed as ${id}.`);
     const status: AnnounceStatus = { id, resource: doc.resource, method: doc.method ?? 'GET', status: doc.removed ? 'rejected' : 'listed' };
     if (doc.removed) status.reason = doc.removedReason ?? 'removed';

@@ -57,6 +57,6 @@ export function buildAnnouncing(config: Config, logger: Logger, deps: Announcing
   const announceLimit = config.rateLimits.announce
     ? rateLimit({ redis: deps.redis, prefix: config.redisPrefix, name: 'announce', rule: config.rateLimits.announce, logger })
     : undefined;
-  const router = announceRoutes({ announce: service, reader: deps.reader, ...(announceLimit ? { announceLimit } : {}) });
+  const router = announceRoutes({ announce: service, ...(announceLimit ? { announceLimit } : {}) });
   return { service, store, prober, probeWorker, staleness, router };
 }

@@ -1,19 +1,20 @@
 /**
  * Paid tools for MCP servers built with @modelcontextprotocol/sdk (SPEC 4.6, the x402 MCP
- * transport): a call without payment gets an error result carrying the payment requirements (in
- * `_meta["x402/payment-required"]`, the text content, and `structuredContent` when the tool has no
- * output schema); a call with a
- * payment (`_meta["x402/payment"]`, or an `X-Payment` / `PAYMENT-SIGNATURE` header on the
+ * transport): a call without payment gets an error result carrying the payment requirements (the
+ * x402 v2 `PaymentRequired` in `_meta["x402/payment-required"]`, `content[0]` and
+ * `structuredContent` when the tool has no output schema; the same requirements in x402 v1 form in
+ * `content[1]`, for v1 clients such as x402-mcp); a call with a payment (`_meta["x402/payment"]`,
+ * x402-mcp's `_meta["x402.payment"]`, or an `X-Payment` / `PAYMENT-SIGNATURE` header on the
  * Streamable HTTP request) is verified, the tool runs, then the payment is settled and the receipt
  * returned in `_meta["x402/payment-response"]`. A tool result with `isError` is not charged.
- * `publish()` lists the tools in the catalog with the seller token, retrying until the service answers.
+ * `publish()` lists the tools in the catalog with the seller token, retrying until the service
+ * answers, with the JSON Schemas the server's own `tools/list` gives (listedSchemas.ts).
  */
 import type { McpServer, RegisteredTool, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { normalizeObjectSchema } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { parsePaymentPayload, paymentRequiredV2, settlePayment, verifyPayment, type PaidResource } from './payment.js';
+import { listedSchemas, type ListedSchemas, type ToolDefinition } from './listedSchemas.js';
+import { parsePaymentPayload, paymentRequiredV1, paymentRequiredV2, settlePayment, verifyPayment, type PaidResource } from './payment.js';
 import { PaymentClaims } from './paymentClaims.js';
 import { buildRequirements, type PriceOptions } from './price.js';
 import { Publisher, type PublishOutcome, type PublisherOptions, type ToolListing } from './publisher.js';
@@ -22,6 +23,8 @@ import type { PaymentRequirements } from '../x402/wire.js';
 
 export const META = {
   payment: 'x402/payment',
+  /** x402-mcp (v1) sends the base64 payment header value under this key. */
+  paymentLegacy: 'x402.payment',
   paymentResponse: 'x402/payment-response',
   paymentRequired: 'x402/payment-required',
 } as const;
@@ -49,11 +52,6 @@ export interface PaidToolConfig<InputArgs extends ZodRawShapeCompat | AnySchema,
 
 type RequestExtra = Parameters<ToolCallback<ZodRawShapeCompat>>[1];
 
-function jsonSchemaOf(schema: ZodRawShapeCompat | AnySchema): Record<string, unknown> {
-  const object = normalizeObjectSchema(schema);
-  return object ? (toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy: 'input' }) as Record<string, unknown>) : { type: 'object', properties: {} };
-}
-
 /** The x402 bazaar discovery extension for an MCP tool (the shape @x402/extensions declares). */
 function mcpDiscoveryExtension(toolName: string, description: string, inputSchema: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -79,27 +77,35 @@ function headerValue(extra: RequestExtra, name: string): string | undefined {
 }
 
 function paymentOf(extra: RequestExtra): unknown {
-  return (extra._meta as Record<string, unknown> | undefined)?.[META.payment] ?? headerValue(extra, 'x-payment') ?? headerValue(extra, 'payment-signature');
+  const meta = extra._meta as Record<string, unknown> | undefined;
+  return meta?.[META.payment] ?? meta?.[META.paymentLegacy] ?? headerValue(extra, 'x-payment') ?? headerValue(extra, 'payment-signature');
 }
 
 /**
  * `structuredContent` carries the requirements only for tools without an output schema: the MCP
  * client validates structured content against the output schema even on error results, so there
- * the requirements travel in `_meta` and the text content only.
+ * the requirements travel in `_meta` and the text content only. `content[0]` is the v2 answer the
+ * x402 MCP transport defines; `content[1]` offers the same requirements to x402 v1 clients, as the
+ * HTTP side's v1 body does beside its v2 header.
  */
 function paymentRequiredResult(resource: PaidResource, error: string, hasOutputSchema: boolean): CallToolResult {
   const required = paymentRequiredV2(resource, error);
   return {
     isError: true,
     ...(hasOutputSchema ? {} : { structuredContent: required as unknown as Record<string, unknown> }),
-    content: [{ type: 'text', text: JSON.stringify(required) }],
+    content: [
+      { type: 'text', text: JSON.stringify(required) },
+      { type: 'text', text: JSON.stringify(paymentRequiredV1(resource, error)) },
+    ],
     _meta: { [META.paymentRequired]: required },
   };
 }
 
 export class PaidMcpServer {
   readonly client: ServiceClient;
-  private readonly listings = new Map<string, ToolListing>();
+  private readonly tools = new Map<string, { definition: ToolDefinition; listing: Omit<ToolListing, 'inputSchema' | 'outputSchema'> }>();
+  /** Per tool, what the server's `tools/list` says (asked once, on the first challenge or publish). */
+  private readonly listed = new Map<string, Promise<ListedSchemas>>();
   private publisher: Publisher | undefined;
   private readonly claims: PaymentClaims;
 
@@ -125,36 +131,52 @@ export class PaidMcpServer {
       Object.entries({ network: this.options.network, asset: this.options.asset, payTo: this.options.payTo, scheme: this.options.scheme, maxTimeoutSeconds: this.options.maxTimeoutSeconds }).filter(([, v]) => v !== undefined),
     );
     const requirements: PaymentRequirements = buildRequirements({ ...defaults, ...price });
-    const inputSchema = jsonSchemaOf(config.inputSchema);
+    const definition: ToolDefinition = {
+      description: config.description,
+      inputSchema: config.inputSchema,
+      ...(config.outputSchema ? { outputSchema: config.outputSchema } : {}),
+    };
+    // x402 v1 has no extensions: its discovery hint is the requirements' outputSchema, which the
+    // facilitator reads to credit a v1 payment (x402-mcp's) to the tool's listing.
+    const v1Input = { type: 'mcp', toolName: name, description: config.description };
     const resource: PaidResource = {
       url: `${this.options.serverUri.replace(/\/+$/, '')}/${name}`,
       description: config.description,
       mimeType: 'application/json',
       accepts: [requirements],
-      // Buyers' clients echo this into the payment, so the facilitator credits the tool's listing.
-      extensions: { bazaar: mcpDiscoveryExtension(name, config.description, inputSchema) },
+      outputSchemaV1: { input: v1Input },
     };
-    const listing: ToolListing = {
-      type: 'mcp',
-      resource: resource.url,
-      name,
-      description: config.description,
-      inputSchema,
-      ...(config.outputSchema ? { outputSchema: jsonSchemaOf(config.outputSchema) } : {}),
-      ...(config.tags ? { tags: config.tags } : {}),
-      payment: {
-        scheme: requirements.scheme,
-        network: requirements.network,
-        asset: requirements.asset,
-        amount: requirements.amount,
-        payTo: requirements.payTo,
-        maxTimeoutSeconds: requirements.maxTimeoutSeconds,
-        ...(pricing ? { pricing } : {}),
+    this.tools.set(name, {
+      definition,
+      listing: {
+        type: 'mcp',
+        resource: resource.url,
+        name,
+        description: config.description,
+        ...(config.tags ? { tags: config.tags } : {}),
+        payment: {
+          scheme: requirements.scheme,
+          network: requirements.network,
+          asset: requirements.asset,
+          amount: requirements.amount,
+          payTo: requirements.payTo,
+          maxTimeoutSeconds: requirements.maxTimeoutSeconds,
+          ...(pricing ? { pricing } : {}),
+        },
       },
-    };
-    this.listings.set(name, listing);
+    });
 
-    const challenge = (error: string) => paymentRequiredResult(resource, error, config.outputSchema !== undefined);
+    const challenge = async (error: string): Promise<CallToolResult> => {
+      let discovery: Pick<PaidResource, 'extensions' | 'outputSchemaV1'> = {};
+      try {
+        // Buyers' clients echo this into the payment, so the facilitator credits the tool's listing.
+        const { inputSchema } = await this.schemasOf(name);
+        discovery = { extensions: { bazaar: mcpDiscoveryExtension(name, config.description, inputSchema) }, outputSchemaV1: { input: { ...v1Input, inputSchema } } };
+      } catch (err) {
+        this.options.onError?.(err as Error);
+      }
+      return paymentRequiredResult({ ...resource, ...discovery }, error, config.outputSchema !== undefined);
+    };
     const run = handler as unknown as (args: unknown, extra: RequestExtra) => CallToolResult | Promise<CallToolResult>;
     const paidHandler = async (args: unknown, extra: RequestExtra): Promise<CallToolResult> => {
       const raw = paymentOf(extra);
@@ -205,9 +227,18 @@ export class PaidMcpServer {
     );
   }
 
-  /** The catalog listings the declared tools publish as. */
-  toolListings(): ToolListing[] {
-    return [...this.listings.values()];
+  private schemasOf(name: string): Promise<ListedSchemas> {
+    let schemas = this.listed.get(name);
+    if (!schemas) {
+      schemas = listedSchemas(this.server, name, this.tools.get(name)!.definition);
+      this.listed.set(name, schemas);
+    }
+    return schemas;
+  }
+
+  /** The catalog listings the declared tools publish as, with the JSON Schemas the server lists. */
+  async toolListings(): Promise<ToolListing[]> {
+    return Promise.all([...this.tools].map(async ([name, { listing }]) => ({ ...listing, ...(await this.schemasOf(name)) }) as ToolListing));
   }
 
   /** Publishes every declared tool; retries until the service answers. Call once on startup. */
@@ -218,7 +249,7 @@ export class PaidMcpServer {
       ...this.options.publishRetry,
       onError: (err) => this.options.onError?.(err),
     });
-    return this.publisher.publishAll(this.toolListings());
+    return this.publisher.publishAll(await this.toolListings());
   }
 
   /** Stops publish retries (the server's own transport is closed by its owner). */

@@ -42,6 +42,11 @@ const USDC: Readonly<Record<string, KnownAsset>> = {
 
 export const DEFAULT_NETWORK = 'eip155:84532';
 
+/** Whether `asset` is the network's USDC (6 decimals): the web catalog shows those prices in USDC. */
+export function isUsdc(network: string, asset: string): boolean {
+  return asset.toUpperCase() === 'USDC' || USDC[network]?.address.toLowerCase() === asset.toLowerCase();
+}
+
 export class PriceConfigError extends Error {
   constructor(message: string) {
     super(`x402 price: ${message}`);

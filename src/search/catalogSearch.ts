@@ -16,6 +16,13 @@ export interface ReadPage {
   nextCursor?: string;
 }
 
+export interface DocumentPage {
+  documents: ListingDocument[];
+  nextCursor?: string;
+  /** Every match, when the request set `countTotal`. */
+  total?: number;
+}
+
 interface Hit {
   _source: ListingDocument;
   _score?: number | null;
@@ -42,7 +49,7 @@ export class CatalogSearch {
   }
 
   /** The Elasticsearch request a read turns into (the benchmark sends it straight to Elasticsearch). */
-  async buildRequest(request: ReadRequest): Promise<{ body: Record<string, unknown>; now: number }> {
+  async buildRequest(request: ReadRequest, sourceFields?: readonly string[]): Promise<{ body: Record<string, unknown>; now: number }> {
     const sortLength = sortFor(request).length;
     const state = request.cursor !== undefined ? await this.options.cursors.decode(request, request.cursor, sortLength) : undefined;
     const now = state?.now ?? this.now();
@@ -52,27 +59,44 @@ export class CatalogSearch {
       const vector = await this.options.queryEmbeddings?.vectorFor(request.q);
       if (vector) page.queryVector = vector;
     }
-    return { body: buildSearchBody(request, settings, page), now };
+    return { body: buildSearchBody(request, settings, page, sourceFields), now };
   }
 
+  /** A page in SPEC's listing shape (GET /discovery/resources, /discovery/search, /mcp/tools). */
   async read(request: ReadRequest): Promise<ReadPage> {
-    const { body, now } = await this.buildRequest(request);
+    const { hits, nextCursor } = await this.search(request);
+    const results = hits.map((hit) => this.toResult(request, hit));
+    return nextCursor === undefined ? { results } : { results, nextCursor };
+  }
+
+  /**
+   * The same read, as stored documents restricted to `sourceFields`, for other wire shapes of the
+   * catalog (the x402 Bazaar surface); `total` when the request asks to count.
+   */
+  async readDocuments(request: ReadRequest, sourceFields: readonly string[]): Promise<DocumentPage> {
+    const { hits, nextCursor, total } = await this.search(request, sourceFields);
+    return { documents: hits.map((hit) => hit._source), ...(nextCursor !== undefined ? { nextCursor } : {}), ...(total !== undefined ? { total } : {}) };
+  }
+
+  private async search(request: ReadRequest, sourceFields?: readonly string[]): Promise<{ hits: Hit[]; nextCursor?: string; total?: number }> {
+    const { body, now } = await this.buildRequest(request, sourceFields);
     const response = await this.options.elasticsearch.search<ListingDocument>(
       { index: this.options.alias, ...body, ...searchParamsFor(request) } as never,
       // No OpenTelemetry SDK is installed, so the client's per-request span is pure overhead on the hot path.
       { openTelemetry: { enabled: false } },
     );
-    const hits = ((response as { hits?: { hits?: Hit[] } }).hits?.hits ?? []) as Hit[];
-    const page = hits.slice(0, request.limit);
-    const results = page.map((hit) => this.toResult(request, hit));
-    const last = page[page.length - 1];
-    if (hits.length <= request.limit || !last) return { results };
+    const found = (response as { hits?: { hits?: Hit[]; total?: { value: number } } }).hits;
+    const all = (found?.hits ?? []) as Hit[];
+    const hits = all.slice(0, request.limit);
+    const total = request.countTotal ? (found?.total?.value ?? 0) : undefined;
+    const last = hits[hits.length - 1];
+    if (all.length <= request.limit || !last) return { hits, ...(total !== undefined ? { total } : {}) };
     const nextCursor = await this.options.cursors.encode(request, {
       searchAfter: exactSortValues(request, last),
       // Only scores depend on `now`; sort=recent does not sort on the score.
       ...(request.kind === 'search' && request.sort !== 'recent' ? { now } : {}),
     });
-    return { results, nextCursor };
+    return { hits, nextCursor, ...(total !== undefined ? { total } : {}) };
   }
 
   private toResult(request: ReadRequest, hit: Hit): Listing {

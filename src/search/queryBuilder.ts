@@ -61,6 +61,8 @@ const isStemmed = (field: string) => field.endsWith('.stemmed');
  * matches; the scored fields index term presence only, so repeating a word adds nothing.
  */
 const PHRASE_FIELD = 'phrase_text';
+/** One word may stand between a phrase's words; a reversed phrase needs more and does not match. */
+const PHRASE_SLOP = 1;
 /** Shingle fields hold word pairs: fuzzy single words never match them. */
 const isPhrases = (field: string) => field.endsWith('.phrases');
 /** The listing's text embedding (dense_vector, cosine; src/semantic). */
@@ -84,7 +86,7 @@ function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInpu
   const words = withIdentifierWords(expansion.looseWords);
   const clauses: Json[] = [];
   if (words !== '') {
-    clauses.push({ multi_match: { query: words, fields: list(() => true), type: 'best_fields', tie_breaker: 0.1 } });
+    clauses.push({ multi_match: { query: words, fields: list(() => true), type: 'best_fields', tie_breaker: 0.3 } });
     if (typos.weight > 0) {
       clauses.push({
         multi_match: {
@@ -95,17 +97,23 @@ function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInpu
     }
   }
   // PHRASE_FIELD holds every text of the listing, stemmed, with positions (the scored fields keep none).
-  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost } } });
-  for (const typed of expansion.typedPhrases) {
-    // The concept's words must all match (in one field), so "speech to text" does not find any "text";
-    // adjacent and in order, the phrase scores more.
-    clauses.push({ multi_match: { query: typed, fields: list(() => true), type: 'best_fields', operator: 'and', tie_breaker: 0.1 } });
-    clauses.push(phrase(typed, synonyms.phraseBoost));
-  }
+  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost, slop: PHRASE_SLOP } } });
+  // A typed concept matches as a phrase with a little slop ("crypto spot prices" for "crypto
+  // price"), never as loose words: "speech to text" must not find "text to speech".
+  for (const typed of expansion.typedPhrases) clauses.push(phrase(typed, synonyms.phraseBoost));
   for (const synonym of expansion.synonyms) clauses.push(phrase(synonym, synonyms.phraseBoost * synonyms.weight));
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
   if (semantic && settings.semantic.weight > 0) clauses.push(knnClause(settings.semantic, semantic));
-  return { bool: { should: clauses, minimum_should_match: 1 } };
+  const text = { bool: { should: clauses, minimum_should_match: 1 } };
+  if (settings.stuffing === 'off') return text;
+  // Stuffed text is demoted inside relevance (listings written before textQuality count as 1).
+  return {
+    function_score: {
+      query: text,
+      functions: [{ field_value_factor: { field: 'textQuality', modifier: settings.stuffing, missing: 1 } }],
+      boost_mode: 'multiply',
+    },
+  };
 }
 
 /** The query's embedding and the read's filters (applied inside the kNN search, so its k are all eligible). */
@@ -204,14 +212,20 @@ export interface PageOptions {
   queryVector?: number[];
 }
 
-export function buildSearchBody(request: ReadRequest, settings: RankingSettings, page: PageOptions): Json {
+export function buildSearchBody(
+  request: ReadRequest,
+  settings: RankingSettings,
+  page: PageOptions,
+  sourceFields: readonly string[] = LISTING_SOURCE_FIELDS,
+): Json {
   const { filter, must_not } = filterClauses(request.filters);
   const body: Json = {
     size: request.limit + 1, // one extra hit tells whether a next page exists
     sort: sortFor(request),
-    _source: { includes: LISTING_SOURCE_FIELDS },
-    track_total_hits: false,
+    _source: { includes: sourceFields },
+    track_total_hits: request.countTotal === true,
   };
+  if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
     const semantic = page.queryVector ? { vector: page.queryVector, filter: [...filter, { bool: { must_not } }] } : undefined;
     body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic)], filter, must_not } };
@@ -229,6 +243,7 @@ export function buildSearchBody(request: ReadRequest, settings: RankingSettings,
 
 /** URL parameters of the search: only the response fields the service reads leave Elasticsearch. */
 export function searchParamsFor(request: ReadRequest): { filter_path: string; include_named_queries_score?: boolean } {
-  if (!request.explain) return { filter_path: 'hits.hits._source,hits.hits.sort' };
-  return { filter_path: 'hits.hits._source,hits.hits.sort,hits.hits._score,hits.hits.matched_queries', include_named_queries_score: true };
+  const total = request.countTotal ? ',hits.total' : '';
+  if (!request.explain) return { filter_path: `hits.hits._source,hits.hits.sort${total}` };
+  return { filter_path: `hits.hits._source,hits.hits.sort,hits.hits._score,hits.hits.matched_queries${total}`, include_named_queries_score: true };
 }

@@ -17,7 +17,7 @@ export class RankingChangeError extends Error {
 export function flattenRanking(settings: RankingSettings): Array<[string, string | number]> {
   const rows: Array<[string, string | number]> = [];
   for (const [field, boost] of Object.entries(settings.fields)) rows.push([`fields.${field}`, boost]);
-  rows.push(['exactName', settings.exactName], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
+  rows.push(['stuffing', settings.stuffing], ['exactName', settings.exactName], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
   settings.synonyms.groups.forEach((group, i) => rows.push([`synonyms.groups.${i}`, group.join(', ')]));
   for (const [key, value] of Object.entries(settings.semantic)) rows.push([`semantic.${key}`, value]);
   for (const [key, value] of Object.entries(settings.price)) rows.push([`price.${key}`, value]);
@@ -38,7 +38,7 @@ const NUMERIC = new Set([
   'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'bm25.k1', 'bm25.b',
   'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity',
 ]);
-const TEXT = new Set(['price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness']);
+const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness']);
 
 function parseValue(key: string, raw: string): string | number {
   if (key.startsWith('fields.') || NUMERIC.has(key)) {

@@ -28,6 +28,11 @@ export interface RankingSettings {
    * `minSimilarity` (0 weight: off; also off while the embedding model is not installed).
    */
   semantic: { weight: number; k: number; numCandidates: number; minSimilarity: number };
+  /**
+   * How text relevance is scaled by the listing's textQuality (1 minus its share of stuffed
+   * words): `square` (default) or `none` (linear), or `off`.
+   */
+  stuffing: 'square' | 'none' | 'off';
   /** Boost of an MCP listing whose tool name is exactly the query (0 turns it off). */
   exactName: number;
   /** The price factor is `floor + (1 - floor) x decay`: within [floor, 1], so price only reorders comparable relevance. */
@@ -102,6 +107,10 @@ class Checker {
       return (phrases as string[]).map((p) => p.trim().toLowerCase());
     });
   }
+  oneOf<T extends string>(path: string, value: unknown, allowed: readonly T[]): T {
+    if (!(allowed as readonly unknown[]).includes(value)) this.problems.push(`${path}=${JSON.stringify(value)}: must be one of ${allowed.join(', ')}`);
+    return value as T;
+  }
   decayFunction(path: string, value: unknown): DecayFunction {
     if (value === undefined) return 'exp';
     if (!(DECAY_FUNCTIONS as readonly unknown[]).includes(value)) this.problems.push(`${path}=${JSON.stringify(value)}: must be one of ${DECAY_FUNCTIONS.join(', ')}`);
@@ -155,6 +164,7 @@ export function validateRanking(
       minSimilarity: check.number('semantic.minSimilarity', semantic.minSimilarity ?? 0, -1, 1),
     },
     exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
+    stuffing: check.oneOf('stuffing', raw.stuffing ?? 'off', ['square', 'none', 'off'] as const),
     price: {
       function: check.decayFunction('price.function', price.function),
       origin: check.number('price.origin', price.origin, 0, Number.MAX_SAFE_INTEGER),

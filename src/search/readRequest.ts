@@ -30,13 +30,20 @@ export interface ReadRequest {
   explain: boolean;
   limit: number;
   cursor?: string;
+  /**
+   * Listings to skip before the page (the x402 Bazaar surface's `offset`, bounded there); never
+   * together with `cursor`. SPEC's own reads page with cursors only.
+   */
+  offset?: number;
+  /** Count every match (`hits.total`); off by default, the count costs a pass over all matches. */
+  countTotal?: boolean;
   filters: CatalogFilters;
 }
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
-const MAX_TEXT_LENGTH = 256;
-const MAX_QUERY_LENGTH = 512;
+export const MAX_TEXT_LENGTH = 256;
+export const MAX_QUERY_LENGTH = 512;
 /** Largest value of an Elasticsearch `long`: a ceiling at or above it excludes nothing. */
 const LONG_MAX = 9223372036854775807n;
 

@@ -4,7 +4,9 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express } from 'express';
+import express, { type Express } from 'express';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { startHarness, type Harness } from './harness.js';
 
 export interface Listening {
@@ -47,4 +49,18 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       await h.close();
     },
   };
+}
+
+/** A stateless Streamable HTTP MCP endpoint at `/mcp`: `build()` makes a fresh server per request. */
+export async function serveStatelessMcp(build: () => { server: McpServer }): Promise<Listening> {
+  const app = express();
+  app.use(express.json());
+  app.post('/mcp', async (req, res) => {
+    const { server } = build();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => void transport.close());
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  return listen(app);
 }

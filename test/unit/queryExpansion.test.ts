@@ -28,3 +28,12 @@ describe('unit: query expansion (identifier words, synonyms)', () => {
     assert.equal(synonymExpansions('word0', big).length, MAX_EXPANSIONS);
   });
 });
+
+describe('unit: textQuality (stuffing share)', () => {
+  it('ordinary text scores 1; a word used a third time and more counts as stuffing', async () => {
+    const { textQuality } = await import('../../src/catalog/keywords.js');
+    assert.equal(textQuality('Weather forecast', 'Hourly and daily weather forecasts for any city.'), 1);
+    assert.equal(textQuality('Translate Translation Translate Free Translate', 'translate translate online translate now'), 0.6, '4 of 10 words are a third use or more');
+    assert.equal(textQuality(undefined, ''), 1);
+  });
+});

@@ -3,16 +3,11 @@
  * Thin: the services decide; these only map HTTP to calls.
  */
 import { Router, type RequestHandler } from 'express';
-import type { CatalogReader } from '../../catalog/reader.js';
-import { toListing } from '../../catalog/listing.js';
 import type { AnnounceService } from '../../ingest/announceService.js';
 import { ProblemError, problems } from '../problem.js';
 
-const LISTING_ID = /^lst_[0-9a-f]{24}$/;
-
 export interface AnnounceRouteDeps {
   announce: AnnounceService;
-  reader: CatalogReader;
   /** Applied to POST /discovery/announce only. */
   announceLimit?: RequestHandler;
 }
@@ -52,15 +47,9 @@ export function announceRoutes(deps: AnnounceRouteDeps): Router {
   });
 
   router.get('/discovery/resources/:id', async (req, res) => {
-    const id = req.params.id;
-    let doc = LISTING_ID.test(id) ? await deps.reader.get(id) : undefined;
-    if ((!doc || doc.removed) && LISTING_ID.test(id)) {
-      // An announce answered this id before its 402 revealed a routeTemplate; follow it.
-      const listingId = await deps.announce.listingIdFor(id);
-      if (listingId && listingId !== id) doc = await deps.reader.get(listingId);
-    }
-    if (!doc || doc.removed) throw problems.notFound(`No listing ${id}.`);
-    res.json(toListing(doc));
+    const listing = await deps.announce.findListing(req.params.id);
+    if (!listing) throw problems.notFound(`No listing ${req.params.id}.`);
+    res.json(listing);
   });
 
   return router;

@@ -1,0 +1,27 @@
+/**
+ * The x402-compatible surface under /x402 (README "x402 Bazaar surface"): an x402 client given
+ * `{service}/x402` as its facilitator URL finds there the facilitator endpoints it calls
+ * (`/supported`, `/verify`, `/settle`, the same handlers as at the root) and the Bazaar's
+ * discovery endpoints. Thin: parse, call the service, send.
+ */
+import { Router, type Request } from 'express';
+import type { FacilitatorService } from '../../facilitator/service.js';
+import { BAZAAR_BASE_PATH } from '../../x402/bazaar.js';
+import type { BazaarDiscovery } from '../../x402/bazaarDiscovery.js';
+import { parseBazaarList, parseBazaarSearch } from '../../x402/bazaarRequest.js';
+import { facilitatorRoutes } from './facilitator.js';
+
+export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: FacilitatorService }): Router {
+  const surface = Router();
+  const query = (req: Request) => req.query as Record<string, unknown>;
+  surface.get('/discovery/resources', async (req, res) => {
+    res.json(await deps.discovery.list(parseBazaarList(query(req))));
+  });
+  surface.get('/discovery/search', async (req, res) => {
+    res.json(await deps.discovery.search(parseBazaarSearch(query(req))));
+  });
+  surface.use(facilitatorRoutes(deps.facilitator));
+  const router = Router();
+  router.use(BAZAAR_BASE_PATH, surface);
+  return router;
+}

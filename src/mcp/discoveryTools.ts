@@ -1,0 +1,150 @@
+/**
+ * The discovery tools agents call over MCP (docs/mcp.md): search_resources, list_resources and
+ * get_resource. They are the HTTP catalog reads by other means: arguments become the same query a
+ * client would send (validated by `parseReadRequest`, so every rule and error code is the same),
+ * the same search service answers, and the structured output is the SPEC.md listing shape.
+ */
+import { Ajv, type ErrorObject } from 'ajv';
+import { LISTING_ID_PATTERN, listingPageSchema, listingResponseSchema } from '../catalog/listingShape.js';
+import type { Listing } from '../catalog/listing.js';
+import type { CatalogSearch, ReadPage } from '../search/catalogSearch.js';
+import { MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, parseReadRequest, type ReadEndpoint } from '../search/readRequest.js';
+import { ProblemError, type FieldError } from '../http/problem.js';
+
+/** One listing by id, the way GET /discovery/resources/{id} finds it. */
+export interface ListingFinder {
+  findListing(id: string): Promise<Listing | undefined>;
+}
+
+export interface DiscoveryToolDeps {
+  search: CatalogSearch;
+  listings: ListingFinder;
+}
+
+export interface DiscoveryTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: { readOnlyHint: true; openWorldHint: false };
+  run(args: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+const text = (description: string) => ({ type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH, description });
+
+const filterProperties = {
+  type: { type: 'string', enum: ['http', 'mcp'], description: 'http endpoints or mcp tools.' },
+  network: text('CAIP-2 network id such as eip155:84532 (x402 v1 names like base-sepolia are accepted).'),
+  maxPrice: {
+    type: ['string', 'integer'],
+    pattern: '^[0-9]{1,200}$',
+    minimum: 0,
+    description: 'Price ceiling in the asset\'s smallest unit (USDC has 6 decimals: 5000 = 0.005 USDC).',
+  },
+  asset: text('Asset code or token address.'),
+  scheme: { type: 'string', enum: ['exact', 'upto'] },
+  payTo: text('Seller address.'),
+  capability: text('A tag, e.g. weather.'),
+  limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size (default 20).' },
+  cursor: { type: 'string', minLength: 1, description: 'nextCursor of the previous page, with the same other arguments.' },
+} as const;
+
+const searchProperties = {
+  q: { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, description: 'What the resource should do, in words.' },
+  ...filterProperties,
+  sort: { type: 'string', enum: ['rank', 'price', 'recent'], description: 'rank (default), price (cheapest first) or recent (most recently paid for).' },
+  explain: { type: 'boolean', description: 'Add the score breakdown (debug) to each result.' },
+} as const;
+
+const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => ({
+  type: 'object',
+  properties,
+  ...(required.length > 0 ? { required } : {}),
+  additionalProperties: false,
+});
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
+  return (errors ?? []).map((e) => {
+    const params = e.params as Record<string, unknown>;
+    if (e.keyword === 'required') return { path: String(params.missingProperty), message: 'is required' };
+    if (e.keyword === 'additionalProperties') return { path: String(params.additionalProperty), message: 'is not an accepted argument' };
+    return { path: e.instancePath.replace(/^\//, '').replace(/\//g, '.') || '(arguments)', message: e.message ?? 'is invalid' };
+  });
+}
+
+/** Arguments checked against the tool's input schema; every problem is named at once. */
+function checked(schema: Record<string, unknown>): (args: Record<string, unknown>) => void {
+  const validate = ajv.compile(schema);
+  return (args) => {
+    if (validate(args)) return;
+    const errors = fieldErrors(validate.errors);
+    throw new ProblemError(400, 'invalid_arguments', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
+  };
+}
+
+/** The query string a client would send for these arguments. */
+function toQuery(args: Record<string, unknown>): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined || value === null) continue;
+    query[name] = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+  }
+  return query;
+}
+
+const pageOutput = (page: ReadPage): Record<string, unknown> => ({ ...page });
+
+function readTool(deps: DiscoveryToolDeps, endpoint: ReadEndpoint, inputSchema: Record<string, unknown>) {
+  const validate = checked(inputSchema);
+  return async (args: Record<string, unknown>) => {
+    validate(args);
+    return pageOutput(await deps.search.read(parseReadRequest(endpoint, toQuery(args))));
+  };
+}
+
+export function discoveryTools(deps: DiscoveryToolDeps): DiscoveryTool[] {
+  const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+  const searchInput = objectSchema(searchProperties, ['q']);
+  const listInput = objectSchema(filterProperties);
+  const getInput = objectSchema({ id: { type: 'string', pattern: LISTING_ID_PATTERN, description: 'Listing id (lst_...).' } }, ['id']);
+  const validateGet = checked(getInput);
+  return [
+    {
+      name: 'search_resources',
+      title: 'Search paid APIs and tools',
+      description:
+        'Ranked free-text search of paid HTTP endpoints and MCP tools (x402), by relevance, price and recent payments. Filters narrow it; pass nextCursor as cursor (with the same other arguments) for more.',
+      inputSchema: searchInput,
+      outputSchema: listingPageSchema,
+      annotations: readOnly,
+      run: readTool(deps, 'search', searchInput),
+    },
+    {
+      name: 'list_resources',
+      title: 'List paid APIs and tools',
+      description: 'Paid HTTP endpoints and MCP tools matching the filters, newest first. Pass nextCursor as cursor for more.',
+      inputSchema: listInput,
+      outputSchema: listingPageSchema,
+      annotations: readOnly,
+      run: readTool(deps, 'resources', listInput),
+    },
+    {
+      name: 'get_resource',
+      title: 'Get one paid API or tool',
+      description: 'One listing by id, with its payment requirements, schemas and activity.',
+      inputSchema: getInput,
+      outputSchema: listingResponseSchema,
+      annotations: readOnly,
+      run: async (args) => {
+        validateGet(args);
+        const id = String(args.id);
+        const listing = await deps.listings.findListing(id);
+        if (!listing) throw new ProblemError(404, 'not_found', `No listing ${id}.`);
+        return { ...listing };
+      },
+    },
+  ];
+}

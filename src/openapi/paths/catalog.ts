@@ -1,0 +1,103 @@
+/** Catalog reads (docs/catalog-reads.md): /discovery/resources, /discovery/search, /mcp/tools, one listing. */
+import { httpListingId, mcpListingId } from '../../catalog/identity.js';
+import { LISTING_ID_PATTERN } from '../../catalog/listingShape.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../../search/readRequest.js';
+import { json, operation, pathParameter, queryParameter, ref, type OpenApiObject, type ProblemCodes } from '../builders.js';
+
+/** Demo catalog listings (demo/catalog.json): the examples read real data. */
+export const DEMO_TRANSLATION_ID = httpListingId('https://translate.lingobridge.com/v1/translate');
+export const DEMO_FORECAST_TOOL_ID = mcpListingId('mcp://mcp.skycast.dev', 'get_weather_forecast');
+
+const text = (name: string, description: string) =>
+  queryParameter(name, description, { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH });
+
+const filters: OpenApiObject[] = [
+  text('network', 'CAIP-2 network id (eip155:84532); x402 v1 names such as base-sepolia are mapped to CAIP-2.'),
+  queryParameter('type', 'Listing type.', { type: 'string', enum: ['http', 'mcp'] }),
+  queryParameter('maxPrice', 'Ceiling on payment.amount, in the asset\'s smallest unit (USDC: 6 decimals), compared as integers. For upto listings the amount is the ceiling.', {
+    type: 'string',
+    pattern: '^[0-9]{1,200}$',
+  }),
+  text('asset', 'Asset code or token address (case-insensitive exact match).'),
+  queryParameter('scheme', 'Payment scheme.', { type: 'string', enum: ['exact', 'upto'] }),
+  text('payTo', 'Seller address (case-insensitive exact match).'),
+  text('capability', 'A tag: describe.tags of an HTTP listing or tags of an MCP listing.'),
+  queryParameter('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
+  queryParameter('cursor', 'The previous page\'s nextCursor; bound to the same query, filters and sort.', { type: 'string', minLength: 1 }),
+];
+
+const searchParameters: OpenApiObject[] = [
+  queryParameter('q', 'Free text (required).', { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH }, true),
+  queryParameter('sort', 'rank (relevance x price x recency), price (cheapest first) or recent (most recently settled first).', {
+    type: 'string',
+    enum: ['rank', 'price', 'recent'],
+    default: 'rank',
+  }),
+  queryParameter('explain', '1 adds a debug block to each result.', { type: 'string', enum: ['0', '1'], default: '0' }),
+  ...filters,
+];
+
+const READ_PROBLEMS: ProblemCodes = { 400: ['unknown_filter', 'invalid_filter_value', 'invalid_cursor'], 429: ['rate_limited'], 503: ['search_unavailable'] };
+const SEARCH_PROBLEMS: ProblemCodes = { ...READ_PROBLEMS, 400: ['unknown_filter', 'missing_query', 'invalid_filter_value', 'invalid_cursor'] };
+const page = json('A page of listings; nextCursor only when another page exists.', ref('ListingPage'));
+
+export const catalogPaths: Record<string, OpenApiObject> = {
+  '/discovery/resources': {
+    get: operation('listResources', {
+      tags: ['catalog'],
+      summary: 'Structured filtering, newest first',
+      parameters: filters,
+      responses: { 200: page },
+      problems: READ_PROBLEMS,
+      examples: [
+        { summary: 'MCP tools tagged weather up to 0.005 USDC', status: 200, query: { type: 'mcp', capability: 'weather', maxPrice: '5000', limit: '2' } },
+        { summary: 'A legacy network name is accepted', status: 200, query: { network: 'base-sepolia', limit: '1' } },
+        { summary: 'Unknown parameter', status: 400, query: { offset: '20' } },
+        { summary: 'Limit out of bounds', status: 400, query: { limit: '101' } },
+        { summary: 'Tampered cursor', status: 400, query: { cursor: 'abc.def' } },
+      ],
+    }),
+  },
+  '/discovery/search': {
+    get: operation('searchResources', {
+      tags: ['catalog'],
+      summary: 'Ranked free-text search',
+      parameters: searchParameters,
+      responses: { 200: page },
+      problems: SEARCH_PROBLEMS,
+      examples: [
+        { summary: 'Search with explain', status: 200, query: { q: 'translate text', limit: '2', explain: '1' } },
+        { summary: 'Cheapest first', status: 200, query: { q: 'weather', sort: 'price', limit: '3' } },
+        { summary: 'Missing q', status: 400, query: { sort: 'rank' } },
+        { summary: 'Bad sort', status: 400, query: { q: 'weather', sort: 'name' } },
+      ],
+    }),
+  },
+  '/mcp/tools': {
+    get: operation('searchMcpTools', {
+      tags: ['catalog'],
+      summary: 'Search restricted to MCP tools (= /discovery/search with type=mcp)',
+      parameters: searchParameters,
+      responses: { 200: page },
+      problems: SEARCH_PROBLEMS,
+      examples: [
+        { summary: 'Weather tools', status: 200, query: { q: 'weather forecast', limit: '2' } },
+        { summary: 'type other than mcp', status: 400, query: { q: 'weather', type: 'http' } },
+      ],
+    }),
+  },
+  '/discovery/resources/{id}': {
+    get: operation('getResource', {
+      tags: ['catalog'],
+      summary: 'One listing by id (read in real time)',
+      parameters: [pathParameter('id', 'Listing id (or the id an announce answered).', { type: 'string', pattern: LISTING_ID_PATTERN })],
+      responses: { 200: json('The listing.', ref('Listing')) },
+      problems: { 404: ['not_found'], 429: ['rate_limited'], 503: ['search_unavailable'] },
+      examples: [
+        { summary: 'An HTTP listing', status: 200, params: { id: DEMO_TRANSLATION_ID } },
+        { summary: 'An MCP tool', status: 200, params: { id: DEMO_FORECAST_TOOL_ID } },
+        { summary: 'Unknown id', status: 404, params: { id: 'lst_000000000000000000000000' } },
+      ],
+    }),
+  },
+};

@@ -1,0 +1,95 @@
+/** What sellers call: announce and its status (docs/announce.md), publish and unpublish (docs/sdk.md). */
+import { mcpListingId } from '../../catalog/identity.js';
+import { LISTING_ID_PATTERN } from '../../catalog/listingShape.js';
+import { BODY_PROBLEMS, json, jsonBody, mergeProblems, operation, pathParameter, queryParameter, ref, type OpenApiObject } from '../builders.js';
+
+/** The tool the publish examples publish and then unpublish (the test issues a token for its host). */
+export const EXAMPLE_TOOL_HOST = 'tools.example.com';
+const EXAMPLE_TOOL_ID = mcpListingId(`mcp://${EXAMPLE_TOOL_HOST}`, 'get_forecast');
+const EXAMPLE_TOOL = {
+  type: 'mcp',
+  resource: `mcp://${EXAMPLE_TOOL_HOST}/get_forecast`,
+  name: 'get_forecast',
+  description: 'Daily weather forecast for a city.',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  payment: { scheme: 'exact', network: 'eip155:84532', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', amount: '1000', payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' },
+  tags: ['weather'],
+};
+const BEARER = { Authorization: 'Bearer {sellerToken}' };
+const EXAMPLE_ANNOUNCED = 'https://weather.example.com/v1/forecast?city=Berlin';
+
+const withBody = (own: Record<number, readonly string[]>) => mergeProblems(BODY_PROBLEMS, own);
+
+export const sellerPaths: Record<string, OpenApiObject> = {
+  '/discovery/announce': {
+    post: operation('announceResource', {
+      tags: ['sellers'],
+      summary: 'Announce a paid HTTP resource; the service probes it and lists it if it answers 402',
+      requestBody: jsonBody('The resource and, optionally, the 402 it serves.', ref('AnnounceRequest')),
+      responses: {
+        202: json('Queued (or answered by a recent probe of the same id).', ref('AnnounceAccepted'), {
+          Location: { description: 'The status URL.', schema: { type: 'string' } },
+        }),
+      },
+      problems: withBody({ 400: ['invalid_announce'], 429: ['rate_limited'], 503: ['announce_unavailable'] }),
+      examples: [
+        { summary: 'Announce a URL', status: 202, body: { resource: EXAMPLE_ANNOUNCED } },
+        { summary: 'Not an http(s) URL', status: 400, body: { resource: 'ftp://weather.example.com/forecast' } },
+        { summary: 'Unknown field', status: 400, body: { resource: EXAMPLE_ANNOUNCED, price: '$0.01' } },
+      ],
+    }),
+  },
+  '/discovery/announce/status': {
+    get: operation('announceStatus', {
+      tags: ['sellers'],
+      summary: 'Is an announced resource listed, pending or rejected (and why)?',
+      parameters: [
+        queryParameter('id', 'The id announce answered, or the listing id.', { type: 'string', minLength: 1, maxLength: 2048 }),
+        queryParameter('resource', 'The announced URL (instead of id).', { type: 'string', minLength: 1, maxLength: 2048 }),
+        queryParameter('method', 'With resource: the HTTP method (default GET).', { type: 'string', minLength: 1, maxLength: 2048 }),
+      ],
+      responses: { 200: json('The announcement\'s state.', ref('AnnounceStatus')) },
+      problems: { 400: ['unknown_filter', 'invalid_filter_value', 'invalid_announce'], 404: ['not_found'], 503: ['announce_unavailable'] },
+      examples: [
+        { summary: 'By URL, after announcing it', status: 200, query: { resource: EXAMPLE_ANNOUNCED } },
+        { summary: 'Nothing announced under this id', status: 404, query: { id: 'lst_000000000000000000000000' } },
+        { summary: 'Neither id nor resource', status: 400, query: {} },
+        { summary: 'Unknown parameter', status: 400, query: { url: EXAMPLE_ANNOUNCED } },
+      ],
+    }),
+  },
+  '/discovery/publish': {
+    post: operation('publishTool', {
+      tags: ['sellers'],
+      summary: 'Publish (create or replace) an MCP tool listing',
+      security: [{ sellerToken: [] }],
+      requestBody: jsonBody('The tool (SPEC 4.3); unknown fields are refused.', ref('PublishRequest')),
+      responses: {
+        201: json('Created.', ref('McpListing'), { Location: { description: 'The listing URL.', schema: { type: 'string' } } }),
+        200: json('Replaced an existing listing of this token.', ref('McpListing')),
+      },
+      problems: withBody({ 400: ['invalid_listing'], 401: ['unauthorized'], 403: ['forbidden_resource'], 429: ['rate_limited'], 503: ['service_unavailable'] }),
+      examples: [
+        { summary: 'Publish a tool', status: 201, headers: BEARER, body: EXAMPLE_TOOL },
+        { summary: 'Publish it again (replace)', status: 200, headers: BEARER, body: EXAMPLE_TOOL },
+        { summary: 'No token', status: 401, body: EXAMPLE_TOOL },
+        { summary: 'A host the token is not bound to', status: 403, headers: BEARER, body: { ...EXAMPLE_TOOL, resource: 'mcp://other.example.net/get_forecast' } },
+        { summary: 'Invalid fields', status: 400, headers: BEARER, body: { ...EXAMPLE_TOOL, name: 'no spaces allowed', payment: { scheme: 'exact' } } },
+      ],
+    }),
+  },
+  '/discovery/publish/{id}': {
+    delete: operation('unpublishTool', {
+      tags: ['sellers'],
+      summary: 'Remove a listing published with this token',
+      security: [{ sellerToken: [] }],
+      parameters: [pathParameter('id', 'Listing id.', { type: 'string', pattern: LISTING_ID_PATTERN })],
+      responses: { 204: { description: 'Removed; it leaves search results within about a second.' } },
+      problems: { 401: ['unauthorized'], 403: ['forbidden_resource'], 404: ['not_found'], 429: ['rate_limited'], 503: ['service_unavailable'] },
+      examples: [
+        { summary: 'Unpublish the tool published above', status: 204, headers: BEARER, params: { id: EXAMPLE_TOOL_ID } },
+        { summary: 'Unknown listing', status: 404, headers: BEARER, params: { id: 'lst_000000000000000000000000' } },
+      ],
+    }),
+  },
+};

@@ -1,0 +1,141 @@
+/**
+ * Seller status: is my endpoint listed, pending or rejected, and why in plain words; and an
+ * Announce button that asks the service to probe it (docs/announce.md). The lookup is in the URL
+ * (/sellers?lookup=...), so a seller can bookmark it.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, queryString, type AnnounceStatus } from './api.js';
+import { relativeTime } from './format.js';
+import { Link, navigate } from './router.js';
+
+/** The probe's reasons (docs/announce.md) as a seller would say them. */
+const REASONS: Record<string, string> = {
+  not_402: 'The URL did not answer with 402 Payment Required, so it is not a paid x402 resource.',
+  redirect: 'The URL answered with a redirect; the probe does not follow redirects. Announce the final URL.',
+  invalid_challenge: 'The URL answered 402, but its payment requirements could not be read (no x402 v1 body or v2 PAYMENT-REQUIRED header with an exact or upto option on a known network).',
+  requirements_mismatch: 'The payment requirements the URL serves differ from the ones announced.',
+  blocked_address: 'The host is, or resolves to, a private or local address; the service only probes public addresses.',
+  dns_failure: 'The host name does not resolve.',
+  connection_failed: 'The service could not connect to the host (refused, reset or a TLS failure).',
+  timeout: 'The URL did not answer in time.',
+  body_too_large: 'The 402 answer was too large to read.',
+  invalid_url: 'This is not a URL the service can probe (http or https only, no credentials).',
+  invalid_listing: 'The 402 was read, but the catalog refused the listing it describes (for example an amount too large).',
+  resource_mismatch: 'The probe fetched another URL than the listed one; the listing is kept.',
+  stale: 'Removed: no 402 and no payment was seen for a long time.',
+  unpublished: 'Removed by its seller.',
+  operator: 'Removed by the catalog operator.',
+  probe_failed: 'Removed: a later probe no longer found a 402.',
+};
+
+const STATUS_WORDS: Record<AnnounceStatus['status'], string> = {
+  listed: 'Listed: buyers can find it.',
+  pending: 'Pending: the service is probing it.',
+  rejected: 'Rejected: it is not in the catalog.',
+};
+
+const isListingId = (value: string) => /^lst_[0-9a-f]{24}$/.test(value);
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function SellersView(props: { params: URLSearchParams }) {
+  const lookup = props.params.get('lookup') ?? '';
+  const [input, setInput] = useState(lookup);
+  const [status, setStatus] = useState<AnnounceStatus | undefined>();
+  const [message, setMessage] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  const check = async (value: string): Promise<AnnounceStatus | undefined> => {
+    setError(undefined);
+    setMessage(undefined);
+    try {
+      const found = await api.status(isListingId(value) ? { id: value } : { resource: value });
+      setStatus(found);
+      return found;
+    } catch (err) {
+      setStatus(undefined);
+      if (err instanceof ApiError && err.status === 404) setMessage('Not announced or listed yet. Announce it to have the service probe it.');
+      else setError(err instanceof ApiError ? err.message : String(err));
+      return undefined;
+    }
+  };
+
+  useEffect(() => {
+    setInput(lookup);
+    if (lookup) void check(lookup);
+  }, [lookup]);
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const value = input.trim();
+    if (value === lookup) void check(value);
+    else navigate(`/sellers${queryString({ lookup: value })}`);
+  };
+
+  const announce = async () => {
+    const value = input.trim();
+    setBusy(true);
+    setError(undefined);
+    setMessage(undefined);
+    try {
+      await api.announce(value);
+      setMessage('Announced. The service is probing it…');
+      // The probe runs behind the announce: follow it for a while.
+      for (let i = 0; i < 20; i += 1) {
+        const found = await check(value);
+        if (found && found.status !== 'pending') break;
+        await wait(500);
+      }
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="sellers-title">
+      <h1 id="sellers-title" tabIndex={-1}>
+        Is my endpoint listed?
+      </h1>
+      <p>Enter the URL of your paid endpoint (the one that answers 402) or its listing id.</p>
+      <form class="lookup" onSubmit={submit}>
+        <label for="lookup">URL or listing id</label>
+        <input id="lookup" name="lookup" type="text" required value={input} placeholder="https://api.example.com/weather" onInput={(e) => setInput((e.currentTarget as HTMLInputElement).value)} />
+        <button type="submit">Check status</button>
+        <button type="button" class="secondary" disabled={busy || isListingId(input.trim()) || input.trim() === ''} onClick={() => void announce()}>
+          Announce
+        </button>
+      </form>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div aria-live="polite">
+        {message && <p class="note">{message}</p>}
+        {status && (
+          <div class={`status ${status.status}`} data-status={status.status}>
+            <h2>{STATUS_WORDS[status.status]}</h2>
+            <p>
+              <code>
+                {status.method} {status.resource}
+              </code>
+            </p>
+            {status.reason && (
+              <p class="reason">
+                {REASONS[status.reason] ?? `Reason: ${status.reason}.`}
+                {status.detail && <span class="detail"> ({status.detail})</span>}
+              </p>
+            )}
+            <p class="times">
+              {status.lastProbedAt && `Last probed ${relativeTime(status.lastProbedAt)}. `}
+              {status.listedAt && `Listed ${relativeTime(status.listedAt)}. `}
+            </p>
+            {status.status === 'listed' && <Link href={`/listings/${status.id}`}>See the listing</Link>}
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}

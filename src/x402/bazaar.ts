@@ -1,0 +1,129 @@
+/**
+ * The x402 Bazaar discovery wire shapes (x402 `specs/extensions/bazaar.md`, as `x402`'s
+ * `useFacilitator().list()` and `@x402/extensions`' `withBazaar()` read them), and the catalog's
+ * stored listing in that shape. SPEC's own shapes stay in src/catalog/listing.ts; this is a second
+ * view of the same documents, built field by field so internals cannot leak (README "x402 Bazaar
+ * surface").
+ */
+import { publicPayment, publicSignals, type ListingDocument, type Payment, type Signals } from '../catalog/listing.js';
+import type { PaymentRequirements } from './wire.js';
+
+/** Where the Bazaar-shaped surface lives: the URL to give x402 clients as their facilitator is the service's origin + this. */
+export const BAZAAR_BASE_PATH = '/x402';
+
+/** How /supported advertises the surface (paths relative to the service's origin). */
+export const BAZAAR_DISCOVERY = {
+  url: BAZAAR_BASE_PATH,
+  resources: `${BAZAAR_BASE_PATH}/discovery/resources`,
+  search: `${BAZAAR_BASE_PATH}/discovery/search`,
+} as const;
+
+/** One catalog entry as a Bazaar `DiscoveryResource`. */
+export interface BazaarResource {
+  resource: string;
+  type: 'http' | 'mcp';
+  x402Version: 2;
+  /** v2 payment requirements (`amount`, CAIP-2 network); `payTo` and `maxTimeoutSeconds` when known. */
+  accepts: Array<Partial<PaymentRequirements> & Pick<PaymentRequirements, 'scheme' | 'network' | 'asset' | 'amount'>>;
+  lastUpdated: string;
+  description?: string;
+  tags?: string[];
+  extensions: { bazaar: { info: { input: Record<string, unknown> }; schema: Record<string, unknown> } };
+  /** This service's addition (x402 v1's `DiscoveredResource.metadata`): listing id, title, settlement signals. */
+  metadata: { id: string; title?: string; signals: Signals };
+}
+
+export interface BazaarListResponse {
+  x402Version: 2;
+  items: BazaarResource[];
+  pagination: { limit: number; offset: number; total: number };
+}
+
+export interface BazaarSearchResponse {
+  x402Version: 2;
+  resources: BazaarResource[];
+  /** True when more matches exist than this page holds (`pagination.cursor` fetches them). */
+  partialResults: boolean;
+  pagination: { limit: number; cursor: string | null };
+}
+
+/** What `toBazaarResource` reads: the search asks Elasticsearch for these fields only. */
+export const BAZAAR_SOURCE_FIELDS = [
+  'id', 'type', 'resource', 'method', 'name', 'description', 'inputSchema', 'tags', 'payment', 'accepts', 'describe', 'signals', 'updatedAt',
+] as const;
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+const SCHEMA_DRAFT = 'https://json-schema.org/draft/2020-12/schema';
+const STRING_MAP = { type: 'object', additionalProperties: { type: 'string' } };
+
+/** The JSON Schema (draft 2020-12) a bazaar extension's `info` is validated with, around its `input` schema. */
+const envelope = (input: Record<string, unknown>) => ({ $schema: SCHEMA_DRAFT, type: 'object', properties: { input }, required: ['input'] });
+
+function requirement(payment: Payment & { extra?: Record<string, unknown> }): BazaarResource['accepts'][number] {
+  // `pricing` (metered MCP tools) is this catalog's own member, not an x402 requirement field.
+  const { pricing: _pricing, ...fields } = publicPayment(payment);
+  return payment.extra != null ? { ...fields, extra: payment.extra } : fields;
+}
+
+/** The declared inputs (`{ city: 'string' }`) as JSON Schema properties; a non-JSON type name stays as a description. */
+function inputProperties(inputs: Record<string, string> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(inputs ?? {}).map(([name, type]) => [name, JSON_TYPES.has(type) ? { type } : { description: type }]));
+}
+
+/** The bazaar extension of an HTTP listing: its method in `info`, its declared inputs in `schema`. */
+function httpExtension(doc: ListingDocument): BazaarResource['extensions']['bazaar'] {
+  const method = (doc.method ?? 'GET').toUpperCase();
+  const inputs = { type: 'object', properties: inputProperties(doc.describe?.inputs ?? undefined) };
+  const withBody = BODY_METHODS.has(method);
+  const input = withBody ? { type: 'http', method, bodyType: 'json', body: {} } : { type: 'http', method };
+  const properties: Record<string, unknown> = {
+    type: { type: 'string', const: 'http' },
+    method: { type: 'string', enum: withBody ? ['POST', 'PUT', 'PATCH'] : ['GET', 'HEAD', 'DELETE'] },
+    ...(withBody ? { bodyType: { type: 'string', enum: ['json', 'form-data', 'text'] }, body: inputs, queryParams: STRING_MAP } : { queryParams: inputs }),
+    headers: STRING_MAP,
+  };
+  const required = withBody ? ['type', 'method', 'bodyType', 'body'] : ['type', 'method'];
+  return { info: { input }, schema: envelope({ type: 'object', properties, required, additionalProperties: false }) };
+}
+
+function mcpExtension(doc: ListingDocument): BazaarResource['extensions']['bazaar'] {
+  const input = { type: 'mcp', toolName: doc.name ?? '', description: doc.description ?? '', inputSchema: doc.inputSchema ?? { type: 'object' } };
+  const schema = {
+    type: 'object',
+    properties: {
+      type: { type: 'string', const: 'mcp' },
+      toolName: { type: 'string' },
+      description: { type: 'string' },
+      transport: { type: 'string', enum: ['streamable-http', 'sse'] },
+      inputSchema: { type: 'object' },
+      example: { type: 'object' },
+    },
+    required: ['type', 'toolName', 'inputSchema'],
+    additionalProperties: false,
+  };
+  return { info: { input }, schema: envelope(schema) };
+}
+
+/** A stored listing as a Bazaar `DiscoveryResource`. */
+export function toBazaarResource(doc: ListingDocument): BazaarResource {
+  const accepts = doc.accepts && doc.accepts.length > 0 ? doc.accepts : [doc.payment];
+  const description = doc.type === 'mcp' ? doc.description : (doc.describe?.description ?? doc.describe?.title);
+  const tags = doc.type === 'mcp' ? doc.tags : doc.describe?.tags;
+  const title = doc.type === 'http' ? doc.describe?.title : undefined;
+  return {
+    resource: doc.resource,
+    type: doc.type,
+    x402Version: 2,
+    accepts: accepts.map(requirement),
+    lastUpdated: doc.updatedAt,
+    ...(description ? { description } : {}),
+    ...(tags && tags.length > 0 ? { tags } : {}),
+    extensions: { bazaar: doc.type === 'mcp' ? mcpExtension(doc) : httpExtension(doc) },
+    metadata: {
+      id: doc.id,
+      ...(title ? { title } : {}),
+      signals: publicSignals(doc.signals),
+    },
+  };
+}
