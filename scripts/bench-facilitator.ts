@@ -179,19 +179,21 @@ async function main(): Promise<void> {
     console.log(`machine load average (1 min) at the end: ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores`);
     console.log(`settlements that moved funds: ${moved / 1000n} of ${settles} distinct payloads`);
 
-    // Settlement -> search signals: a listing that exists (seen at /verify), then one settlement.
+    // Settlement -> search signals: a listing that exists (its first settlement lists it; a verify
+    // alone lists nothing), then a settlement by another payer.
     const word = `zq${suffix}`;
     const fresh = { url: `http://bench.test/${word}`, description: `Signals probe ${word}` };
-    const first = await exactBody(payers[1]!, payTo, fresh);
-    await fetch(`${url}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(first) });
+    const post = (path: string, body: Body) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await post('/settle', await exactBody(payers[1]!, payTo, fresh));
     const search = async () =>
       (await (await fetch(`${url}/discovery/search?q=${word}`)).json()) as { results?: Array<{ signals: { settleCount7d: number } }> };
-    for (let i = 0; i < 100 && !(await search()).results?.length; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 100 && (await search()).results?.[0]?.signals.settleCount7d !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+    const next = await exactBody(payers[2]!, payTo, fresh);
     const settledAt = performance.now();
-    await fetch(`${url}/settle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(first) });
+    await post('/settle', next);
     let visibleMs: number | undefined;
     for (let i = 0; i < 300; i++) {
-      if ((await search()).results?.[0]?.signals.settleCount7d === 1) {
+      if ((await search()).results?.[0]?.signals.settleCount7d === 2) {
         visibleMs = performance.now() - settledAt;
         break;
       }

@@ -37,6 +37,10 @@ export interface Config {
   settlementFeeWei: bigint;
   /** Sponsor balance (wei) seeded once when the ledger has none; the faucet tops it up. */
   sponsorInitialWei: bigint;
+  /** Below this sponsor balance (wei) /metrics raises facilitator_sponsor_below_floor (issue 9). */
+  sponsorFloorWei: bigint;
+  /** Per listing and UTC day, a payer's settlements and verifications count toward signals at most this often (issue 9). */
+  signalsPayerDailyCap: number;
   /** How often changed listing signals are flushed to Elasticsearch (DECISIONS: at least every 5 s). */
   signalsFlushMs: number;
   /** Traffic cataloging re-sends an unchanged listing at most this often per process. */
@@ -146,6 +150,10 @@ export interface RateLimitSettings {
   publishPerToken?: RateLimitRule;
   /** /discovery/search, /discovery/resources, /mcp/tools: off unless the operator sets it. */
   reads?: RateLimitRule;
+  /** /verify and /settle (each its own budget), per client address (issue 9). */
+  facilitator?: RateLimitRule;
+  /** /verify and /settle (each its own budget), per payer wallet, counting distinct payments (issue 9). */
+  facilitatorPayer?: RateLimitRule;
 }
 
 const WINDOW_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -244,6 +252,8 @@ export function loadConfig(env: Env = process.env): Config {
       publish: readRateRule(read, 'RATE_LIMIT_PUBLISH', '60/1m'),
       publishPerToken: readRateRule(read, 'RATE_LIMIT_PUBLISH_TOKEN', '120/1m'),
       reads: readRateRule(read, 'RATE_LIMIT_READS', 'off'),
+      facilitator: readRateRule(read, 'RATE_LIMIT_FACILITATOR', '30000/1m'),
+      facilitatorPayer: readRateRule(read, 'RATE_LIMIT_FACILITATOR_PAYER', '600/1m'),
     },
     facilitatorNetworks: read
       .string('FACILITATOR_NETWORKS', 'eip155:84532', (v) =>
@@ -258,6 +268,8 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     settlementFeeWei: readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'),
     sponsorInitialWei: readWei(read, 'SPONSOR_INITIAL_WEI', '1000000000000000000'),
+    sponsorFloorWei: readWei(read, 'SPONSOR_FLOOR_WEI', '100000000000000000'),
+    signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),
   };

@@ -64,7 +64,14 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const metrics = createMetrics();
   registerQueueGauges(metrics, () => catalog.queue.stats());
   registerAnnounceMetrics(metrics, announcing);
-  const facilitator = buildFacilitator(config, logger, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader, metrics });
+  const facilitator = buildFacilitator(config, logger, {
+    redis: clients.redis,
+    writer: catalog.writer,
+    reader: catalog.reader,
+    metrics,
+    probes: announcing.service,
+    boundHosts: publishing.boundHosts,
+  });
   // Rate limits first: they guard other modules' routes (reads, publish) mounted after them.
   const rateLimits = edgeRateLimits({ redis: clients.redis, prefix: config.redisPrefix, rules: config.rateLimits, logger });
   // MCP discovery answers with the same search service and listing lookup as the HTTP reads.
@@ -79,7 +86,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
       announcing.router,
       facilitator.router,
       // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
-      bazaarRoutes({ discovery: new BazaarDiscovery(search.search), facilitator: facilitator.service }),
+      bazaarRoutes({ discovery: new BazaarDiscovery(search.search), facilitator: facilitator.router }),
       mcp,
       openApiRoutes(),
       webRoutes(),

@@ -14,6 +14,8 @@ describe('facilitator: cataloging from traffic', () => {
   after(async () => h.close());
 
   const verify = async (body: unknown) => (await request(h.app).post('/verify').send(body as object).expect(200)).body;
+  /** Settlements are what lists a resource from traffic (a verify alone only asks for a probe). */
+  const settle = async (body: unknown) => (await request(h.app).post('/settle').send(body as object).expect(200)).body;
   const listing = (id: string) => waitFor(async () => h.container.catalog.reader.get(id));
   /** Every catalog write queued so far has been applied: the write queue is ordered, so a marker written last proves it. */
   const appliedSoFar = async () => {
@@ -26,10 +28,10 @@ describe('facilitator: cataloging from traffic', () => {
   it('an HTTP resource seen with exact and upto gets one listing whose accepts merge by scheme and network', async () => {
     const seller = newWallet().address;
     const resource = { url: 'https://Api.Example.com:443/reports/daily?day=1', description: 'Daily sales report', mimeType: 'application/json' };
-    assert.equal((await verify(await exactRequest(payer, requirements(seller, { amount: '300' }), {}, resource))).isValid, true);
-    assert.equal((await verify(await uptoRequest(payer, requirements(seller, { amount: '900' }), {}, resource))).isValid, true);
+    assert.equal((await settle(await exactRequest(payer, requirements(seller, { amount: '300' }), {}, resource))).success, true);
+    assert.equal((await settle(await uptoRequest(payer, requirements(seller, { amount: '900' }), {}, resource))).success, true);
     // A second exact sighting with a new price replaces the exact entry instead of adding one.
-    assert.equal((await verify(await exactRequest(payer, requirements(seller, { amount: '350' }), {}, resource))).isValid, true);
+    assert.equal((await settle(await exactRequest(payer, requirements(seller, { amount: '350' }), {}, resource))).success, true);
     const id = httpListingId('https://api.example.com/reports/daily', 'GET');
     const doc = await waitFor(async () => {
       const found = await h.container.catalog.reader.get(id);
@@ -53,7 +55,7 @@ describe('facilitator: cataloging from traffic', () => {
         },
       },
     };
-    assert.equal((await verify({ ...body, paymentPayload })).isValid, true);
+    assert.equal((await settle({ ...body, paymentPayload })).success, true);
     const doc = await listing(httpListingId('http://geo.test/weather/48.85/2.35', 'POST', '/weather/:lat/:lng'));
     assert.equal(doc.resource, 'http://geo.test/weather/{lat}/{lng}');
     assert.equal(doc.method, 'POST');
@@ -67,7 +69,7 @@ describe('facilitator: cataloging from traffic', () => {
       ...body.paymentPayload,
       extensions: { bazaar: { info: { input: { type: 'mcp', toolName: 'get_forecast', description: 'Seven-day forecast for a city', inputSchema } } } },
     };
-    assert.equal((await verify({ ...body, paymentPayload })).isValid, true);
+    assert.equal((await settle({ ...body, paymentPayload })).success, true);
     const doc = await listing(mcpListingId('mcp://tools.example/get_forecast', 'get_forecast'));
     assert.equal(doc.type, 'mcp');
     assert.equal(doc.name, 'get_forecast');
@@ -84,7 +86,7 @@ describe('facilitator: cataloging from traffic', () => {
     );
     const before = await listing(id);
     const body = await exactRequest(payer, requirements(newWallet().address), {}, { url, description: 'Something else', mimeType: '' });
-    assert.equal((await verify(body)).isValid, true);
+    assert.equal((await settle(body)).success, true);
     const touched = await waitFor(async () => {
       const doc = await h.container.catalog.reader.get(id);
       return doc && doc.lastSeen > before.lastSeen ? doc : undefined;
@@ -96,7 +98,7 @@ describe('facilitator: cataloging from traffic', () => {
     await h.container.catalog.writer.remove(id, 'unpublished');
     await waitFor(async () => (await h.container.catalog.reader.get(id))?.removed === true);
     const again = await exactRequest(payer, requirements(newWallet().address), {}, { url, description: 'Something else', mimeType: '' });
-    assert.equal((await request(h.app).post('/settle').send(again).expect(200)).body.success, true);
+    assert.equal((await settle(again)).success, true);
     await appliedSoFar();
     const after = await h.container.catalog.reader.get(id);
     assert.equal(after?.removed, true);
@@ -108,8 +110,7 @@ describe('facilitator: cataloging from traffic', () => {
     assert.equal((await verify(rejected)).isValid, false);
     const odd = await exactRequest(payer, requirements(newWallet().address), {}, { url: 'ftp://files.test/x', description: 'odd', mimeType: '' });
     assert.equal((await verify(odd)).isValid, true);
-    const settled = await request(h.app).post('/settle').send(odd).expect(200);
-    assert.equal(settled.body.success, true);
+    assert.equal((await settle(odd)).success, true);
     await appliedSoFar();
     assert.equal(await h.container.catalog.reader.get(httpListingId('http://rejected.test/x')), undefined);
   });

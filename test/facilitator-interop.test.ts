@@ -52,7 +52,9 @@ describe('facilitator interop with the x402 npm packages', function () {
   const payTo = newWallet().address;
 
   before(async () => {
-    h = await startHarness({ SIGNALS_FLUSH_MS: '200' });
+    // The sellers run on loopback: the operator allow-list that lets the probe reach local sellers
+    // also lets their settlements be listed (traffic never lists an address the probe would refuse).
+    h = await startHarness({ SIGNALS_FLUSH_MS: '200', PROBE_ALLOW: '127.0.0.0/8' });
     ({ server: facilitator, url: facilitatorUrl } = await listen(h.app));
   });
   afterEach(async () => close(seller));

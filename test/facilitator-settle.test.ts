@@ -106,6 +106,8 @@ describe('facilitator: /settle, the ledger and fee sponsorship', () => {
     assert.ok(sponsorLine, 'sponsor balance gauge present');
     assert.equal(Number(sponsorLine.split(' ')[1]), Number(sponsorWei) / 1e18);
     assert.ok(Number(sponsorLine.split(' ')[1]) < 1 && Number(sponsorLine.split(' ')[1]) > 0.99);
+    assert.match(text, /facilitator_sponsor_below_floor\{network="eip155:84532"\} 0/);
+    assert.match(text, /facilitator_sponsor_floor_eth 0.1/);
     assert.match(text, /http_requests_total\{method="POST",route="\/settle",status="200"\} \d+/);
     assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/verify"\}/);
     assert.match(text, /facilitator_verify_total\{scheme="exact",network="eip155:84532",outcome="invalid",reason="insufficient_funds"\} 1/);
@@ -121,9 +123,16 @@ describe('facilitator: /settle, the ledger and fee sponsorship', () => {
       await poor.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 10_000n);
       const first = await request(poor.app).post('/settle').send(await exactRequest(payer, requirements(newWallet().address)));
       assert.equal(first.body.success, true);
-      const second = await request(poor.app).post('/settle').send(await exactRequest(payer, requirements(newWallet().address)));
+      const next = await exactRequest(payer, requirements(newWallet().address));
+      // /verify already says so, naming the sponsor (not the payer, not an unexpected error).
+      assert.equal((await request(poor.app).post('/verify').send(next)).body.invalidReason, 'sponsor_insufficient_funds');
+      const second = await request(poor.app).post('/settle').send(next);
       assert.equal(second.body.success, false);
-      assert.equal(second.body.errorReason, 'unexpected_settle_error');
+      assert.equal(second.body.errorReason, 'sponsor_insufficient_funds');
+      assert.match(second.body.errorMessage, /sponsor/);
+      // The floor alert: 5 wei left is below the default floor.
+      const metrics = (await request(poor.app).get('/metrics').expect(200)).text;
+      assert.match(metrics, /facilitator_sponsor_below_floor\{network="eip155:84532"\} 1/);
       assert.equal(await poor.container.facilitator.ledger.balance(NETWORK, USDC, payer.address), 9000n);
       await poor.container.facilitator.ledger.fundSponsor(NETWORK, 100n);
       assert.equal(await poor.container.facilitator.ledger.sponsorBalance(NETWORK), 105n);

@@ -10,6 +10,8 @@ import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 
 const DAY = 24 * 3600 * 1000;
+const PAYER_A = '0x00000000000000000000000000000000000000aa';
+const PAYER_B = '0x00000000000000000000000000000000000000bb';
 
 describe('signals: rolling 7-day counters and the flush to Elasticsearch', () => {
   let h: Harness;
@@ -27,10 +29,10 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
     });
 
     it('counts settlements for 7 days, then they stop counting', async () => {
-      await counters.recordSettle('lst_a');
+      await counters.recordSettle('lst_a', PAYER_A);
       now += 3 * DAY;
-      await counters.recordSettle('lst_a');
-      await counters.recordSettle('lst_a');
+      await counters.recordSettle('lst_a', PAYER_A);
+      await counters.recordSettle('lst_a', PAYER_B);
       let signals = (await counters.read(['lst_a'])).get('lst_a')!;
       assert.equal(signals.settleCount7d, 3);
       assert.equal(signals.lastSettled, new Date(now).toISOString());
@@ -45,10 +47,10 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
 
     it('rejection rate is rejections over verifications in the window, 0 when there were none', async () => {
       assert.equal((await counters.read(['lst_b'])).get('lst_b')!.rejectionRate7d, 0);
-      await counters.recordVerify('lst_b', true);
-      await counters.recordVerify('lst_b', false);
-      await counters.recordVerify('lst_b', true);
-      await counters.recordVerify('lst_b', false);
+      await counters.recordVerify('lst_b', PAYER_A, true);
+      await counters.recordVerify('lst_b', PAYER_A, false);
+      await counters.recordVerify('lst_b', PAYER_B, true);
+      await counters.recordVerify('lst_b', PAYER_B, false);
       assert.equal((await counters.read(['lst_b'])).get('lst_b')!.rejectionRate7d, 0.5);
       now += 8 * DAY;
       assert.equal((await counters.read(['lst_b'])).get('lst_b')!.rejectionRate7d, 0);
@@ -65,10 +67,10 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       { source: 'traffic' },
     );
     await waitFor(async () => (await h.container.catalog.reader.get(id)) !== undefined);
-    await counters.recordSettle(id);
-    await counters.recordSettle(id);
-    await counters.recordVerify(id, false);
-    await counters.recordVerify(id, true);
+    await counters.recordSettle(id, PAYER_A);
+    await counters.recordSettle(id, PAYER_B);
+    await counters.recordVerify(id, PAYER_A, false);
+    await counters.recordVerify(id, PAYER_B, true);
     assert.equal(await flusher.flushNow(), 1);
     const flushed = await waitFor(async () => {
       const doc = await h.container.catalog.reader.get(id);
@@ -119,6 +121,13 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
         ...overrides,
       };
     };
+    const moduleDeps = () => ({
+      redis: h.redis,
+      reader: h.container.catalog.reader,
+      metrics: createMetrics({ defaultMetrics: false }),
+      probes: h.container.announcing.service,
+      boundHosts: h.container.publishing.boundHosts,
+    });
     // All at once, as the server used to stop them: the connection must still outlive its users.
     const stopAll = async (workers: Array<{ stop(): Promise<void> }>) => {
       await Promise.allSettled(workers.map((w) => w.stop()));
@@ -136,8 +145,8 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
         },
       });
       const config = { ...h.config, redisPrefix: prefix, signalsFlushMs: 50 };
-      const facilitator = buildFacilitator(config, h.logger, { redis: h.redis, writer, reader: h.container.catalog.reader, metrics: createMetrics({ defaultMetrics: false }) });
-      await facilitator.counters.recordSettle('lst_stopflush');
+      const facilitator = buildFacilitator(config, h.logger, { ...moduleDeps(), writer });
+      await facilitator.counters.recordSettle('lst_stopflush', PAYER_A);
       for (const worker of facilitator.workers) worker.start();
       await started;
       await stopAll(facilitator.workers);
@@ -155,11 +164,11 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       });
       const slowReader = { ...h.container.catalog.reader, get: async (id: string) => (await sleep(300), h.container.catalog.reader.get(id)) };
       const config = { ...h.config, redisPrefix: prefix };
-      const facilitator = buildFacilitator(config, h.logger, { redis: h.redis, writer, reader: slowReader, metrics: createMetrics({ defaultMetrics: false }) });
+      const facilitator = buildFacilitator(config, h.logger, { ...moduleDeps(), writer, reader: slowReader });
       for (const worker of facilitator.workers) worker.start();
       const resource = 'http://stop.test/quote';
       const accept = { scheme: 'exact' as const, network: NETWORK, asset: USDC, amount: '10' };
-      facilitator.cataloger.observe({
+      facilitator.cataloger.settled({
         listingId: httpListingId(resource, 'GET'),
         input: { type: 'http', resource, payment: accept },
         acceptKey: `exact ${NETWORK}`,

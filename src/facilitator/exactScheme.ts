@@ -56,18 +56,8 @@ export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): 
     return reject(Reason.exactMissingDomain, 'paymentRequirements.extra must carry the token EIP-712 name and version');
   }
 
-  if (lower(to) !== lower(requirements.payTo as Hex)) {
-    return reject(Reason.exactRecipientMismatch, `authorization.to ${to} is not payTo ${requirements.payTo}`);
-  }
-  if (value < requirements.amount) {
-    return reject(Reason.exactValue, `authorization.value ${value} is below the required ${requirements.amount}`);
-  }
-  if (validBefore < nowSeconds + VALIDITY_MARGIN_SECONDS) {
-    return reject(Reason.exactValidBefore, `authorization expired (validBefore ${validBefore})`);
-  }
-  if (validAfter > nowSeconds) return reject(Reason.exactValidAfter, `authorization not valid before ${validAfter}`);
-
-  // Lower-case addresses: EIP-712 encodes the 20 bytes whatever the case, and checksums cost a hash each.
+  // The signature first: every refusal after it names a payer that provably signed (signals count
+  // only those), and a forged payload costs one recovery whatever else is wrong with it.
   let signer: string | undefined;
   try {
     signer = recoverTypedDataSigner(
@@ -75,6 +65,7 @@ export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): 
         domain: tokenDomain(name, version, chainIdOf(requirements.network), requirements.asset),
         types: TRANSFER_WITH_AUTHORIZATION_TYPES,
         primaryType: 'TransferWithAuthorization',
+        // Lower-case addresses: EIP-712 encodes the 20 bytes whatever the case, and checksums cost a hash each.
         message: { from: lower(from), to: lower(to), value, validAfter, validBefore, nonce: nonce as Hex },
       },
       signature,
@@ -84,8 +75,22 @@ export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): 
   }
   if (signer === undefined) return reject(Reason.exactSignature, 'the signature cannot be recovered');
   if (signer !== lower(from)) return reject(Reason.exactSignature, 'the signature was not made by authorization.from');
-  const asset = requirements.asset.toLowerCase();
   const payer = getAddress(from);
+
+  // Value-free payments and payments to oneself carry no payer: they are evidence of nothing, not even of a rejection.
+  if (value === 0n) return reject(Reason.exactValue, 'authorization.value must be greater than 0: a zero-value payment pays for nothing');
+  if (lower(to) !== lower(requirements.payTo as Hex)) {
+    return reject(Reason.exactRecipientMismatch, `authorization.to ${to} is not payTo ${requirements.payTo}`, payer);
+  }
+  if (lower(from) === lower(to)) return reject(Reason.selfPayment, 'payTo is the payer: a payment to oneself moves nothing');
+  if (value < requirements.amount) {
+    return reject(Reason.exactValue, `authorization.value ${value} is below the required ${requirements.amount}`, payer);
+  }
+  if (validBefore < nowSeconds + VALIDITY_MARGIN_SECONDS) {
+    return reject(Reason.exactValidBefore, `authorization expired (validBefore ${validBefore})`, payer);
+  }
+  if (validAfter > nowSeconds) return reject(Reason.exactValidAfter, `authorization not valid before ${validAfter}`, payer);
+  const asset = requirements.asset.toLowerCase();
   return {
     payer,
     transfer: {

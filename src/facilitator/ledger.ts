@@ -42,6 +42,8 @@ export interface SettlementRecord {
 export interface LedgerState {
   nonceUsed: boolean;
   balance: bigint;
+  /** What the fee sponsor of the transfer's network holds (the initial balance before its first use). */
+  sponsorBalance: bigint;
 }
 
 export class Ledger {
@@ -63,16 +65,22 @@ export class Ledger {
     return `${this.prefix}ledger:sponsor:${network}`;
   }
 
-  /** Nonce and payer balance in one round trip (the read-only checks of /verify). */
+  /** Nonce, payer balance and sponsor balance in one round trip (the read-only checks of /verify). */
   async inspect(transfer: Transfer): Promise<LedgerState> {
     const results = await this.redis
       .pipeline()
       .sismember(this.nonceKey(transfer.network, transfer.nonceSpace), transfer.nonce)
       .get(this.balanceKey(transfer.network, transfer.asset, transfer.from))
+      .get(this.sponsorKey(transfer.network))
       .exec();
-    const [nonce, balance] = results ?? [];
-    if (nonce?.[0] || balance?.[0]) throw nonce?.[0] ?? balance?.[0];
-    return { nonceUsed: nonce?.[1] === 1, balance: BigInt((balance?.[1] as string | null) ?? '0') };
+    const [nonce, balance, sponsor] = results ?? [];
+    const failed = [nonce, balance, sponsor].find((entry) => entry?.[0]);
+    if (failed) throw failed[0];
+    return {
+      nonceUsed: nonce?.[1] === 1,
+      balance: BigInt((balance?.[1] as string | null) ?? '0'),
+      sponsorBalance: BigInt((sponsor?.[1] as string | null) ?? this.sponsorInitialWei),
+    };
   }
 
   /**

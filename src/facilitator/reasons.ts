@@ -29,23 +29,34 @@ export const Reason = {
   permit2DeadlineExpired: 'permit2_deadline_expired',
   permit2NotYetValid: 'permit2_not_yet_valid',
   permit2NonceUsed: 'permit2_invalid_nonce',
+  /** A permit whose ceiling is 0 authorizes nothing (@x402/evm's name for the proxy's InvalidAmount). */
+  permit2InvalidAmount: 'permit2_invalid_amount',
   uptoFacilitatorMismatch: 'upto_facilitator_mismatch',
   uptoSettlementExceedsAmount: 'invalid_upto_evm_payload_settlement_exceeds_amount',
   // both schemes
   insufficientFunds: 'insufficient_funds',
-  /** The sponsor cannot pay the simulated network fee (x402 has no dedicated code). */
-  sponsorInsufficientFunds: 'unexpected_settle_error',
-  /** A duplicate of a settlement still in progress did not see its result in time. */
+  /** (service) payTo is the payer: a payment to oneself moves nothing and proves no demand (x402 has no code). */
+  selfPayment: 'invalid_self_payment',
+  /** (service) The fee sponsor cannot pay the simulated network fee: the facilitator's problem, not the payer's. */
+  sponsorInsufficientFunds: 'sponsor_insufficient_funds',
+  /** (service) A duplicate of a settlement still in progress did not see its result in time. */
   settlementPending: 'settlement_pending',
+  /** (service) This payload was settled with other payment requirements; its receipt answers only those. */
+  settlementRequirementsMismatch: 'settlement_requirements_mismatch',
 } as const;
 
 export type ReasonCode = (typeof Reason)[keyof typeof Reason];
 
-/** Human-readable companion of a code, sent as invalidMessage / errorMessage. */
+/**
+ * Human-readable companion of a code, sent as invalidMessage / errorMessage. `payer` is set when the
+ * signature was recovered before the payment was refused and the payment would have moved value to
+ * someone else: the rejection provably comes from that wallet, which is what lets it count toward a
+ * listing's rejection rate (docs/facilitator.md "Signals"). Zero-value and self-payments carry none.
+ */
 export class Rejection {
-  constructor(readonly reason: ReasonCode, readonly message: string) {}
+  constructor(readonly reason: ReasonCode, readonly message: string, readonly payer?: string) {}
 }
 
-export function reject(reason: ReasonCode, message: string): Rejection {
-  return new Rejection(reason, message);
+export function reject(reason: ReasonCode, message: string, payer?: string): Rejection {
+  return new Rejection(reason, message, payer);
 }

@@ -1,7 +1,11 @@
 /**
  * The facilitator: /supported, /verify and /settle in x402 wire shapes (v2, and v1) over the test
- * ledger. Every request also feeds the listing's signals and, when the payment is good, the catalog;
- * both are best effort and never change or delay the answer beyond a Redis round trip.
+ * ledger. It never pays for nothing: zero-value payments and payments to oneself are refused, and a
+ * payer's budget is counted per distinct payment (PayerLimit). Requests also feed the listing's
+ * signals and the catalog, on evidence only (docs/facilitator.md "Evidence before listing"): a
+ * settlement that moved value writes the listing and counts, a valid verify only asks for a probe,
+ * and a rejection counts only when a funded wallet provably signed it. Both are best effort and
+ * never change or delay the answer beyond a Redis round trip.
  */
 import { keccak256, stringToHex } from 'viem';
 import type { Config } from '../config.js';
@@ -12,9 +16,10 @@ import type { Metrics } from '../metrics.js';
 import type { SignalCounters } from '../signals/counters.js';
 import { checkExactPayment } from './exactScheme.js';
 import type { Ledger, SettleOutcome } from './ledger.js';
+import type { PayerLimit } from './payerLimit.js';
 import { Reason, Rejection, reject } from './reasons.js';
 import { isAddress, isObject, normalizeRequest, readFacilitatorRequest, type PaymentRequest, type RawFacilitatorRequest } from './request.js';
-import { payloadHash, RESULT_TTL_SECONDS, type SettlementStore } from './settlementStore.js';
+import { payloadHash, requestBinding, RESULT_TTL_SECONDS, type SettlementStore } from './settlementStore.js';
 import type { TrafficCataloger } from './trafficCatalog.js';
 import { sightingOf, type TrafficSighting } from './trafficSighting.js';
 import type { AcceptedPayment, CheckMode } from './transfer.js';
@@ -41,6 +46,7 @@ export interface FacilitatorDeps {
   config: Pick<Config, 'facilitatorNetworks' | 'facilitatorAddress' | 'settlementFeeWei'>;
   ledger: Ledger;
   settlements: SettlementStore;
+  payerLimit: PayerLimit;
   counters: SignalCounters;
   cataloger: TrafficCataloger;
   metrics: Metrics;
@@ -48,14 +54,19 @@ export interface FacilitatorDeps {
   clock: Clock;
 }
 
-const SETTLE_FAILURES: Record<Exclude<SettleOutcome, 'ok'>, (scheme: string) => Rejection> = {
-  nonce_used: (scheme) =>
+/** Ledger refusals; `payer` (the recovered signer) makes a payer's own failure count as a rejection at /verify. */
+const SETTLE_FAILURES: Record<Exclude<SettleOutcome, 'ok'>, (scheme: string, payer?: string) => Rejection> = {
+  nonce_used: (scheme, payer) =>
     scheme === 'upto'
-      ? reject(Reason.permit2NonceUsed, 'the Permit2 nonce was already used')
-      : reject(Reason.exactNonceUsed, 'the authorization nonce was already used'),
-  insufficient_funds: () => reject(Reason.insufficientFunds, 'the payer balance does not cover the amount'),
-  sponsor_insufficient_funds: () => reject(Reason.sponsorInsufficientFunds, 'the fee sponsor balance cannot pay the network fee'),
+      ? reject(Reason.permit2NonceUsed, 'the Permit2 nonce was already used', payer)
+      : reject(Reason.exactNonceUsed, 'the authorization nonce was already used', payer),
+  insufficient_funds: (_scheme, payer) => reject(Reason.insufficientFunds, 'the payer balance does not cover the amount', payer),
+  sponsor_insufficient_funds: () => sponsorExhausted(),
 };
+
+function sponsorExhausted(): Rejection {
+  return reject(Reason.sponsorInsufficientFunds, 'the facilitator fee sponsor cannot pay the network fee; nothing was charged, retry once it is funded');
+}
 
 /** Best-effort payer address of a payload that did not pass the checks (x402 reports it when it can). */
 function claimedPayer(raw: RawFacilitatorRequest): string | undefined {
@@ -86,17 +97,19 @@ export class FacilitatorService {
     const raw = readFacilitatorRequest(body);
     const checked = this.check(raw, 'verify');
     let outcome: Rejection | AcceptedPayment = checked.outcome;
+    let payerFunded: boolean | undefined;
     if (!(outcome instanceof Rejection)) {
-      const { transfer } = outcome;
+      const { transfer, payer } = outcome;
+      await this.deps.payerLimit.consume('verify', payer, transfer);
       const state = await this.deps.ledger.inspect(transfer);
-      if (state.nonceUsed) outcome = SETTLE_FAILURES.nonce_used(checked.request!.requirements.scheme);
+      payerFunded = state.balance > 0n;
+      if (state.nonceUsed) outcome = SETTLE_FAILURES.nonce_used(checked.request!.requirements.scheme, payer);
       else if (state.balance < transfer.amount) {
-        outcome = reject(Reason.insufficientFunds, `balance ${state.balance} is below ${transfer.amount}`);
-      }
+        outcome = reject(Reason.insufficientFunds, `balance ${state.balance} is below ${transfer.amount}`, payer);
+      } else if (state.sponsorBalance < this.deps.config.settlementFeeWei) outcome = sponsorExhausted();
     }
     const valid = !(outcome instanceof Rejection);
-    const sighting = sightingOf(raw);
-    this.observe(sighting, valid ? 'verified' : 'rejected');
+    this.observeVerify(raw, checked.request, outcome, payerFunded);
     this.deps.metrics.verifyOutcomes.inc({
       ...this.labels(checked.request),
       outcome: valid ? 'valid' : 'invalid',
@@ -114,14 +127,21 @@ export class FacilitatorService {
   async settle(body: unknown): Promise<SettleResponse> {
     const raw = readFacilitatorRequest(body);
     const hash = payloadHash(raw.paymentPayload);
+    const binding = requestBinding(raw.x402Version, raw.paymentRequirements);
     let request: PaymentRequest | undefined;
-    const stored = await this.deps.settlements.once<SettleResponse>(hash, async () => {
+    let moved: AcceptedPayment | undefined;
+    const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
       const checked = this.check(raw, 'settle');
       request = checked.request;
       const network = checked.request?.wireNetwork ?? String(raw.paymentRequirements.network ?? '');
       let outcome: Rejection | AcceptedPayment = checked.outcome;
       let result: SettleResponse | undefined;
       if (!(outcome instanceof Rejection)) {
+        await this.deps.payerLimit.consume('settle', outcome.payer, outcome.transfer);
+        if (outcome.transfer.amount === 0n) {
+          // upto with nothing used: nothing moves and no fee is paid; @x402/evm answers it the same way.
+          return { result: { success: true, payer: outcome.payer, transaction: '', network, amount: '0' }, final: false };
+        }
         result = {
           success: true,
           payer: outcome.payer,
@@ -129,9 +149,10 @@ export class FacilitatorService {
           network,
           amount: outcome.transfer.amount.toString(),
         };
-        const record = { key: this.deps.settlements.resultKey(hash), value: JSON.stringify(result), ttlSeconds: RESULT_TTL_SECONDS };
+        const record = { key: this.deps.settlements.resultKey(hash), value: this.deps.settlements.receipt(binding, result), ttlSeconds: RESULT_TTL_SECONDS };
         const ledgerOutcome = await this.deps.ledger.settle(outcome.transfer, this.deps.config.settlementFeeWei, record);
         if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.requirements.scheme);
+        else moved = outcome;
       }
       if (outcome instanceof Rejection) {
         const failure: SettleResponse = { success: false, errorReason: outcome.reason, errorMessage: outcome.message, transaction: '', network };
@@ -144,20 +165,18 @@ export class FacilitatorService {
     });
 
     const labels = this.labels(request ?? normalizeRequest(raw, this.deps.config.facilitatorNetworks));
-    if ('pending' in stored) {
-      this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: Reason.settlementPending });
-      return {
-        success: false,
-        errorReason: Reason.settlementPending,
-        errorMessage: 'an identical settlement is still in progress; retry with the same payload',
-        transaction: '',
-        network: String(raw.paymentRequirements.network ?? ''),
-      };
+    if ('pending' in stored || 'mismatch' in stored) {
+      const failure = 'pending' in stored
+        ? reject(Reason.settlementPending, 'an identical settlement is still in progress; retry with the same payload')
+        : reject(Reason.settlementRequirementsMismatch, 'this payment payload was already settled with other payment requirements; nothing moved for these');
+      this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: failure.reason });
+      return { success: false, errorReason: failure.reason, errorMessage: failure.message, transaction: '', network: String(raw.paymentRequirements.network ?? '') };
     }
     const { result, replayed } = stored;
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
     this.deps.metrics.settleOutcomes.inc({ ...labels, outcome, reason: result.errorReason ?? '' });
-    if (result.success && !replayed) this.observe(sightingOf(raw), 'settled');
+    // `moved` is set only when this request moved value > 0 from a payer other than payTo.
+    if (moved) this.observeSettlement(sightingOf(raw), moved.payer);
     return result;
   }
 
@@ -179,12 +198,39 @@ export class FacilitatorService {
     return { scheme: request.requirements.scheme, network: request.requirements.network };
   }
 
-  /** Signals for every request that names a resource; the catalog only learns from good payments. */
-  private observe(sighting: TrafficSighting | undefined, event: 'verified' | 'rejected' | 'settled'): void {
+  /** A settlement that moved value: it counts (payer-bounded) and may write the listing. */
+  private observeSettlement(sighting: TrafficSighting | undefined, payer: string): void {
     if (!sighting) return;
-    const { counters, cataloger, logger } = this.deps;
-    const counted = event === 'settled' ? counters.recordSettle(sighting.listingId) : counters.recordVerify(sighting.listingId, event === 'verified');
-    counted.catch((err: unknown) => logger.warn('signal counting failed', { listingId: sighting.listingId, err: (err as Error).message }));
-    if (event !== 'rejected') cataloger.observe(sighting);
+    this.count(sighting.listingId, () => this.deps.counters.recordSettle(sighting.listingId, payer));
+    this.deps.cataloger.settled(sighting);
+  }
+
+  /**
+   * A verification counts toward the rejection rate only when a funded wallet provably signed it
+   * (a rejection carries `payer` only after its signature was recovered, and only when the payment
+   * would have moved value to someone else), so junk from fresh or forged wallets moves nothing. A
+   * valid one also asks for a probe of the resource; it never writes the listing itself.
+   */
+  private observeVerify(raw: RawFacilitatorRequest, request: PaymentRequest | undefined, outcome: Rejection | AcceptedPayment, funded: boolean | undefined): void {
+    const payer = outcome.payer;
+    if (!payer || !request) return;
+    const sighting = sightingOf(raw);
+    if (!sighting) return;
+    const { counters, ledger, cataloger } = this.deps;
+    if (!(outcome instanceof Rejection)) {
+      // Funded unless the price is 0 (an upto verify may be): a fresh wallet must not dilute the rate either.
+      if (funded) this.count(sighting.listingId, () => counters.recordVerify(sighting.listingId, payer, true));
+      cataloger.verified(sighting);
+      return;
+    }
+    this.count(sighting.listingId, async () => {
+      const { network, asset } = request.requirements;
+      const isFunded = funded ?? (await ledger.balance(network, asset, payer)) > 0n;
+      return isFunded ? counters.recordVerify(sighting.listingId, payer, false) : false;
+    });
+  }
+
+  private count(listingId: string, work: () => Promise<unknown>): void {
+    work().catch((err: unknown) => this.deps.logger.warn('signal counting failed', { listingId, err: (err as Error).message }));
   }
 }

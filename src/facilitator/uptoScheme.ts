@@ -72,26 +72,7 @@ export function checkUptoPayment(
   }
   const addr = (value: unknown) => value as Hex;
 
-  if (lower(addr(spender)) !== lower(UPTO_PERMIT2_PROXY_ADDRESS)) {
-    return reject(Reason.permit2Spender, `spender must be the x402 upto proxy ${UPTO_PERMIT2_PROXY_ADDRESS}`);
-  }
-  if (lower(addr(to)) !== lower(addr(requirements.payTo))) {
-    return reject(Reason.permit2RecipientMismatch, `witness.to ${String(to)} is not payTo ${requirements.payTo}`);
-  }
-  if (lower(addr(facilitator)) !== lower(addr(facilitatorAddress))) {
-    return reject(Reason.uptoFacilitatorMismatch, `witness.facilitator must be ${facilitatorAddress}`);
-  }
-  if (lower(addr(token)) !== lower(addr(requirements.asset))) {
-    return reject(Reason.permit2TokenMismatch, 'permitted.token is not the required asset');
-  }
-  if (requirements.amount > ceiling) {
-    return mode === 'settle'
-      ? reject(Reason.uptoSettlementExceedsAmount, `settlement amount ${requirements.amount} exceeds the authorized ${ceiling}`)
-      : reject(Reason.permit2AmountMismatch, `authorized ceiling ${ceiling} is below the required ${requirements.amount}`);
-  }
-  if (deadline < nowSeconds + VALIDITY_MARGIN_SECONDS) return reject(Reason.permit2DeadlineExpired, `permit expired (deadline ${deadline})`);
-  if (validAfter > nowSeconds) return reject(Reason.permit2NotYetValid, `permit not valid before ${validAfter}`);
-
+  // The signature first, as in exactScheme: every refusal after it names a payer that provably signed.
   let signer: string | undefined;
   try {
     signer = recoverTypedDataSigner(
@@ -114,9 +95,34 @@ export function checkUptoPayment(
   }
   if (signer === undefined) return reject(Reason.permit2Signature, 'the signature cannot be recovered');
   if (signer !== lower(from)) return reject(Reason.permit2Signature, 'the signature was not made by from');
+  const payer = getAddress(addr(from));
+
+  // Value-free payments and payments to oneself carry no payer: they are evidence of nothing, not even of a rejection.
+  if (ceiling === 0n) return reject(Reason.permit2InvalidAmount, 'permitted.amount must be greater than 0: a zero ceiling authorizes nothing');
+  if (lower(addr(spender)) !== lower(UPTO_PERMIT2_PROXY_ADDRESS)) {
+    return reject(Reason.permit2Spender, `spender must be the x402 upto proxy ${UPTO_PERMIT2_PROXY_ADDRESS}`, payer);
+  }
+  if (lower(addr(to)) !== lower(addr(requirements.payTo))) {
+    return reject(Reason.permit2RecipientMismatch, `witness.to ${String(to)} is not payTo ${requirements.payTo}`, payer);
+  }
+  if (lower(addr(from)) === lower(addr(to))) return reject(Reason.selfPayment, 'payTo is the payer: a payment to oneself moves nothing');
+  if (lower(addr(facilitator)) !== lower(addr(facilitatorAddress))) {
+    return reject(Reason.uptoFacilitatorMismatch, `witness.facilitator must be ${facilitatorAddress}`, payer);
+  }
+  if (lower(addr(token)) !== lower(addr(requirements.asset))) {
+    return reject(Reason.permit2TokenMismatch, 'permitted.token is not the required asset', payer);
+  }
+  if (requirements.amount > ceiling) {
+    return mode === 'settle'
+      ? reject(Reason.uptoSettlementExceedsAmount, `settlement amount ${requirements.amount} exceeds the authorized ${ceiling}`, payer)
+      : reject(Reason.permit2AmountMismatch, `authorized ceiling ${ceiling} is below the required ${requirements.amount}`, payer);
+  }
+  if (deadline < nowSeconds + VALIDITY_MARGIN_SECONDS) return reject(Reason.permit2DeadlineExpired, `permit expired (deadline ${deadline})`, payer);
+  if (validAfter > nowSeconds) return reject(Reason.permit2NotYetValid, `permit not valid before ${validAfter}`, payer);
+
   const owner = String(from).toLowerCase();
   return {
-    payer: getAddress(addr(from)),
+    payer,
     transfer: {
       network: requirements.network,
       asset: requirements.asset.toLowerCase(),

@@ -84,17 +84,18 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     res.setHeader('RateLimit-Limit', String(rule.limit));
     res.setHeader('RateLimit-Remaining', String(Math.max(0, rule.limit - count)));
     res.setHeader('RateLimit-Reset', String(retryAfter));
-    if (count > rule.limit) {
-      return next(
-        new ProblemError(429, 'rate_limited', `Too many requests: at most ${rule.limit} per ${rule.windowMs / 1000} s. Retry in ${retryAfter} s.`, {
-          headers: { 'Retry-After': String(retryAfter) },
-          limit: rule.limit,
-          windowSeconds: rule.windowMs / 1000,
-        }),
-      );
-    }
+    if (count > rule.limit) return next(rateLimited(rule, retryAfter));
     next();
   };
+}
+
+/** The 429 problem of a spent budget; also thrown by limits counted inside services (the facilitator's per-payer limit). */
+export function rateLimited(rule: RateLimitRule, retryAfterSeconds: number, what = 'requests'): ProblemError {
+  return new ProblemError(429, 'rate_limited', `Too many ${what}: at most ${rule.limit} per ${rule.windowMs / 1000} s. Retry in ${retryAfterSeconds} s.`, {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+    limit: rule.limit,
+    windowSeconds: rule.windowMs / 1000,
+  });
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

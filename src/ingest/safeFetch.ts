@@ -43,6 +43,14 @@ export interface SafeResponse {
 }
 
 export async function safeFetch(method: string, rawUrl: string, options: SafeFetchOptions): Promise<SafeResponse> {
+  const { url, hostname, port } = fetchTarget(rawUrl);
+  const deadline = Date.now() + options.timeoutMs;
+  const target = await withDeadline(resolveChecked(hostname, port, options.allowList), deadline, 'DNS resolution');
+  return withDeadline(request(method, url, target, options, deadline), deadline, 'the response');
+}
+
+/** The URL, host name and port a fetch would use; FetchFailure `invalid_url` for what is never fetched. */
+export function fetchTarget(rawUrl: string): { url: URL; hostname: string; port: number } {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -52,11 +60,17 @@ export async function safeFetch(method: string, rawUrl: string, options: SafeFet
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FetchFailure('invalid_url', 'only http and https are probed');
   if (url.username || url.password) throw new FetchFailure('invalid_url', 'URLs with credentials are not probed');
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  return { url, hostname: url.hostname.replace(/^\[|\]$/g, ''), port };
+}
 
-  const deadline = Date.now() + options.timeoutMs;
-  const target = await withDeadline(resolveChecked(hostname, port, options.allowList), deadline, 'DNS resolution');
-  return withDeadline(request(method, url, target, options, deadline), deadline, 'the response');
+/**
+ * Checks a URL against the probe's address rules without fetching it: FetchFailure `invalid_url`
+ * or `blocked_address` when the probe would refuse it, `dns_failure` / `timeout` when its name does
+ * not resolve in time.
+ */
+export async function checkFetchTarget(rawUrl: string, allowList: ProbeAllowList, timeoutMs: number): Promise<void> {
+  const { hostname, port } = fetchTarget(rawUrl);
+  await withDeadline(resolveChecked(hostname, port, allowList), Date.now() + timeoutMs, 'DNS resolution');
 }
 
 interface CheckedAddress {

@@ -10,11 +10,14 @@ import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { rateLimit } from '../http/rateLimit.js';
 import { publishRoutes } from '../http/routes/publish.js';
+import { BoundHosts } from './boundHosts.js';
 import { PublishService } from './publishService.js';
 import { SellerTokenStore, type SellerToken } from './sellerTokens.js';
 
 export interface Publishing {
   tokens: SellerTokenStore;
+  /** Hosts some seller token is bound to (traffic never lists an MCP tool there). */
+  boundHosts: BoundHosts;
   service: PublishService;
   router: Router;
 }
@@ -42,8 +45,9 @@ export function buildPublishing(
       ]
     : [];
   const router = publishRoutes({ publish: service, tokens, limits: byToken });
-  return { tokens, service, router };
+  return { tokens, boundHosts: new BoundHosts(tokens), service, router };
 }
 
 export { SellerTokenStore, type SellerToken } from './sellerTokens.js';
 export { PublishService } from './publishService.js';
+export { BoundHosts } from './boundHosts.js';

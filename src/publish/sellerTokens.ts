@@ -34,6 +34,9 @@ export function hashSellerToken(secret: string): string {
 }
 
 export class SellerTokenStore {
+  /** Bumped by every issue and revoke of this instance, so caches of the token list (BoundHosts) notice at once. */
+  version = 0;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -84,6 +87,7 @@ export class SellerTokenStore {
       .set(this.hashKey(hash), token.id)
       .zadd(this.indexKey, Date.parse(token.createdAt), token.id)
       .exec();
+    this.version += 1;
     return { token, secret };
   }
 
@@ -115,6 +119,7 @@ export class SellerTokenStore {
     const key = this.recordKey(id);
     if (!(await this.redis.exists(key))) return undefined;
     await this.redis.hsetnx(key, 'revokedAt', this.now().toISOString());
+    this.version += 1;
     return this.get(id);
   }
 }

@@ -6,22 +6,60 @@
  * itself expires a week after its last write. Every change marks the listing dirty for the flusher,
  * and each bucket is scheduled (a sorted set scored by the time it leaves the window) so that the
  * listing is flushed again when its counts fall, whether or not new traffic arrives.
+ *
+ * Every event names the payer that caused it, and one payer's weight is bounded: per listing and UTC
+ * day, a payer's first `payerDailyCap` settlements and first `payerDailyCap` verifications count,
+ * the rest do not (docs/facilitator.md "Signals"). Who may count at all (value moved, payer not the
+ * payTo, a signature and a funded wallet behind a rejection) is the facilitator's decision.
  */
 import type { Redis } from 'ioredis';
 import type { Signals } from '../catalog/listing.js';
 import { systemClock, type Clock } from '../clock.js';
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 export const WINDOW_HOURS = 7 * 24;
+export const DEFAULT_PAYER_DAILY_CAP = 10;
 
 type Counter = 'settle' | 'verify' | 'reject';
 
+/**
+ * One event, atomically: the payer's count of the day for this listing goes up, and only while it is
+ * within the cap do the hourly buckets (KEYS[5..]) count it. lastSettled, the dirty set and the aging
+ * schedule are written either way when ARGV[9] carries a settlement time, so a settlement past the
+ * cap still freshens lastSettled (it is real, only its weight is bounded).
+ * KEYS: payer-day hash, dirty set, aging zset, lastSettled, bucket hashes...
+ * ARGV: payer, cap, payer-day ttl, hour, bucket ttl, aging score, aging member, listing id, lastSettled, lastSettled ttl
+ */
+const RECORD_SCRIPT = `
+local n = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+local counted = n <= tonumber(ARGV[2])
+if counted then
+  for i = 5, #KEYS do
+    redis.call('HINCRBY', KEYS[i], ARGV[4], 1)
+    redis.call('EXPIRE', KEYS[i], ARGV[5])
+  end
+  redis.call('ZADD', KEYS[3], ARGV[6], ARGV[7])
+end
+if ARGV[9] ~= '' then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
+if counted or ARGV[9] ~= '' then redis.call('SADD', KEYS[2], ARGV[8]) end
+return counted and 1 or 0`;
+
+type RecordingRedis = Redis & { signalsRecord(...args: Array<string | number>): Promise<number> };
+
 export class SignalCounters {
+  private readonly recording: RecordingRedis;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly clock: Clock = systemClock,
-  ) {}
+    private readonly payerDailyCap = DEFAULT_PAYER_DAILY_CAP,
+  ) {
+    if (!('signalsRecord' in redis)) redis.defineCommand('signalsRecord', { lua: RECORD_SCRIPT });
+    this.recording = redis as RecordingRedis;
+  }
 
   /** Hash of `hour -> count` for one listing and counter. */
   private bucketsKey(listingId: string, counter: Counter): string {
@@ -41,31 +79,56 @@ export class SignalCounters {
     return `${this.prefix}signals:aging`;
   }
 
-  private async bump(listingId: string, counters: Counter[], lastSettled?: string): Promise<void> {
+  /** Hash of `payer -> events` of one listing, kind of event and UTC day. */
+  private payerDayKey(listingId: string, kind: 'settle' | 'verify', day: number): string {
+    return `${this.prefix}signals:${listingId}:payers:${kind}:${day}`;
+  }
+
+  /** Counts one event of `payer` for the listing; false when the payer's daily cap left it uncounted. */
+  private async record(listingId: string, payer: string, kind: 'settle' | 'verify', counters: Counter[]): Promise<boolean> {
     const now = this.clock().getTime();
     const hour = Math.floor(now / HOUR_MS);
     // Relative TTL (the newest bucket's remaining life in the window), so an injected clock never
     // makes Redis drop buckets the window still counts.
     const ttlSeconds = Math.ceil(((hour + 1 + WINDOW_HOURS) * HOUR_MS - now) / 1000);
-    const pipeline = this.redis.pipeline();
-    for (const counter of counters) {
-      const key = this.bucketsKey(listingId, counter);
-      pipeline.hincrby(key, String(hour), 1).expire(key, ttlSeconds);
-    }
-    if (lastSettled) pipeline.set(this.lastSettledKey(listingId), lastSettled, 'EX', WINDOW_HOURS * 3600 * 5);
-    pipeline.sadd(this.dirtyKey, listingId).zadd(this.agingKey, (hour + WINDOW_HOURS) * HOUR_MS, `${listingId}|${hour}`);
-    const results = await pipeline.exec();
-    const failed = results?.find(([err]) => err);
-    if (failed) throw failed[0];
+    const day = Math.floor(now / DAY_MS);
+    const payerTtlSeconds = Math.ceil(((day + 2) * DAY_MS - now) / 1000);
+    const lastSettled = kind === 'settle' ? this.clock().toISOString() : '';
+    const keys = [
+      this.payerDayKey(listingId, kind, day),
+      this.dirtyKey,
+      this.agingKey,
+      this.lastSettledKey(listingId),
+      ...counters.map((counter) => this.bucketsKey(listingId, counter)),
+    ];
+    const counted = await this.recording.signalsRecord(
+      keys.length,
+      ...keys,
+      payer.toLowerCase(),
+      this.payerDailyCap,
+      payerTtlSeconds,
+      hour,
+      ttlSeconds,
+      (hour + WINDOW_HOURS) * HOUR_MS,
+      `${listingId}|${hour}`,
+      listingId,
+      lastSettled,
+      WINDOW_HOURS * 3600 * 5,
+    );
+    return counted === 1;
   }
 
-  /** Every verification counts toward the rejection rate's denominator; a rejection also toward its numerator. */
-  recordVerify(listingId: string, valid: boolean): Promise<void> {
-    return this.bump(listingId, valid ? ['verify'] : ['verify', 'reject']);
+  /**
+   * A verification by `payer`: toward the rejection rate's denominator, and when refused also toward
+   * its numerator. Resolves false when the payer's daily cap for this listing left it uncounted.
+   */
+  recordVerify(listingId: string, payer: string, valid: boolean): Promise<boolean> {
+    return this.record(listingId, payer, 'verify', valid ? ['verify'] : ['verify', 'reject']);
   }
 
-  recordSettle(listingId: string): Promise<void> {
-    return this.bump(listingId, ['settle'], this.clock().toISOString());
+  /** A settlement paid by `payer`; lastSettled moves even past the payer's daily cap. */
+  recordSettle(listingId: string, payer: string): Promise<boolean> {
+    return this.record(listingId, payer, 'settle', ['settle']);
   }
 
   /** The `signals` block of several listings as of the clock's now. */

@@ -5,13 +5,15 @@
  * discovery endpoints. Thin: parse, call the service, send.
  */
 import { Router, type Request } from 'express';
-import type { FacilitatorService } from '../../facilitator/service.js';
 import { BAZAAR_BASE_PATH } from '../../x402/bazaar.js';
 import type { BazaarDiscovery } from '../../x402/bazaarDiscovery.js';
 import { parseBazaarList, parseBazaarSearch } from '../../x402/bazaarRequest.js';
-import { facilitatorRoutes } from './facilitator.js';
 
-export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: FacilitatorService }): Router {
+/**
+ * `facilitator` is the facilitator module's own router (facilitatorRoutes with its per-client
+ * limits), so /x402/verify and /verify share one budget and neither path escapes it.
+ */
+export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: Router }): Router {
   const surface = Router();
   const query = (req: Request) => req.query as Record<string, unknown>;
   surface.get('/discovery/resources', async (req, res) => {
@@ -20,7 +22,7 @@ export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: Fa
   surface.get('/discovery/search', async (req, res) => {
     res.json(await deps.discovery.search(parseBazaarSearch(query(req))));
   });
-  surface.use(facilitatorRoutes(deps.facilitator));
+  surface.use(deps.facilitator);
   const router = Router();
   router.use(BAZAAR_BASE_PATH, surface);
   return router;

@@ -33,7 +33,7 @@ const UNSIGNED_PAYMENT = {
   paymentRequirements: REQUIREMENTS,
 };
 
-const PROBLEMS = mergeProblems(BODY_PROBLEMS, { 400: ['invalid_request'], 503: ['facilitator_unavailable'] });
+const PROBLEMS = mergeProblems(BODY_PROBLEMS, { 400: ['invalid_request'], 429: ['rate_limited'], 503: ['facilitator_unavailable'] });
 
 /**
  * The three facilitator operations under a base path: the root, and `/x402` (the same handlers,
