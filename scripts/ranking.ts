@@ -5,15 +5,17 @@
  *   npm run ranking -- set recency.scale 3d       change one (validated first)
  *   npm run ranking -- set fields.describe.title 5
  *   npm run ranking -- set bm25.k1 1.4            closes and reopens the index for a moment
+ *   npm run ranking -- synonyms add "sms, text message"
+ *   npm run ranking -- synonyms remove 3          (the group's number in the listing)
  *
  * Uses ELASTICSEARCH_URL and LISTINGS_ALIAS like the service. Running services pick a change up
  * within RANKING_REFRESH_MS (default 5 s).
  */
 import { loadConfig } from '../src/config.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { flattenRanking, RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
+import { changeSynonyms, flattenRanking, RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
 
-const USAGE = 'usage: npm run ranking [-- set <key> <value>]';
+const USAGE = 'usage: npm run ranking [-- set <key> <value> | synonyms add "<phrase>, <phrase>, ..." | synonyms remove <n>]';
 
 function print(rows: Array<[string, string | number]>): void {
   const width = Math.max(...rows.map(([key]) => key.length));
@@ -32,6 +34,13 @@ async function main(args: string[]): Promise<number> {
         console.error(`the stored tunables are invalid (the service keeps its last good ones):\n  ${problems.join('\n  ')}`);
         return 1;
       }
+      return 0;
+    }
+    if (args[0] === 'synonyms' && args.length === 3 && (args[1] === 'add' || (args[1] === 'remove' && /^\d+$/.test(args[2]!)))) {
+      const change = args[1] === 'add' ? { add: args[2]! } : { remove: Number(args[2]) };
+      const settings = await changeSynonyms(client, config.listingsAlias, change);
+      console.log(`synonyms changed on ${config.listingsAlias}; services apply it within ${config.rankingRefreshMs} ms. Now:`);
+      print(flattenRanking(settings));
       return 0;
     }
     if (args[0] !== 'set' || args.length !== 3) {

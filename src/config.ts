@@ -24,6 +24,8 @@ export interface Config {
   catalogIngest: CatalogIngestSettings;
   /** How often the ranking tunables are re-read from the index (DECISIONS: picked up within 10 s). */
   rankingRefreshMs: number;
+  /** Where the sentence-embedding model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
+  embeddingModelDir: string;
   /** Key that signs page cursors; unset: a generated secret kept in Redis (docs/catalog-reads.md). */
   cursorSecret?: string;
   shutdownGraceMs: number;
@@ -299,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     catalogIngest: readCatalogIngestSettings(read),
     rankingRefreshMs: read.integer('RANKING_REFRESH_MS', 5000, 100, 10_000),
+    embeddingModelDir: read.string('EMBEDDING_MODEL_DIR', '.cache/models/all-minilm-l6-v2-q'),
     cursorSecret:
       read.string('CURSOR_SECRET', '', (v) => (v === '' || v.length >= 16 ? undefined : 'must be at least 16 characters (or unset)')) ||
       undefined,

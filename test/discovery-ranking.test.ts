@@ -5,6 +5,7 @@ import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtu
 import { parseReadRequest } from '../src/search/readRequest.js';
 import { RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
 import { RankingCache } from '../src/search/rankingCache.js';
+import { shippedRanking } from '../src/search/rankingSettings.js';
 import type { Logger } from '../src/logger.js';
 
 interface Result {
@@ -107,7 +108,12 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
         assert.ok(debugOf('cheap').priceBoost > debugOf('dear').priceBoost);
         assert.equal(debugOf('cheap').relevance, debugOf('dear').relevance);
         assert.ok(debugOf('fresh').recencyBoost > debugOf('stale').recencyBoost);
-        assert.equal(debugOf('never').recencyBoost, 0.5, 'never settled: the neverSettled factor of _meta.ranking');
+        assert.equal(debugOf('never').recencyBoost, shippedRanking().recency.neverSettled, 'never settled: the neverSettled factor of _meta.ranking');
+        const { price, recency } = shippedRanking();
+        for (const r of results) {
+          assert.ok(r.debug!.priceBoost >= price.floor - 1e-6, `price factor ${r.debug!.priceBoost} within its floor ${price.floor}`);
+          assert.ok(r.debug!.recencyBoost >= Math.min(recency.floor, recency.neverSettled) - 1e-6, 'recency factor within its floor');
+        }
       });
     }
 

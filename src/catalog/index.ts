@@ -12,6 +12,7 @@ import { DurableCatalogWriter } from './durableWriter.js';
 import { IndexKeeper } from './indexKeeper.js';
 import { IngestWorker } from './ingestWorker.js';
 import type { AppliedWritesObserver } from './operations.js';
+import { sharedEmbedder } from '../semantic/textEmbedder.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
 
@@ -47,7 +48,7 @@ export function buildCatalog(
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
   const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger);
-  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, observer, now, () => keeper.repair());
+  const worker = new IngestWorker(clients.redis, stream, store, logger, config.catalogIngest, observer, now, () => keeper.repair(), sharedEmbedder(config.embeddingModelDir, logger));
   return {
     writer: new DurableCatalogWriter(stream, now),
     reader: new StoreCatalogReader(store),

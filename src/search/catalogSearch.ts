@@ -6,9 +6,10 @@ import type { Client } from '@elastic/elasticsearch';
 import { toListing, type Listing, type ListingDocument } from '../catalog/listing.js';
 import { CursorCodec, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
-import { buildSearchBody, searchParamsFor, sortFor } from './queryBuilder.js';
+import { buildSearchBody, searchParamsFor, sortFor, type PageOptions } from './queryBuilder.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
+import type { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
 
 export interface ReadPage {
   results: Listing[];
@@ -34,6 +35,8 @@ export interface CatalogSearchOptions {
   alias: string;
   ranking: RankingCache;
   cursors: CursorCodec;
+  /** Query vectors for semantic retrieval; absent or without a model: text relevance alone. */
+  queryEmbeddings?: QueryEmbeddings;
   /** Injectable clock: the recency origin of a first page. */
   now?: () => number;
 }
@@ -51,7 +54,11 @@ export class CatalogSearch {
     const state = request.cursor !== undefined ? await this.options.cursors.decode(request, request.cursor, sortLength) : undefined;
     const now = state?.now ?? this.now();
     const settings = await this.options.ranking.current();
-    const page = state ? { searchAfter: state.searchAfter, now } : { now };
+    const page: PageOptions = state ? { searchAfter: state.searchAfter, now } : { now };
+    if (request.kind === 'search' && request.q !== undefined && settings.semantic.weight > 0) {
+      const vector = await this.options.queryEmbeddings?.vectorFor(request.q);
+      if (vector) page.queryVector = vector;
+    }
     return { body: buildSearchBody(request, settings, page, sourceFields), now };
   }
 

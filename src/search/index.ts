@@ -9,6 +9,8 @@ import { CatalogSearch } from './catalogSearch.js';
 import { CursorCodec } from './cursor.js';
 import { cursorSecretProvider } from './cursorSecret.js';
 import { RankingCache } from './rankingCache.js';
+import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
+import { sharedEmbedder } from '../semantic/textEmbedder.js';
 
 export interface CatalogReadSide {
   search: CatalogSearch;
@@ -23,6 +25,7 @@ export function buildCatalogSearch(config: Config, logger: Logger, clients: Clie
     alias: config.listingsAlias,
     ranking,
     cursors: new CursorCodec(secret),
+    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, logger)),
     ...(options.now ? { now: options.now } : {}),
   });
   return { search, ranking };
