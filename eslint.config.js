@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
-const FEATURES = ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals', 'bazaar', 'lifecycle'];
+const FEATURES = ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals', 'bazaar', 'lifecycle', 'semantic'];
 /** Transports over the services, like http: MCP discovery, the web page, the OpenAPI document. */
 const TRANSPORTS = ['http', 'mcp', 'web', 'openapi'];
 

@@ -10,25 +10,32 @@
  * "BM25 alone" is the same service, index and text query with the price and recency factors made
  * exactly 1 through the operator's tunables (price.offset and recency.offset beyond every listing,
  * recency.neverSettled 1, written as `npm run ranking -- set` does), checked with explain=1.
- * The scratch index and Redis prefix are deleted at the end.
+ * "Without semantic" is the full ranking with `semantic.weight` 0 (no kNN clause), on the same
+ * index; "BM25 alone" has it at 0 too. `--semantic-weight` overrides the shipped weight for the
+ * full ranking (to tune it). The scratch index and Redis prefix are deleted at the end.
  */
 import type { ParsedEntry } from '../src/catalog/transfer.js';
 import { importListings } from '../src/catalog/transfer.js';
 import type { Listing } from '../src/shapes/listing.js';
 import { setRanking } from '../src/search/rankingCommand.js';
-import { RankingTunablesIndex } from '../src/store/rankingTunables.js';
 import { startServiceInProcess, type InProcessService } from './lib/benchService.js';
 import { parseCommandLine, runMain } from './lib/cliOptions.js';
 import { entriesAsOf, loadJudgedSet, type JudgedQuery, type JudgedSet } from './lib/judgedSet.js';
 import { perQuery, summarize, RELEVANT_GRADE, type QueryOutcome, type RunSummary } from './lib/relevanceMetrics.js';
 
-const USAGE = 'usage: bench-relevance [--verbose]';
+const USAGE = 'usage: bench-relevance [--verbose] [--semantic-weight W]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
   ['recency.offset', '36500d'],
   ['recency.neverSettled', '1'],
 ];
+
+/** Listings of the scratch index that got an embedding on the write path (none: the model is not installed). */
+async function embeddedCount(service: InProcessService): Promise<number> {
+  const response = await service.elasticsearch.count({ index: service.config.listingsAlias, query: { exists: { field: 'embedding' } } });
+  return response.count;
+}
 
 interface Ranked {
   query: JudgedQuery;
@@ -78,7 +85,7 @@ async function waitUntilSearchable(service: InProcessService): Promise<void> {
 
 /** Price and recency factors exactly 1 on the scratch index; refuses to go on unless explain=1 shows it. */
 async function neutralizeBoosts(service: InProcessService, set: JudgedSet): Promise<void> {
-  for (const [key, value] of NEUTRAL_BOOSTS) await setRanking(new RankingTunablesIndex(service.elasticsearch, service.config.listingsAlias), key, value);
+  for (const [key, value] of NEUTRAL_BOOSTS) await setRanking(service.elasticsearch, service.config.listingsAlias, key, value);
   await service.container.search.ranking.refresh();
   for (const query of set.queries) {
     for (const listing of await search(service, query, true)) {
@@ -93,38 +100,46 @@ async function neutralizeBoosts(service: InProcessService, set: JudgedSet): Prom
 const fixed = (n: number) => n.toFixed(3);
 const pct = (n: number, of: number) => `${n} (${((100 * n) / of).toFixed(1)}%)`;
 
-function printSummary(set: JudgedSet, listings: number, bm25: RunSummary, full: RunSummary): void {
-  const rows: Array<[string, string, string]> = [
-    ['nDCG@10', fixed(bm25.ndcg10), fixed(full.ndcg10)],
-    ['MRR@10 (first grade >= 2)', fixed(bm25.mrr10), fixed(full.mrr10)],
-    ['precision@3 (grade >= 2)', fixed(bm25.precision3), fixed(full.precision3)],
-    ['first result graded 0', pct(bm25.grade0First, bm25.queries), pct(full.grade0First, full.queries)],
-    ['no result at all', String(bm25.noResults), String(full.noResults)],
-    ['spam listing first', String(bm25.spamFirst), String(full.spamFirst)],
+interface Column {
+  label: string;
+  runs: Ranked[];
+}
+
+function printSummary(set: JudgedSet, listings: number, columns: Column[]): void {
+  const summaries = columns.map((c) => summarize(c.runs.map((r) => r.outcome)));
+  const row = (measure: string, value: (s: RunSummary) => string) => `| ${measure} | ${summaries.map(value).join(' | ')} |`;
+  const rows = [
+    row('nDCG@10', (s) => fixed(s.ndcg10)),
+    row('MRR@10 (first grade >= 2)', (s) => fixed(s.mrr10)),
+    row('precision@3 (grade >= 2)', (s) => fixed(s.precision3)),
+    row('first result graded 0', (s) => pct(s.grade0First, s.queries)),
+    row('no result at all', (s) => String(s.noResults)),
+    row('spam listing first', (s) => String(s.spamFirst)),
   ];
   process.stdout.write(
     `\nrelevance set: ${listings} listings, ${set.queries.length} queries, ${set.spam.size} spam listings (eval/relevance); ` +
       `relevant = grade >= ${RELEVANT_GRADE}, unjudged = grade 0\n\n` +
-      `| measure | BM25 alone | full ranking |\n|---|---|---|\n` +
-      rows.map((r) => `| ${r.join(' | ')} |`).join('\n') +
+      `| measure | ${columns.map((c) => c.label).join(' | ')} |\n|---|${columns.map(() => '---|').join('')}\n` +
+      rows.join('\n') +
       '\n',
   );
 }
 
-function printCategories(bm25: Ranked[], full: Ranked[]): void {
-  const byCategory = new Map<string, { bm25: number[]; full: number[] }>();
-  bm25.forEach((run, i) => {
+function printCategories(columns: Column[]): void {
+  const byCategory = new Map<string, number[][]>();
+  columns[0]!.runs.forEach((run, i) => {
     for (const category of run.query.categories) {
-      const entry = byCategory.get(category) ?? { bm25: [], full: [] };
-      entry.bm25.push(perQuery(run.outcome).ndcg10);
-      entry.full.push(perQuery(full[i]!.outcome).ndcg10);
+      const entry = byCategory.get(category) ?? columns.map(() => []);
+      columns.forEach((c, j) => entry[j]!.push(perQuery(c.runs[i]!.outcome).ndcg10));
       byCategory.set(category, entry);
     }
   });
   const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-  process.stdout.write('\nnDCG@10 by category (a query can be in several)\n\n| category | queries | BM25 alone | full ranking |\n|---|---|---|---|\n');
+  process.stdout.write(
+    `\nnDCG@10 by category (a query can be in several)\n\n| category | queries | ${columns.map((c) => c.label).join(' | ')} |\n|---|---|${columns.map(() => '---|').join('')}\n`,
+  );
   for (const [category, v] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
-    process.stdout.write(`| ${category} | ${v.bm25.length} | ${fixed(mean(v.bm25))} | ${fixed(mean(v.full))} |\n`);
+    process.stdout.write(`| ${category} | ${v[0]!.length} | ${v.map((scores) => fixed(mean(scores))).join(' | ')} |\n`);
   }
 }
 
@@ -140,7 +155,7 @@ function printFirstResultFailures(label: string, runs: Ranked[], set: JudgedSet)
 }
 
 function printVerbose(bm25: Ranked[], full: Ranked[], set: JudgedSet): void {
-  process.stdout.write('\nper query: nDCG@10 / RR@10 / P@3 for BM25 alone -> full ranking; top 5 of the full ranking (grade, price in USDC, last settled)\n');
+  process.stdout.write('\nper query: nDCG@10 / RR@10 / P@3 for the full ranking without -> with semantic retrieval; top 5 of the full ranking (grade, price in USDC, last settled)\n');
   bm25.forEach((run, i) => {
     const b = perQuery(run.outcome);
     const f = perQuery(full[i]!.outcome);
@@ -160,7 +175,10 @@ function printVerbose(bm25: Ranked[], full: Ranked[], set: JudgedSet): void {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseCommandLine({ options: { verbose: { type: 'boolean', default: false } } }, USAGE);
+  const { values } = parseCommandLine(
+    { options: { verbose: { type: 'boolean', default: false }, 'semantic-weight': { type: 'string' } } },
+    USAGE,
+  );
   const set = loadJudgedSet();
   const stamp = Date.now().toString(36);
   // Always names of its own, whatever the environment says: the run rewrites the index's ranking
@@ -182,17 +200,33 @@ async function main(): Promise<void> {
     const resourceById = new Map(imported.accepted.map((a) => [a.id, resourceOf(set.entries[a.index])]));
     await waitUntilSearchable(service);
     progress(`${imported.accepted.length} listings imported and searchable in ${service.config.listingsAlias}`);
+    const embedded = await embeddedCount(service);
+    if (embedded === 0) progress('WARNING: no listing has an embedding (model not installed: npm run services -- model); semantic columns equal the others');
+    const alias = service.config.listingsAlias;
+    const semanticWeight = values['semantic-weight'] ?? String((await service.container.search.ranking.current()).semantic.weight);
+    await setRanking(service.elasticsearch, alias, 'semantic.weight', semanticWeight);
+    await service.container.search.ranking.refresh();
     const full = await rankAll(service, set, resourceById);
-    progress(`${set.queries.length} queries ranked by the full ranking`);
+    progress(`${set.queries.length} queries ranked by the full ranking (semantic.weight ${semanticWeight}, ${embedded} listings embedded)`);
+    await setRanking(service.elasticsearch, alias, 'semantic.weight', '0');
+    await service.container.search.ranking.refresh();
+    const lexical = await rankAll(service, set, resourceById);
+    progress(`${set.queries.length} queries ranked by the full ranking without semantic retrieval`);
     await neutralizeBoosts(service, set);
     progress('price and recency factors set to 1 (checked with explain=1)');
     const bm25 = await rankAll(service, set, resourceById);
     progress(`${set.queries.length} queries ranked by BM25 alone`);
-    printSummary(set, imported.accepted.length, summarize(bm25.map((r) => r.outcome)), summarize(full.map((r) => r.outcome)));
-    printCategories(bm25, full);
+    const columns: Column[] = [
+      { label: 'BM25 alone', runs: bm25 },
+      { label: 'full, semantic off', runs: lexical },
+      { label: `full ranking (semantic ${semanticWeight})`, runs: full },
+    ];
+    printSummary(set, imported.accepted.length, columns);
+    printCategories(columns);
     printFirstResultFailures('BM25 alone', bm25, set);
+    printFirstResultFailures('full ranking, semantic off', lexical, set);
     printFirstResultFailures('full ranking', full, set);
-    if (values.verbose) printVerbose(bm25, full, set);
+    if (values.verbose) printVerbose(lexical, full, set);
   } finally {
     await service.close();
   }

@@ -17,7 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
-import { searchParamsFor } from '../src/store/listingQueries.js';
+import { searchParamsFor } from '../src/search/queryBuilder.js';
 import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';

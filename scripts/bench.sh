@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every benchmark, one after another (each uses its own index and Redis prefix and deletes them).
-# About 6 minutes on the 2-core development machine; numbers go to the README's Benchmarks section.
+# About 6 minutes on the 2-core development machine (plus ~10 for embedding 100,000 listings); numbers go to the README's Benchmarks section.
 # Run on a quiet machine: the service, Elasticsearch and the load generator share the cores.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,3 +20,4 @@ run scripts/bench-announce.ts
 run scripts/bench-publish.ts
 run scripts/bench-staleness.ts
 run scripts/bench-relevance.ts
+run scripts/bench-embedding.ts

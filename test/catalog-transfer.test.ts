@@ -10,6 +10,7 @@ import { exportedListing, importListings, parseListingFile } from '../src/catalo
 import { validateListingInput } from '../src/catalog/validation.js';
 import type { ListingInput } from '../src/catalog/writer.js';
 import { scanLiveListings } from '../src/store/listingScan.js';
+import { shippedRanking } from '../src/search/rankingSettings.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 
@@ -120,7 +121,7 @@ describe('catalog import and export', () => {
     assert.deepEqual(byResource.get('https://nulls.example/quokka-census')!.signals, { settleCount7d: 0, rejectionRate7d: 0 }, 'stored signals replaced');
     assert.deepEqual(byResource.get('https://nulls.example/quokka-sightings')!.signals, { settleCount7d: 3, rejectionRate7d: 0 });
     assert.deepEqual(byResource.get('mcp://nulls.example/count_quokkas')!.signals, { settleCount7d: 0, rejectionRate7d: 0 });
-    for (const listing of found) assert.equal(listing.debug.recencyBoost, 0.5, `${listing.resource} ranks as never settled`);
+    for (const listing of found) assert.equal(listing.debug.recencyBoost, shippedRanking().recency.neverSettled, `${listing.resource} ranks as never settled`);
 
     // null is the only stand-in accepted: other wrong values are still refused, naming the member.
     const wrong = await importListings(

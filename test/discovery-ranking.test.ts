@@ -6,6 +6,7 @@ import { parseReadRequest } from '../src/search/readRequest.js';
 import { RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
 import { RankingCache } from '../src/search/rankingCache.js';
 import { RankingTunablesIndex } from '../src/store/rankingTunables.js';
+import { shippedRanking } from '../src/search/rankingSettings.js';
 import type { Logger } from '../src/logger.js';
 
 interface Result {
@@ -108,7 +109,12 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
         assert.ok(debugOf('cheap').priceBoost > debugOf('dear').priceBoost);
         assert.equal(debugOf('cheap').relevance, debugOf('dear').relevance);
         assert.ok(debugOf('fresh').recencyBoost > debugOf('stale').recencyBoost);
-        assert.equal(debugOf('never').recencyBoost, 0.5, 'never settled: the neverSettled factor of _meta.ranking');
+        assert.equal(debugOf('never').recencyBoost, shippedRanking().recency.neverSettled, 'never settled: the neverSettled factor of _meta.ranking');
+        const { price, recency } = shippedRanking();
+        for (const r of results) {
+          assert.ok(r.debug!.priceBoost >= price.floor - 1e-6, `price factor ${r.debug!.priceBoost} within its floor ${price.floor}`);
+          assert.ok(r.debug!.recencyBoost >= Math.min(recency.floor, recency.neverSettled) - 1e-6, 'recency factor within its floor');
+        }
       });
     }
 
@@ -203,17 +209,17 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
 
     it('the ranking command changes one tunable on the live index, BM25 k1 included, and refuses nonsense', async () => {
       const alias = h.config.listingsAlias;
-      await setRanking(new RankingTunablesIndex(h.elasticsearch, alias), 'price.decay', '0.5');
-      await setRanking(new RankingTunablesIndex(h.elasticsearch, alias), 'recency.scale', '3d');
-      await setRanking(new RankingTunablesIndex(h.elasticsearch, alias), 'bm25.k1', '1.6');
-      const { settings, problems } = await showRanking(new RankingTunablesIndex(h.elasticsearch, alias));
+      await setRanking(h.elasticsearch, alias, 'price.decay', '0.5');
+      await setRanking(h.elasticsearch, alias, 'recency.scale', '3d');
+      await setRanking(h.elasticsearch, alias, 'bm25.k1', '1.6');
+      const { settings, problems } = await showRanking(h.elasticsearch, alias);
       assert.deepEqual(problems, []);
       assert.equal(settings!.recency.scale, '3d');
       assert.equal(settings!.bm25.k1, 1.6);
       for (const [key, value] of [['bm25.b', '2'], ['recency.scale', 'soon'], ['fields.nope', '2'], ['price.scale', 'x'], ['colour', '1']] as const) {
-        await assert.rejects(setRanking(new RankingTunablesIndex(h.elasticsearch, alias), key, value), RankingChangeError);
+        await assert.rejects(setRanking(h.elasticsearch, alias, key, value), RankingChangeError);
       }
-      assert.deepEqual((await showRanking(new RankingTunablesIndex(h.elasticsearch, alias))).settings, settings);
+      assert.deepEqual((await showRanking(h.elasticsearch, alias)).settings, settings);
       await h.container.search.ranking.refresh();
       assert.ok((await search('q=comet')).length > 0, 'search answers after the index was closed and reopened');
     });

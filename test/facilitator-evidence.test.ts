@@ -50,11 +50,11 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
     for (const body of attempts) {
       const res = await post('/verify', body);
       assert.equal(res.isValid, false);
-      assert.equal(res.invalidReason, 'invalid_exact_evm_payload_authorization_value');
+      assert.equal(res.invalidReason, 'invalid_exact_evm_authorization_value');
     }
     // Zero value to someone else, and value to oneself: refused too.
     const toOther = await post('/verify', await exactRequest(attacker, requirements(newWallet().address, { amount: '0' }), {}, VICTIM));
-    assert.equal(toOther.invalidReason, 'invalid_exact_evm_payload_authorization_value');
+    assert.equal(toOther.invalidReason, 'invalid_exact_evm_authorization_value');
     const selfPaid = await post('/verify', await exactRequest(attacker, requirements(attacker.address, { amount: '5' }), {}, VICTIM));
     assert.equal(selfPaid.invalidReason, 'invalid_self_payment');
     await appliedSoFar();
@@ -83,7 +83,7 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
     for (let i = 0; i < 20; i += 1) {
       const res = await post('/settle', await exactRequest(attacker, requirements(attacker.address, { amount: '0' }), {}, VICTIM));
       assert.equal(res.success, false);
-      assert.equal(res.errorReason, 'invalid_exact_evm_payload_authorization_value');
+      assert.equal(res.errorReason, 'invalid_exact_evm_authorization_value');
     }
     // upto: a zero ceiling authorizes nothing; a settle of 0 under a real ceiling moves nothing (as @x402/evm answers it).
     const zeroCeiling = await uptoRequest(attacker, requirements(newWallet().address, { amount: '0' }), { ceiling: '0' }, VICTIM);

@@ -25,7 +25,7 @@ describe('facilitator: per-payer budget and payer-bounded signals', () => {
     // Forged payloads that claim the payer: refused on the signature, before the budget is counted.
     for (let i = 0; i < 5; i += 1) {
       const forged = await request(h.app).post('/verify').send(await exactRequest(payer, req, { signer: newWallet() })).expect(200);
-      assert.equal(forged.body.invalidReason, 'invalid_exact_evm_payload_signature');
+      assert.equal(forged.body.invalidReason, 'invalid_exact_evm_signature');
     }
     const first = await exactRequest(payer, req);
     for (let i = 0; i < 3; i += 1) assert.equal((await request(h.app).post('/verify').send(first).expect(200)).body.isValid, true, 'a replay is the same payment');

@@ -62,7 +62,7 @@ describe('facilitator: /settle, the ledger and fee sponsorship', () => {
     const body = await exactRequest(payer, requirements(seller.address, { amount: '500' }));
     const failed = await request(h.app).post('/settle').send(body).expect(200);
     assert.equal(failed.body.success, false);
-    assert.equal(failed.body.errorReason, 'insufficient_funds');
+    assert.equal(failed.body.errorReason, 'invalid_exact_evm_insufficient_balance');
     assert.equal(failed.body.transaction, '');
     await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 500n);
     const ok = await request(h.app).post('/settle').send(body).expect(200);
@@ -110,7 +110,7 @@ describe('facilitator: /settle, the ledger and fee sponsorship', () => {
     assert.match(text, /facilitator_sponsor_floor_eth 0.1/);
     assert.match(text, /http_requests_total\{method="POST",route="\/settle",status="200"\} \d+/);
     assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/verify"\}/);
-    assert.match(text, /facilitator_verify_total\{scheme="exact",network="eip155:84532",outcome="invalid",reason="insufficient_funds"\} 1/);
+    assert.match(text, /facilitator_verify_total\{scheme="exact",network="eip155:84532",outcome="invalid",reason="invalid_exact_evm_insufficient_balance"\} 1/);
     assert.match(text, /facilitator_settle_total\{scheme="exact",network="eip155:84532",outcome="replayed",reason=""\} \d+/);
     assert.match(text, /catalog_ingest_queue_depth \d+/);
     assert.match(text, /catalog_ingest_dead_letters \d+/);

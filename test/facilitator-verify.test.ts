@@ -41,13 +41,13 @@ describe('facilitator: /supported and /verify', () => {
   });
 
   const cases: Array<[string, () => Promise<unknown>, string]> = [
-    ['bad signature', async () => exactRequest(payer, req, { signer: newWallet() }), 'invalid_exact_evm_payload_signature'],
-    ['signature for another chain', async () => exactRequest(payer, req, { chainId: 8453 }), 'invalid_exact_evm_payload_signature'],
-    ['wrong recipient', async () => exactRequest(payer, req, { to: newWallet().address }), 'invalid_exact_evm_payload_recipient_mismatch'],
-    ['amount too low', async () => exactRequest(payer, req, { value: '999' }), 'invalid_exact_evm_payload_authorization_value'],
+    ['bad signature', async () => exactRequest(payer, req, { signer: newWallet() }), 'invalid_exact_evm_signature'],
+    ['signature for another chain', async () => exactRequest(payer, req, { chainId: 8453 }), 'invalid_exact_evm_signature'],
+    ['wrong recipient', async () => exactRequest(payer, req, { to: newWallet().address }), 'invalid_exact_evm_recipient_mismatch'],
+    ['amount too low', async () => exactRequest(payer, req, { value: '999' }), 'invalid_exact_evm_payload_authorization_value_mismatch'],
     ['expired', async () => exactRequest(payer, req, { validBefore: String(Math.floor(Date.now() / 1000) - 1) }), 'invalid_exact_evm_payload_authorization_valid_before'],
     ['not yet valid', async () => exactRequest(payer, req, { validAfter: String(Math.floor(Date.now() / 1000) + 3600) }), 'invalid_exact_evm_payload_authorization_valid_after'],
-    ['insufficient balance', async () => exactRequest(newWallet(), req), 'insufficient_funds'],
+    ['insufficient balance', async () => exactRequest(newWallet(), req), 'invalid_exact_evm_insufficient_balance'],
     ['unsupported scheme', async () => {
       const body = await exactRequest(payer, req);
       const other = { ...req, scheme: 'batch' };

@@ -201,6 +201,20 @@ describe('foundation', () => {
       }
     });
 
+    it('refuses an index of an older schemaVersion (other text analysis) and says to run npm run reindex', async () => {
+      const config = testConfig();
+      try {
+        await h.elasticsearch.indices.create({
+          index: config.listingsIndex,
+          mappings: { _meta: { schemaVersion: 1 }, properties: { id: { type: 'keyword' } } },
+          aliases: { [config.listingsAlias]: { is_write_index: true } },
+        });
+        await assert.rejects(ensureListingIndex(h.elasticsearch, config.listingsAlias, config.listingsIndex), /schemaVersion 1 predates 2.*npm run reindex/);
+      } finally {
+        await dropDeploymentData(h.elasticsearch, h.redis, config);
+      }
+    });
+
     it('refuses an index that this service did not create', async () => {
       const config = testConfig();
       try {

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { x402Client } from '@x402/core/client';
 import { ExactEvmScheme } from '@x402/evm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { MCP_META, PaidMcpServer, PaymentClaims, type PaidMcpOptions, type PaymentRequired } from '../src/sdk/index.js';
+import { MCP_META, PaidMcpServer, PaymentClaims, type CatalogOutcomeEvent, type PaidMcpOptions, type PaymentRequired } from '../src/sdk/index.js';
 import { waitFor } from './support/harness.js';
 import { serveStatelessMcp, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
 
@@ -65,6 +65,7 @@ describe('seller SDK: paid MCP tools end to end', function () {
   const sellerWallet = privateKeyToAccount(generatePrivateKey());
   const buyer = privateKeyToAccount(generatePrivateKey());
   const payer = new x402Client().register('eip155:*', new ExactEvmScheme(buyer));
+  const catalogOutcomes: CatalogOutcomeEvent[] = [];
 
   before(async () => {
     world = await startService();
@@ -72,7 +73,7 @@ describe('seller SDK: paid MCP tools end to end', function () {
     const { secret } = await world.h.container.publishing.tokens.issue(['127.0.0.1'], 'weather-seller');
 
     mcp = await serveStatelessMcp(() => weatherTools(options));
-    options = { serviceUrl: world.service.url, serverUri: `mcp://127.0.0.1:${mcp.port}`, sellerToken: secret, payTo: sellerWallet.address };
+    options = { serviceUrl: world.service.url, serverUri: `mcp://127.0.0.1:${mcp.port}`, sellerToken: secret, payTo: sellerWallet.address, onCatalogOutcome: (e) => catalogOutcomes.push(e) };
     // Startup: publish the tools with the seller token.
     startup = weatherTools(options);
     const outcomes = await startup.publish();
@@ -154,6 +155,11 @@ describe('seller SDK: paid MCP tools end to end', function () {
       assert.equal(receipt?.success, true);
       assert.equal(receipt?.payer?.toLowerCase(), buyer.address.toLowerCase());
       assert.equal(await world.h.container.facilitator.ledger.balance(NETWORK, USDC, sellerWallet.address), 3000n);
+      // The seller is told the published tool is cataloged (the EXTENSION-RESPONSES bazaar outcome).
+      assert.deepEqual(
+        catalogOutcomes.map((e) => [e.operation, e.resource, e.status]),
+        [['verify', `${options.serverUri}/forecast_days`, 'success'], ['settle', `${options.serverUri}/forecast_days`, 'success']],
+      );
 
       // The same payment again is refused: settlement is once per payment.
       const replay = await client.callTool({ name: 'forecast_days', arguments: { city: 'Oslo', days: 2 }, _meta: { [MCP_META.payment]: payment } });

@@ -169,7 +169,8 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       for (const worker of facilitator.workers) worker.start();
       const resource = 'http://stop.test/quote';
       const accept = { scheme: 'exact' as const, network: NETWORK, asset: USDC, amount: '10' };
-      facilitator.cataloger.settled({
+      // Fire and forget, as the service does: stopping the workers must wait for it.
+      void facilitator.cataloger.settled({
         listingId: httpListingId(resource, 'GET'),
         input: { type: 'http', resource, payment: accept },
         acceptKey: `exact ${NETWORK}`,

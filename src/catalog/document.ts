@@ -3,7 +3,7 @@
  * search fields. Pure (the clock is passed in), so the write path and tests agree on every field.
  */
 import { canonicalIdentity, type CanonicalIdentity } from './identity.js';
-import { listingKeywords } from './keywords.js';
+import { listingKeywords, textQuality } from './keywords.js';
 import { EMPTY_SIGNALS, type Describe, type Payment, type Signals } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 import { toCaip2Network } from '../x402/networks.js';
@@ -29,13 +29,27 @@ function hostOf(resource: string): string {
   return resource.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0] ?? '';
 }
 
+/**
+ * Tags once each (case-insensitive, first spelling kept): a tag repeated twenty times is one tag,
+ * so repeating it cannot buy text relevance.
+ */
+function distinctTags(tags: string[]): string[] {
+  const seen = new Set<string>();
+  return tags.filter((tag) => {
+    const key = tag.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** Only the fields a listing declares; undefined members never reach the stored document. */
 function cleanDescribe(describe: Describe | undefined): Describe | undefined {
   if (!describe) return undefined;
   const out: Describe = {};
   if (describe.title !== undefined) out.title = describe.title;
   if (describe.description !== undefined) out.description = describe.description;
-  if (describe.tags !== undefined) out.tags = describe.tags;
+  if (describe.tags !== undefined) out.tags = distinctTags(describe.tags);
   if (describe.inputs !== undefined) out.inputs = describe.inputs;
   return out;
 }
@@ -52,6 +66,7 @@ function httpDocument(
     method: (input.method ?? 'GET').toUpperCase(),
     host: hostOf(resource),
     keywords: listingKeywords({ resource, inputNames: Object.keys(input.describe?.inputs ?? {}) }),
+    textQuality: textQuality(input.describe?.title, input.describe?.description),
     payment: normalizePayment(input.payment),
   };
   if (input.accepts) doc.accepts = input.accepts.map(normalizePayment);
@@ -71,11 +86,12 @@ function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: Can
     name: input.name,
     description: input.description,
     keywords: listingKeywords({ resource, name: input.name, inputNames: Object.keys(properties) }),
+    textQuality: textQuality(input.name, input.description),
     inputSchema: input.inputSchema,
     payment: normalizePayment(input.payment),
   };
   if (input.outputSchema) doc.outputSchema = input.outputSchema;
-  if (input.tags) doc.tags = input.tags;
+  if (input.tags) doc.tags = distinctTags(input.tags);
   return doc;
 }
 

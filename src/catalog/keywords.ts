@@ -14,6 +14,31 @@ export function identifierWords(identifier: string): string[] {
     .filter((w) => w.length > 0);
 }
 
+/** Words too common to count as repetition. */
+const COMMON = new Set(['the', 'and', 'for', 'with', 'from', 'any', 'our', 'your', 'you', 'are', 'per', 'all', 'into', 'this', 'that']);
+
+/**
+ * How little of a listing's text is stuffing: 1 minus the share of its words that are a third (or
+ * later) use of the same word. Ordinary text repeats a word once or twice and scores 1; a title
+ * and description repeating "translate" ten times score far lower. Search multiplies text
+ * relevance by it (docs/catalog-reads.md, "Ranking"), so repetition cannot buy rank.
+ */
+export function textQuality(...texts: Array<string | undefined>): number {
+  const counts = new Map<string, number>();
+  let total = 0;
+  let excess = 0;
+  for (const text of texts) {
+    for (const word of (text ?? '').toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+      if (word.length < 3 || COMMON.has(word)) continue;
+      const count = (counts.get(word) ?? 0) + 1;
+      counts.set(word, count);
+      total += 1;
+      if (count > 2) excess += 1;
+    }
+  }
+  return total === 0 ? 1 : Math.round((1 - excess / total) * 1000) / 1000;
+}
+
 /** Path segments of a URL or template, variables included (`{lat}` names the input `lat`). */
 function pathSegments(resource: string): string[] {
   const path = resource.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');

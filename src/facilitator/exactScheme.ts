@@ -79,7 +79,7 @@ export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): 
   const payer = getAddress(from);
 
   // Value-free payments and payments to oneself carry no payer: they are evidence of nothing, not even of a rejection.
-  if (value === 0n) return reject(Reason.exactValue, 'authorization.value must be greater than 0: a zero-value payment pays for nothing');
+  if (value === 0n) return reject(Reason.exactZeroValue, 'authorization.value must be greater than 0: a zero-value payment pays for nothing');
   if (lower(to) !== lower(requirements.payTo as Hex)) {
     return reject(Reason.exactRecipientMismatch, `authorization.to ${to} is not payTo ${requirements.payTo}`, payer);
   }

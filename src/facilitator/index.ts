@@ -67,7 +67,7 @@ export function buildFacilitator(
   const service = new FacilitatorService({
     config,
     ledger,
-    settlements: new SettlementStore(redis, config.redisPrefix),
+    settlements: new SettlementStore(redis, config.redisPrefix, config.settlePendingWaitMs),
     payerLimit: new PayerLimit(redis, config.redisPrefix, config.rateLimits.facilitatorPayer),
     counters,
     cataloger,

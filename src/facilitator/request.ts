@@ -99,7 +99,7 @@ export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: 
   if (typeof scheme !== 'string') return reject(Reason.invalidPaymentRequirements, 'paymentRequirements.scheme must be a string');
   const schemes = version === 2 ? ['exact', 'upto'] : ['exact'];
   if (!schemes.includes(scheme)) return reject(Reason.invalidScheme, `scheme ${JSON.stringify(scheme)} is not supported for x402 v${version}`);
-  if (accepted.scheme !== scheme) return reject(Reason.invalidScheme, 'the payload scheme differs from the requirements scheme');
+  if (accepted.scheme !== scheme) return reject(Reason.schemeMismatch, 'the payload scheme differs from the requirements scheme');
 
   const wireNetwork = pr.network;
   if (typeof wireNetwork !== 'string') return reject(Reason.invalidPaymentRequirements, 'paymentRequirements.network must be a string');
@@ -108,7 +108,7 @@ export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: 
     return reject(Reason.invalidNetwork, `network ${JSON.stringify(wireNetwork)} is not settled here (supported: ${supportedNetworks.join(', ')})`);
   }
   if (typeof accepted.network !== 'string' || toCaip2Network(accepted.network) !== network) {
-    return reject(Reason.invalidNetwork, 'the payload network differs from the requirements network');
+    return reject(Reason.networkMismatch, 'the payload network differs from the requirements network');
   }
 
   const amount = parseAmount(version === 2 ? pr.amount : pr.maxAmountRequired);

@@ -11,15 +11,13 @@ import { keccak256, stringToHex } from 'viem';
 import type { Config } from '../config.js';
 import { legacyNetworkNames, toCaip2Network } from '../x402/networks.js';
 import type { Clock } from '../core/clock.js';
-import { Unavailable } from '../core/errors.js';
-import { isRedisUnavailable } from '../store/redis.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { SignalCounters } from '../store/signalCounters.js';
 import { checkExactPayment } from './exactScheme.js';
 import type { Ledger, SettleOutcome } from '../store/ledger.js';
 import type { PayerLimit } from './payerLimit.js';
-import { Reason, Rejection, reject } from './reasons.js';
+import { Reason, Rejection, reject, wireReason } from './reasons.js';
 import { isObject } from '../core/json.js';
 import { isAddress, normalizeRequest, readFacilitatorRequest, type PaymentRequest, type RawFacilitatorRequest } from './request.js';
 import { payloadHash, requestBinding, RESULT_TTL_SECONDS, type SettlementStore } from '../store/settlementStore.js';
@@ -28,7 +26,16 @@ import { sightingOf, type TrafficSighting } from './trafficSighting.js';
 import type { AcceptedPayment, CheckMode } from './transfer.js';
 import { checkUptoPayment } from './uptoScheme.js';
 import { BAZAAR_DISCOVERY } from '../bazaar/bazaar.js';
-import type { SettleResponse, VerifyResponse } from '../x402/wire.js';
+import type { BazaarOutcome, SettleResponse, VerifyResponse } from '../x402/wire.js';
+
+/** How long an answer waits to tell the seller what became of the discovery metadata; after it, `processing`. */
+const OUTCOME_WAIT_MS = 250;
+
+/** A /verify or /settle answer and, when the request carried discovery metadata, its Bazaar outcome. */
+export interface FacilitatorAnswer<T> {
+  response: T;
+  bazaar?: BazaarOutcome;
+}
 
 /** A client's field echoed back: a string, or '' (String() on an object with its own toString throws). */
 const wireText = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -74,22 +81,24 @@ function sponsorExhausted(): Rejection {
   return reject(Reason.sponsorInsufficientFunds, 'the facilitator fee sponsor cannot pay the network fee; nothing was charged, retry once it is funded');
 }
 
+/** The (fake, well-formed) transaction hash of a payload's settlement: the same for every attempt at it. */
+function settlementTransaction(payloadHash: string): string {
+  return keccak256(stringToHex(`x402-test-ledger:${payloadHash}`));
+}
+
+/** Whether the request carries discovery metadata: the v2 bazaar extension, or v1 `outputSchema.input`. */
+function carriesDiscovery(raw: RawFacilitatorRequest): boolean {
+  const { paymentPayload: pp, paymentRequirements: pr } = raw;
+  if (raw.x402Version === 2) return isObject(pp.extensions) && isObject(pp.extensions.bazaar);
+  return isObject(pr.outputSchema) && isObject(pr.outputSchema.input) && pr.outputSchema.input.discoverable !== false;
+}
+
 /** Best-effort payer address of a payload that did not pass the checks (x402 reports it when it can). */
 function claimedPayer(raw: RawFacilitatorRequest): string | undefined {
   const payload = raw.paymentPayload.payload;
   if (!isObject(payload)) return undefined;
   const from = isObject(payload.authorization) ? payload.authorization.from : isObject(payload.permit2Authorization) ? payload.permit2Authorization.from : undefined;
   return isAddress(from) ? from : undefined;
-}
-
-/** The ledger lives in Redis: without it nothing can be verified or settled, so say so (503) instead of a bare 500. */
-async function withLedger<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (!isRedisUnavailable(err)) throw err;
-    throw new Unavailable('facilitator', 'The payment ledger is unavailable; retry shortly.', 2);
-  }
 }
 
 export class FacilitatorService {
@@ -109,15 +118,7 @@ export class FacilitatorService {
     return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [facilitatorAddress] }, discovery: { bazaar: BAZAAR_DISCOVERY } };
   }
 
-  async verify(body: unknown): Promise<VerifyResponse> {
-    return withLedger(() => this.verifyOnLedger(body));
-  }
-
-  async settle(body: unknown): Promise<SettleResponse> {
-    return withLedger(() => this.settleOnLedger(body));
-  }
-
-  private async verifyOnLedger(body: unknown): Promise<VerifyResponse> {
+  async verify(body: unknown): Promise<FacilitatorAnswer<VerifyResponse>> {
     const raw = readFacilitatorRequest(body);
     const checked = this.check(raw, 'verify');
     let outcome: Rejection | AcceptedPayment = checked.outcome;
@@ -133,22 +134,19 @@ export class FacilitatorService {
       } else if (state.sponsorBalance < this.deps.config.settlementFeeWei) outcome = sponsorExhausted();
     }
     const valid = !(outcome instanceof Rejection);
-    this.observeVerify(raw, checked.request, outcome, payerFunded);
-    this.deps.metrics.verifyOutcomes.inc({
-      ...this.labels(checked.request),
-      outcome: valid ? 'valid' : 'invalid',
-      reason: outcome instanceof Rejection ? outcome.reason : '',
-    });
+    const cataloging = this.observeVerify(raw, checked.request, outcome, payerFunded);
+    const invalidReason = outcome instanceof Rejection ? this.wire(raw, outcome) : '';
+    this.deps.metrics.verifyOutcomes.inc({ ...this.labels(checked.request), outcome: valid ? 'valid' : 'invalid', reason: invalidReason });
     if (outcome instanceof Rejection) {
-      const response: VerifyResponse = { isValid: false, invalidReason: outcome.reason, invalidMessage: outcome.message };
+      const response: VerifyResponse = { isValid: false, invalidReason, invalidMessage: outcome.message };
       const payer = claimedPayer(raw);
       if (payer) response.payer = payer;
-      return response;
+      return this.answer(raw, response, invalidReason);
     }
-    return { isValid: true, payer: outcome.payer };
+    return this.answer(raw, { isValid: true, payer: outcome.payer }, undefined, cataloging);
   }
 
-  private async settleOnLedger(body: unknown): Promise<SettleResponse> {
+  async settle(body: unknown): Promise<FacilitatorAnswer<SettleResponse>> {
     const raw = readFacilitatorRequest(body);
     const hash = payloadHash(raw.paymentPayload);
     const binding = requestBinding(raw.x402Version, raw.paymentRequirements);
@@ -169,7 +167,7 @@ export class FacilitatorService {
         result = {
           success: true,
           payer: outcome.payer,
-          transaction: keccak256(stringToHex(`x402-test-ledger:${hash}`)),
+          transaction: settlementTransaction(hash),
           network,
           amount: outcome.transfer.amount.toString(),
         };
@@ -179,7 +177,7 @@ export class FacilitatorService {
         else moved = outcome;
       }
       if (outcome instanceof Rejection) {
-        const failure: SettleResponse = { success: false, errorReason: outcome.reason, errorMessage: outcome.message, transaction: '', network };
+        const failure: SettleResponse = { success: false, errorReason: this.wire(raw, outcome), errorMessage: outcome.message, transaction: '', network };
         const payer = claimedPayer(raw);
         if (payer) failure.payer = payer;
         return { result: failure, final: false };
@@ -193,15 +191,45 @@ export class FacilitatorService {
       const failure = 'pending' in stored
         ? reject(Reason.settlementPending, 'an identical settlement is still in progress; retry with the same payload')
         : reject(Reason.settlementRequirementsMismatch, 'this payment payload was already settled with other payment requirements; nothing moved for these');
-      this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: failure.reason });
-      return { success: false, errorReason: failure.reason, errorMessage: failure.message, transaction: '', network: wireText(raw.paymentRequirements.network) };
+      const errorReason = this.wire(raw, failure);
+      this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: errorReason });
+      // A pending settlement names the transaction it is settling: @x402/core's x402ResourceServer
+      // retries `settlement_pending` once, and only when `transaction` is set (docs/facilitator.md).
+      const transaction = 'pending' in stored ? settlementTransaction(hash) : '';
+      return { response: { success: false, errorReason, errorMessage: failure.message, transaction, network: wireText(raw.paymentRequirements.network) } };
     }
     const { result, replayed } = stored;
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
     this.deps.metrics.settleOutcomes.inc({ ...labels, outcome, reason: result.errorReason ?? '' });
     // `moved` is set only when this request moved value > 0 from a payer other than payTo.
-    if (moved) this.observeSettlement(sightingOf(raw), moved.payer, result.amount);
-    return result;
+    if (moved) return this.answer(raw, result, undefined, this.observeSettlement(sightingOf(raw), moved.payer, result.amount));
+    // A replayed receipt or a settle of 0 changes nothing in the catalog: nothing to report.
+    return result.success ? { response: result } : this.answer(raw, result, result.errorReason);
+  }
+
+  /**
+   * Adds the Bazaar outcome when the request carried discovery metadata (docs/facilitator.md "What
+   * the seller is told"): rejected with the refusal when the payment was refused, else what the
+   * cataloger did, waited for at most OUTCOME_WAIT_MS (`processing` after that; the work goes on).
+   */
+  private async answer<T>(raw: RawFacilitatorRequest, response: T, refusedWith?: string, cataloging?: Promise<BazaarOutcome | undefined>): Promise<FacilitatorAnswer<T>> {
+    if (!carriesDiscovery(raw)) return { response };
+    if (refusedWith !== undefined) {
+      return { response, bazaar: { status: 'rejected', rejectedReason: `the payment was refused (${refusedWith}); a refused payment lists nothing` } };
+    }
+    if (!cataloging) return { response, bazaar: { status: 'rejected', rejectedReason: 'the request names no resource the catalog can key (resource.url, or info.input.toolName for MCP)' } };
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<BazaarOutcome>((resolve) => {
+      timer = setTimeout(() => resolve({ status: 'processing' }), OUTCOME_WAIT_MS);
+    });
+    const bazaar = (await Promise.race([cataloging, late])) ?? { status: 'rejected', rejectedReason: 'the request names no resource the catalog can key' };
+    clearTimeout(timer);
+    return { response, bazaar };
+  }
+
+  /** The code a refusal carries on the wire: v1 and v2 requests name some refusals differently (reasons.ts). */
+  private wire(raw: RawFacilitatorRequest, rejection: Rejection): string {
+    return wireReason(rejection.reason, raw.x402Version, raw.paymentRequirements.scheme);
   }
 
   /** Shape, support and scheme checks (no ledger state); the normalized request when it got that far. */
@@ -222,13 +250,13 @@ export class FacilitatorService {
     return { scheme: request.requirements.scheme, network: request.requirements.network };
   }
 
-  /** A settlement that moved value: it counts (payer-bounded) and may write the listing. */
-  private observeSettlement(sighting: TrafficSighting | undefined, payer: string, settledAmount: string | undefined): void {
-    if (!sighting) return;
+  /** A settlement that moved value: it counts (payer-bounded) and may write the listing (its outcome). */
+  private observeSettlement(sighting: TrafficSighting | undefined, payer: string, settledAmount: string | undefined): Promise<BazaarOutcome> | undefined {
+    if (!sighting) return undefined;
     // The amount an `upto` payment actually settled feeds the listing's median beside its ceiling.
     const upto = sighting.accept.scheme === 'upto' ? settledAmount : undefined;
     this.count(sighting.listingId, () => this.deps.counters.recordSettle(sighting.listingId, payer, upto));
-    this.deps.cataloger.settled(sighting);
+    return this.deps.cataloger.settled(sighting);
   }
 
   /**
@@ -237,23 +265,23 @@ export class FacilitatorService {
    * would have moved value to someone else), so junk from fresh or forged wallets moves nothing. A
    * valid one also asks for a probe of the resource; it never writes the listing itself.
    */
-  private observeVerify(raw: RawFacilitatorRequest, request: PaymentRequest | undefined, outcome: Rejection | AcceptedPayment, funded: boolean | undefined): void {
+  private observeVerify(raw: RawFacilitatorRequest, request: PaymentRequest | undefined, outcome: Rejection | AcceptedPayment, funded: boolean | undefined): Promise<BazaarOutcome> | undefined {
     const payer = outcome.payer;
-    if (!payer || !request) return;
+    if (!payer || !request) return undefined;
     const sighting = sightingOf(raw);
-    if (!sighting) return;
+    if (!sighting) return undefined;
     const { counters, ledger, cataloger } = this.deps;
     if (!(outcome instanceof Rejection)) {
       // Funded unless the price is 0 (an upto verify may be): a fresh wallet must not dilute the rate either.
       if (funded) this.count(sighting.listingId, () => counters.recordVerify(sighting.listingId, payer, true));
-      cataloger.verified(sighting);
-      return;
+      return cataloger.verified(sighting);
     }
     this.count(sighting.listingId, async () => {
       const { network, asset } = request.requirements;
       const isFunded = funded ?? (await ledger.balance(network, asset, payer)) > 0n;
       return isFunded ? counters.recordVerify(sighting.listingId, payer, false) : false;
     });
+    return undefined;
   }
 
   private count(listingId: string, work: () => Promise<unknown>): void {

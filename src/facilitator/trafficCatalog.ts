@@ -17,6 +17,7 @@ import type { Logger } from '../logger.js';
 import type { TrafficAccepts } from '../store/trafficAccepts.js';
 import type { TrafficGate } from './trafficGate.js';
 import type { TrafficSighting } from './trafficSighting.js';
+import type { BazaarOutcome } from '../x402/wire.js';
 
 /** The announce path (AnnounceService): validation, dedup per URL and interval, SSRF-safe probe, per-host pacing. */
 export interface ProbeScheduler {
@@ -45,7 +46,7 @@ export interface TrafficCatalogerDeps {
 
 export class TrafficCataloger {
   /** listing id + payment option -> what was last sent and when, so steady traffic does not rewrite a listing per request. */
-  private readonly recent = new Map<string, { fingerprint: string; at: number }>();
+  private readonly recent = new Map<string, { fingerprint: string; at: number; outcome: Promise<BazaarOutcome> }>();
   private readonly inFlight = new Set<Promise<void>>();
   /**
    * The last write queued per listing. Writes of one listing run one after another so that the
@@ -56,39 +57,48 @@ export class TrafficCataloger {
 
   constructor(private readonly deps: TrafficCatalogerDeps) {}
 
-  /** A settlement that moved value from a payer other than payTo: the listing may be written. */
-  settled(sighting: TrafficSighting): void {
-    this.enqueue('settled', sighting, () => this.write(sighting));
+  /**
+   * A settlement that moved value from a payer other than payTo: the listing may be written. The
+   * promise says what became of it (the Bazaar outcome the seller is told); the write happens
+   * whether or not anyone waits for it.
+   */
+  settled(sighting: TrafficSighting): Promise<BazaarOutcome> {
+    return this.enqueue('settled', sighting, () => this.write(sighting));
   }
 
   /** A payment that passed /verify: no evidence yet, so at most a probe of the resource. */
-  verified(sighting: TrafficSighting): void {
-    if (sighting.input.type !== 'http') return; // nothing to probe behind an MCP tool
-    this.enqueue('verified', sighting, () => this.scheduleProbe(sighting.listingId, sighting.input as HttpListingInput));
+  verified(sighting: TrafficSighting): Promise<BazaarOutcome> {
+    return this.enqueue('verified', sighting, async () => {
+      if (await this.listed(sighting.listingId)) return { status: 'success' }; // its own re-probes, publishes or settlements keep it
+      // Nothing to probe behind an MCP tool.
+      if (sighting.input.type !== 'http') return rejected('a verification alone lists no MCP tool: its first settlement does');
+      return this.scheduleProbe(sighting.input);
+    });
   }
 
-  private enqueue(event: 'settled' | 'verified', sighting: TrafficSighting, work: () => Promise<void>): void {
+  private enqueue(event: 'settled' | 'verified', sighting: TrafficSighting, work: () => Promise<BazaarOutcome>): Promise<BazaarOutcome> {
     // Per payment option: a resource paid by several schemes alternates sightings without rewriting each time.
     const key = `${event} ${sighting.listingId} ${sighting.acceptKey}`;
     const fingerprint = JSON.stringify([sighting.input, sighting.accept]);
     const seen = this.recent.get(key);
     const now = Date.now();
-    if (seen && seen.fingerprint === fingerprint && now - seen.at < this.deps.refreshMs) return;
+    // A repeat within the refresh interval is answered with what became of the sighting it repeats.
+    if (seen && seen.fingerprint === fingerprint && now - seen.at < this.deps.refreshMs) return seen.outcome;
     if (this.recent.size >= MAX_REMEMBERED) this.recent.clear();
-    this.recent.set(key, { fingerprint, at: now });
     const previous = this.tails.get(sighting.listingId) ?? Promise.resolve();
-    const task: Promise<void> = previous
-      .then(work)
-      .catch((err: unknown) => {
-        this.recent.delete(key);
-        this.deps.logger.warn('traffic cataloging failed', { listingId: sighting.listingId, err: (err as Error).message });
-      })
-      .finally(() => {
-        this.inFlight.delete(task);
-        if (this.tails.get(sighting.listingId) === task) this.tails.delete(sighting.listingId);
-      });
+    const outcome: Promise<BazaarOutcome> = previous.then(work).catch((err: unknown) => {
+      this.recent.delete(key);
+      this.deps.logger.warn('traffic cataloging failed', { listingId: sighting.listingId, err: (err as Error).message });
+      return rejected('the catalog could not be updated; the next payment retries');
+    });
+    const task: Promise<void> = outcome.then(() => {
+      this.inFlight.delete(task);
+      if (this.tails.get(sighting.listingId) === task) this.tails.delete(sighting.listingId);
+    });
+    this.recent.set(key, { fingerprint, at: now, outcome });
     this.tails.set(sighting.listingId, task);
     this.inFlight.add(task);
+    return outcome;
   }
 
   /** Resolves when no write is in flight, including writes started while waiting (tests, shutdown). */
@@ -96,34 +106,50 @@ export class TrafficCataloger {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private async write(sighting: TrafficSighting): Promise<void> {
+  private async write(sighting: TrafficSighting): Promise<BazaarOutcome> {
     const writer = this.deps.writer();
-    if (!writer) return;
+    if (!writer) return rejected('this instance does not write the catalog');
     const existing = await this.deps.reader.get(sighting.listingId);
     // Traffic owns only what traffic created; a stale traffic listing comes back when it is paid for again.
     const ownedByTraffic = !existing || (existing.source === 'traffic' && (!existing.removed || existing.removedReason === 'stale'));
     if (!ownedByTraffic) {
       await writer.touch(sighting.listingId);
-      return;
+      // Listed with the content its seller declared (publish or announce); traffic does not rewrite it.
+      return existing.removed ? rejected(`the listing was removed (${existing.removedReason ?? 'removed'}); a payment does not revive it`) : { status: 'success' };
     }
     const refusal = await this.deps.gate.refusal(sighting.input);
     if (refusal) {
       this.deps.logger.debug('traffic listing refused', { listingId: sighting.listingId, resource: sighting.input.resource, refusal });
-      return;
+      return rejected(refusal);
     }
     const accepts = await this.deps.accepts.merge(sighting.listingId, sighting.acceptKey, sighting.accept, 16);
     const input: ListingInput = { ...sighting.input, ...(sighting.input.type === 'http' ? { accepts } : {}) } as ListingInput;
     await writer.upsert(input, { source: 'traffic' });
     await this.deps.reflushSignals([sighting.listingId]);
+    // A listing that is up already is cataloged (this refreshes it); a new one is queued on the catalog
+    // write stream and searchable once it is applied.
+    return existing && !existing.removed ? { status: 'success' } : { status: 'processing' };
   }
 
-  private async scheduleProbe(listingId: string, input: HttpListingInput): Promise<void> {
+  private async listed(listingId: string): Promise<boolean> {
     const existing = await this.deps.reader.get(listingId);
-    if (existing && !existing.removed) return; // listed already: its own re-probes or settlements keep it
+    return existing !== undefined && !existing.removed;
+  }
+
+  private async scheduleProbe(input: HttpListingInput): Promise<BazaarOutcome> {
     const body = { resource: input.resource, method: input.method ?? 'GET', ...(input.routeTemplate ? { routeTemplate: input.routeTemplate } : {}) };
-    await this.deps.probes.announce(body).catch((err: unknown) => {
+    try {
+      await this.deps.probes.announce(body);
+      // The probe lists the resource only on its own 402.
+      return { status: 'processing' };
+    } catch (err) {
       // A URL or template the announce path refuses is simply not probed; the payment is unaffected.
       if (!(err instanceof InvalidInput)) throw err;
-    });
+      return rejected(`the resource cannot be probed: ${err.message}`);
+    }
   }
+}
+
+function rejected(rejectedReason: string): BazaarOutcome {
+  return { status: 'rejected', rejectedReason: rejectedReason.slice(0, 300) };
 }

@@ -9,7 +9,7 @@ import { Announcer, type AnnouncerOptions } from './announcer.js';
 import { collectPayment, paymentRequiredV1, paymentRequiredV2, parsePaymentPayload, type PaidResource } from './payment.js';
 import { PaymentClaims } from './paymentClaims.js';
 import { buildRequirements, type PriceOptions } from './price.js';
-import { ServiceClient, type FetchLike } from './serviceClient.js';
+import { ServiceClient, type FetchLike, type ServiceClientOptions } from './serviceClient.js';
 import { encodeBase64Json, HEADERS, type Describe, type PaymentRequirements, type SettleResponse } from '../x402/wire.js';
 
 export interface SellerOptions extends Omit<PriceOptions, 'price' | 'amount'> {
@@ -28,6 +28,8 @@ export interface SellerOptions extends Omit<PriceOptions, 'price' | 'amount'> {
   timeoutMs?: number;
   /** Background errors (announce failures); default: ignored. */
   onError?: (err: Error) => void;
+  /** What the service cataloged from a payment's discovery metadata (default: one console line, `logCatalogOutcome`). */
+  onCatalogOutcome?: ServiceClientOptions['onCatalogOutcome'];
 }
 
 export interface PaidRouteOptions extends PriceOptions {
@@ -76,7 +78,7 @@ function bazaarExtension(method: string, routeTemplate: string | undefined): Rec
 }
 
 export function createSeller(options: SellerOptions): Seller {
-  const client = new ServiceClient({ serviceUrl: options.serviceUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+  const client = new ServiceClient({ serviceUrl: options.serviceUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.onCatalogOutcome ? { onCatalogOutcome: options.onCatalogOutcome } : {}) });
   const announcer =
     options.announce === false
       ? undefined

@@ -6,7 +6,7 @@ export { createSeller, type Seller, type SellerOptions, type PaidRouteOptions, t
 export { PaidMcpServer, META as MCP_META, type PaidMcpOptions, type PaidToolConfig } from './mcp.js';
 export { Announcer, type Announcement, type AnnouncerOptions } from './announcer.js';
 export { Publisher, type ToolListing, type PublishOutcome, type PublisherOptions } from './publisher.js';
-export { ServiceClient, ServiceCallError, type ServiceClientOptions, type FetchLike } from './serviceClient.js';
+export { ServiceClient, ServiceCallError, logCatalogOutcome, type CatalogOutcomeEvent, type ServiceClientOptions, type FetchLike } from './serviceClient.js';
 export { buildRequirements, dollarsToUnits, PriceConfigError, type PriceOptions, type Scheme } from './price.js';
 export { PaymentClaims } from './paymentClaims.js';
 export { parsePaymentPayload, paymentRequiredV1, paymentRequiredV2, type PaidResource } from './payment.js';

@@ -18,7 +18,7 @@ import { parsePaymentPayload, paymentRequiredV1, paymentRequiredV2, settlePaymen
 import { PaymentClaims } from './paymentClaims.js';
 import { buildRequirements, type PriceOptions } from './price.js';
 import { Publisher, type PublishOutcome, type PublisherOptions, type ToolListing } from './publisher.js';
-import { ServiceClient, type FetchLike } from './serviceClient.js';
+import { ServiceClient, type FetchLike, type ServiceClientOptions } from './serviceClient.js';
 import type { PaymentRequirements } from '../x402/wire.js';
 import type { Scheme } from '../shapes/listing.js';
 
@@ -40,6 +40,8 @@ export interface PaidMcpOptions extends Omit<PriceOptions, 'price' | 'amount'> {
   timeoutMs?: number;
   publishRetry?: Omit<PublisherOptions, 'onError'>;
   onError?: (err: Error) => void;
+  /** What the service cataloged from a payment's discovery metadata (default: one console line, `logCatalogOutcome`). */
+  onCatalogOutcome?: ServiceClientOptions['onCatalogOutcome'];
 }
 
 export interface PaidToolConfig<InputArgs extends ZodRawShapeCompat | AnySchema, OutputArgs extends ZodRawShapeCompat | AnySchema> {
@@ -118,7 +120,7 @@ export class PaidMcpServer {
   ) {
     this.claims = claims ?? new PaymentClaims();
     if (!/^mcp:\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(options.serverUri)) throw new Error(`serverUri must look like mcp://<host>, got ${options.serverUri}`);
-    this.client = new ServiceClient({ serviceUrl: options.serviceUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
+    this.client = new ServiceClient({ serviceUrl: options.serviceUrl, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.onCatalogOutcome ? { onCatalogOutcome: options.onCatalogOutcome } : {}) });
   }
 
   /** Registers a paid tool on the McpServer (same schemas and callback as `registerTool`). */

@@ -3,7 +3,16 @@
  * facilitator wire shapes), /discovery/announce and /discovery/publish. Every call has a timeout so
  * a slow service can never hold a seller's request or startup forever.
  */
-import type { PaymentPayload, PaymentRequirements, PaymentRequirementsV1, SettleResponse, VerifyResponse } from '../x402/wire.js';
+import {
+  decodeBase64Json,
+  EXTENSION_RESPONSES_HEADER,
+  type BazaarOutcome,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type PaymentRequirementsV1,
+  type SettleResponse,
+  type VerifyResponse,
+} from '../x402/wire.js';
 
 export type FetchLike = typeof fetch;
 
@@ -13,6 +22,21 @@ export interface ServiceClientOptions {
   fetch?: FetchLike;
   /** Per-call timeout for verify/settle (default 10 s). */
   timeoutMs?: number;
+  /** What the service did with a paid resource's discovery metadata (default: `logCatalogOutcome`). */
+  onCatalogOutcome?: (event: CatalogOutcomeEvent) => void;
+}
+
+/** The Bazaar outcome of one /verify or /settle (the service's EXTENSION-RESPONSES `bazaar` member). */
+export interface CatalogOutcomeEvent extends BazaarOutcome {
+  operation: 'verify' | 'settle';
+  /** The paid resource's URL as the payment named it. */
+  resource?: string;
+}
+
+/** The default: one console line per outcome, so a seller sees whether the endpoint is listed. */
+export function logCatalogOutcome(event: CatalogOutcomeEvent): void {
+  const why = event.rejectedReason ? `: ${event.rejectedReason}` : '';
+  console.info(`[x402 discovery] ${event.operation} ${event.resource ?? ''} -> catalog ${event.status}${why}`);
 }
 
 /** The service answered with a status that is not success; `retryable` for 5xx, 429 and network errors. */
@@ -35,14 +59,16 @@ export class ServiceClient {
   readonly baseUrl: string;
   private readonly fetchImpl: FetchLike;
   private readonly timeoutMs: number;
+  private readonly onCatalogOutcome: (event: CatalogOutcomeEvent) => void;
 
   constructor(options: ServiceClientOptions) {
     this.baseUrl = options.serviceUrl.replace(/\/+$/, '');
     this.fetchImpl = options.fetch ?? globalThis.fetch;
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.onCatalogOutcome = options.onCatalogOutcome ?? logCatalogOutcome;
   }
 
-  async call<T>(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
+  async call<T>(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: T; headers: Headers }> {
     let response: Response;
     try {
       response = await this.fetchImpl(`${this.baseUrl}${path}`, {
@@ -65,7 +91,7 @@ export class ServiceClient {
       const detail = (parsed as { detail?: string } | undefined)?.detail;
       throw new ServiceCallError(`${method} ${path}: HTTP ${response.status}${detail ? ` (${detail})` : ''}`, response.status, parsed);
     }
-    return { status: response.status, body: parsed as T };
+    return { status: response.status, body: parsed as T, headers: response.headers };
   }
 
   /** x402 `/verify`; an answer with `isValid: false` is a result, not an error. */
@@ -80,6 +106,7 @@ export class ServiceClient {
   private async facilitatorCall<T>(path: string, paymentPayload: PaymentPayload, paymentRequirements: unknown): Promise<T> {
     try {
       const result = await this.call<T>('POST', path, { x402Version: paymentPayload.x402Version, paymentPayload, paymentRequirements });
+      this.reportCatalogOutcome(path === '/verify' ? 'verify' : 'settle', result.headers, paymentPayload, paymentRequirements);
       return result.body;
     } catch (err) {
       // Facilitators answer a refused payment with 400 and the x402 result body; that is an answer.
@@ -87,6 +114,28 @@ export class ServiceClient {
       throw err;
     }
   }
+
+  private reportCatalogOutcome(operation: 'verify' | 'settle', headers: Headers, paymentPayload: PaymentPayload, paymentRequirements: unknown): void {
+    const outcome = bazaarOutcomeOf(headers);
+    if (!outcome) return;
+    const v1Resource = (paymentRequirements as { resource?: unknown }).resource;
+    const resource = paymentPayload.resource?.url ?? (typeof v1Resource === 'string' ? v1Resource : undefined);
+    try {
+      this.onCatalogOutcome({ operation, ...(resource ? { resource } : {}), ...outcome });
+    } catch {
+      // A seller's logging hook must not fail the payment.
+    }
+  }
+}
+
+/** The `bazaar` member of an EXTENSION-RESPONSES header, when it is well formed. */
+function bazaarOutcomeOf(headers: Headers): BazaarOutcome | undefined {
+  const header = headers.get(EXTENSION_RESPONSES_HEADER);
+  const bazaar = header ? decodeBase64Json<{ bazaar?: unknown }>(header)?.bazaar : undefined;
+  if (typeof bazaar !== 'object' || bazaar === null) return undefined;
+  const { status, rejectedReason } = bazaar as Record<string, unknown>;
+  if (status !== 'success' && status !== 'processing' && status !== 'rejected') return undefined;
+  return { status, ...(typeof rejectedReason === 'string' ? { rejectedReason } : {}) };
 }
 
 function isX402Result(body: unknown): boolean {

@@ -5,13 +5,14 @@
 import { toListing } from '../catalog/listing.js';
 import type { Listing } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
+import type { ListingSearchIndex, SearchHit } from '../store/listingSearch.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import { CursorCodec, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
-import { buildSearchBody, searchParamsFor, sortFor } from '../store/listingQueries.js';
-import type { ListingSearchIndex, SearchHit } from '../store/listingSearch.js';
+import { buildSearchBody, searchParamsFor, sortFor, type PageOptions } from './queryBuilder.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
-import { systemClock, type Clock } from '../core/clock.js';
+import type { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
 
 export interface ReadPage {
   results: Listing[];
@@ -31,6 +32,8 @@ export interface CatalogSearchOptions {
   index: ListingSearchIndex;
   ranking: RankingCache;
   cursors: CursorCodec;
+  /** Query vectors for semantic retrieval; absent or without a model: text relevance alone. */
+  queryEmbeddings?: QueryEmbeddings;
   /** Injectable clock: the recency origin of a first page. */
   now?: Clock;
 }
@@ -48,7 +51,11 @@ export class CatalogSearch {
     const state = request.cursor !== undefined ? await this.options.cursors.decode(request, request.cursor, sortLength) : undefined;
     const now = state?.now ?? this.now();
     const settings = await this.options.ranking.current();
-    const page = state ? { searchAfter: state.searchAfter, now } : { now };
+    const page: PageOptions = state ? { searchAfter: state.searchAfter, now } : { now };
+    if (request.kind === 'search' && request.q !== undefined && settings.semantic.weight > 0) {
+      const vector = await this.options.queryEmbeddings?.vectorFor(request.q);
+      if (vector) page.queryVector = vector;
+    }
     return { body: buildSearchBody(request, settings, page, sourceFields), now };
   }
 

@@ -6,7 +6,7 @@
  * the parts agree with `_score` up to float rounding.
  */
 import type { Debug } from '../shapes/listing.js';
-import { FACTOR_NAMES } from '../store/listingQueries.js';
+import { FACTOR_NAMES } from './queryBuilder.js';
 
 export class MissingFactorError extends Error {
   constructor(name: string) {

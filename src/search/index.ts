@@ -12,6 +12,8 @@ import { RankingCache } from './rankingCache.js';
 import { RankingTunablesIndex } from '../store/rankingTunables.js';
 import { ListingSearchIndex } from '../store/listingSearch.js';
 import type { Clock } from '../core/clock.js';
+import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
+import { sharedEmbedder } from '../semantic/textEmbedder.js';
 
 export interface CatalogReadSide {
   search: CatalogSearch;
@@ -25,6 +27,7 @@ export function buildCatalogSearch(config: Config, logger: Logger, clients: Clie
     index: new ListingSearchIndex(clients.elasticsearch, config.listingsAlias),
     ranking,
     cursors: new CursorCodec(secret),
+    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, logger)),
     ...(options.now ? { now: options.now } : {}),
   });
   return { search, ranking };

@@ -1,18 +1,63 @@
 /**
- * Ranking tunables (README "Catalog reads: the choices", Ranking): field boosts and decays live in the listing index's
+ * Ranking tunables (DECISIONS "Ranking"): field boosts and decays live in the listing index's
  * mapping `_meta.ranking`, BM25 k1/b in its similarity settings, so operators tune ranking without
  * a deploy. This module validates what it reads; the cache and the ranking command both use it.
  */
-import { isObject } from '../core/json.js';
 import { loadIndexDefinition } from '../store/listingIndex.js';
-import { SIMILARITY_NAME, type DecayFunction, type RankingSettings } from '../store/rankingTunables.js';
+import { SIMILARITY_NAME } from '../store/rankingTunables.js';
 
-export type { DecayFunction, RankingSettings } from '../store/rankingTunables.js';
+export type DecayFunction = 'exp' | 'gauss' | 'linear';
 
+export interface RankingSettings {
+  /** Text field -> boost, for the multi_match. */
+  fields: Record<string, number>;
+  /**
+   * Typo tolerance: a second, fuzzy match of the typed words on the exact (unstemmed) fields among
+   * `fields`, weighing `weight` of a normal match (0 turns it off). `fuzziness` is Elasticsearch's
+   * (`AUTO:5,9`: no edit below 5 characters, one below 9, then two), so short words never go fuzzy.
+   */
+  typos: { weight: number; fuzziness: string };
+  /**
+   * Query expansion (this Elasticsearch has no synonym filter): when the query contains one phrase
+   * of a group, the other phrases of the group are searched too, as phrases on the stemmed fields,
+   * weighing `weight` of the typed words.
+   */
+  synonyms: { weight: number; phraseBoost: number; groups: string[][] };
+  /**
+   * Semantic retrieval: a `knn` clause on the listing embeddings inside the text relevance, scoring
+   * `weight x (1 + cosine) / 2` for the `k` nearest listings whose cosine is at least
+   * `minSimilarity` (0 weight: off; also off while the embedding model is not installed).
+   */
+  semantic: { weight: number; k: number; numCandidates: number; minSimilarity: number };
+  /**
+   * How text relevance is scaled by the listing's textQuality (1 minus its share of stuffed
+   * words): `square` (default) or `none` (linear), or `off`.
+   */
+  stuffing: 'square' | 'none' | 'off';
+  /** Boost of an MCP listing whose tool name is exactly the query (0 turns it off). */
+  exactName: number;
+  /** The price factor is `floor + (1 - floor) x decay`: within [floor, 1], so price only reorders comparable relevance. */
+  price: { function: DecayFunction; origin: number; scale: number; offset: number; decay: number; floor: number };
+  /** Settled listings: `floor + (1 - floor) x decay` of lastSettled; never settled: `neverSettled`. */
+  recency: { function: DecayFunction; scale: string; offset: string; decay: number; floor: number; neverSettled: number };
+  bm25: { k1: number; b: number };
+}
+
+/** The similarity every text field of the listing index uses (mappings/listings.json). */
+export { SIMILARITY_NAME };
 const DECAY_FUNCTIONS: readonly DecayFunction[] = ['exp', 'gauss', 'linear'];
 /** Elasticsearch time units the decay accepts; whole numbers keep it simple to reason about. */
 const DURATION = /^(\d{1,9})(ms|s|m|h|d)$/;
+/** Elasticsearch fuzziness: 0, 1, 2, AUTO or AUTO:low,high. */
+const FUZZINESS = /^(?:[012]|AUTO(?::\d{1,2},\d{1,2})?)$/;
+/** Bounds on the synonym list: it becomes query clauses, so it must stay small. */
+const MAX_SYNONYM_GROUPS = 500;
+const MAX_GROUP_SIZE = 12;
+const MAX_PHRASE_LENGTH = 64;
 
+type Raw = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Numbers may arrive as strings (index settings always do). */
 function toNumber(value: unknown): number {
@@ -39,6 +84,33 @@ class Checker {
       this.problems.push(`${path}=${JSON.stringify(value)}: must be a ${allowZero ? '' : 'positive '}duration like 7d, 12h, 30m, 90s`);
     }
     return String(value);
+  }
+  fuzziness(path: string, value: unknown): string {
+    if (typeof value !== 'string' || !FUZZINESS.test(value)) this.problems.push(`${path}=${JSON.stringify(value)}: must be 0, 1, 2, AUTO or AUTO:low,high`);
+    return String(value);
+  }
+  synonymGroups(path: string, value: unknown): string[][] {
+    if (value === undefined) return [];
+    if (!Array.isArray(value) || value.length > MAX_SYNONYM_GROUPS) {
+      this.problems.push(`${path}: must be a list of at most ${MAX_SYNONYM_GROUPS} groups`);
+      return [];
+    }
+    return value.map((group, i) => {
+      const phrases = Array.isArray(group) ? group : [];
+      const valid =
+        phrases.length >= 2 &&
+        phrases.length <= MAX_GROUP_SIZE &&
+        phrases.every((p) => typeof p === 'string' && p.trim() !== '' && p.length <= MAX_PHRASE_LENGTH && /[a-z0-9]/i.test(p));
+      if (!valid) {
+        this.problems.push(`${path}[${i}]=${JSON.stringify(group)}: must list 2 to ${MAX_GROUP_SIZE} phrases of 1 to ${MAX_PHRASE_LENGTH} characters`);
+        return [];
+      }
+      return (phrases as string[]).map((p) => p.trim().toLowerCase());
+    });
+  }
+  oneOf<T extends string>(path: string, value: unknown, allowed: readonly T[]): T {
+    if (!(allowed as readonly unknown[]).includes(value)) this.problems.push(`${path}=${JSON.stringify(value)}: must be one of ${allowed.join(', ')}`);
+    return value as T;
   }
   decayFunction(path: string, value: unknown): DecayFunction {
     if (value === undefined) return 'exp';
@@ -70,21 +142,44 @@ export function validateRanking(
   }
   const price = isObject(raw.price) ? raw.price : {};
   const recency = isObject(raw.recency) ? raw.recency : {};
+  // Absent in indexes made before these tunables existed: they then mean "off" / "no floor".
+  const typos = isObject(raw.typos) ? raw.typos : { weight: 0, fuzziness: 'AUTO' };
+  const synonyms = isObject(raw.synonyms) ? raw.synonyms : { weight: 0, groups: [] };
+  const semantic = isObject(raw.semantic) ? raw.semantic : { weight: 0 };
   const bm25 = isObject(similarity) ? similarity : {};
   const settings: RankingSettings = {
     fields,
+    typos: {
+      weight: check.number('typos.weight', typos.weight, 0, 10),
+      fuzziness: check.fuzziness('typos.fuzziness', typos.fuzziness ?? 'AUTO'),
+    },
+    synonyms: {
+      weight: check.number('synonyms.weight', synonyms.weight, 0, 10),
+      phraseBoost: check.number('synonyms.phraseBoost', synonyms.phraseBoost ?? 3, 0, 1000),
+      groups: check.synonymGroups('synonyms.groups', synonyms.groups),
+    },
+    semantic: {
+      weight: check.number('semantic.weight', semantic.weight, 0, 1000),
+      k: Math.round(check.number('semantic.k', semantic.k ?? 50, 1, 1000)),
+      numCandidates: Math.round(check.number('semantic.numCandidates', semantic.numCandidates ?? 100, 1, 10_000)),
+      minSimilarity: check.number('semantic.minSimilarity', semantic.minSimilarity ?? 0, -1, 1),
+    },
+    exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
+    stuffing: check.oneOf('stuffing', raw.stuffing ?? 'off', ['square', 'none', 'off'] as const),
     price: {
       function: check.decayFunction('price.function', price.function),
       origin: check.number('price.origin', price.origin, 0, Number.MAX_SAFE_INTEGER),
       scale: check.number('price.scale', price.scale, 0, Number.MAX_SAFE_INTEGER, { minExclusive: true }),
       offset: check.number('price.offset', price.offset ?? 0, 0, Number.MAX_SAFE_INTEGER),
       decay: check.number('price.decay', price.decay, 0, 1, { minExclusive: true, maxExclusive: true }),
+      floor: check.number('price.floor', price.floor ?? 0, 0, 1),
     },
     recency: {
       function: check.decayFunction('recency.function', recency.function),
       scale: check.duration('recency.scale', recency.scale, false),
       offset: check.duration('recency.offset', recency.offset ?? '0s', true),
       decay: check.number('recency.decay', recency.decay, 0, 1, { minExclusive: true, maxExclusive: true }),
+      floor: check.number('recency.floor', recency.floor ?? 0, 0, 1),
       neverSettled: check.number('recency.neverSettled', recency.neverSettled, 0, 1, { minExclusive: true }),
     },
     bm25: {
@@ -116,4 +211,3 @@ export function shippedRanking(): RankingSettings {
   if (!result.settings) throw new Error(`mappings/listings.json has invalid ranking tunables: ${result.problems.join('; ')}`);
   return result.settings;
 }
-

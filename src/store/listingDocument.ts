@@ -20,6 +20,8 @@ export interface ListingDocument {
   tags?: string[];
   /** Identifier words (snake/camel/kebab split) from names, inputs and the path, for BM25. */
   keywords?: string;
+  /** Share of the text that is not stuffing (catalog/keywords.ts textQuality); multiplies text relevance. */
+  textQuality?: number;
   inputSchema?: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   payment: Payment;
@@ -35,6 +37,8 @@ export interface ListingDocument {
   removed: boolean;
   removedReason?: RemovalReason;
   removedAt?: string;
+  /** Unit vector of the listing's text (src/semantic), set by the ingest consumer; never shown. */
+  embedding?: number[];
 }
 
 /** The fields of a stored listing that an upsert of it keeps. */

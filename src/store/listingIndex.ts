@@ -145,6 +145,12 @@ async function checkAndExtend(client: Client, index: string, definition: IndexDe
   if (schemaVersion === undefined) conflicts.unshift('mapping has no _meta.schemaVersion: it was not created by this service');
   else if (typeof schemaVersion === 'number' && schemaVersion > Number(definition.mappings._meta?.schemaVersion ?? 0)) {
     conflicts.unshift(`mapping schemaVersion ${schemaVersion} is newer than this service understands`);
+  } else if (typeof schemaVersion === 'number' && schemaVersion < Number(definition.mappings._meta?.schemaVersion ?? 0)) {
+    // Analysis (analyzers, index_options) cannot change on a live index: it needs a new one.
+    conflicts.unshift(
+      `mapping schemaVersion ${schemaVersion} predates ${String(definition.mappings._meta?.schemaVersion)} (new text analysis): ` +
+        'rebuild the index with `npm run reindex` (zero downtime), then start the service',
+    );
   }
   if (conflicts.length > 0) throw new IncompatibleIndexError(index, conflicts);
   if (missing.length > 0) {

@@ -11,6 +11,9 @@ import { isElasticsearchUnavailable } from './elasticsearch.js';
 
 type BulkLine = Record<string, unknown>;
 
+/** Stored for search only (the listing's embedding, 384 numbers): by-id reads never need it. */
+const NOT_READ = ['embedding'];
+
 /** What an upsert keeps from the stored document: read once per batch with mget. */
 interface StoredState {
   seqNo: number;
@@ -200,7 +203,7 @@ export class ListingStore {
   /** The stored document (removed ones included), read in real time (no refresh needed). */
   async get(id: string): Promise<ListingDocument | undefined> {
     try {
-      const response = await this.client.get<ListingDocument>({ index: this.alias, id });
+      const response = await this.client.get<ListingDocument>({ index: this.alias, id, _source_excludes: NOT_READ });
       return response.found && response._source ? withoutNulls(response._source) : undefined;
     } catch (err) {
       // 404 for a listing that does not exist; a missing index is an outage (503), not "no such listing".
@@ -212,7 +215,7 @@ export class ListingStore {
   async getMany(ids: string[]): Promise<Map<string, ListingDocument>> {
     const found = new Map<string, ListingDocument>();
     if (ids.length === 0) return found;
-    const response = await this.client.mget<ListingDocument>({ index: this.alias, ids });
+    const response = await this.client.mget<ListingDocument>({ index: this.alias, ids, _source_excludes: NOT_READ });
     for (const doc of response.docs) {
       if ('found' in doc && doc.found && doc._source) found.set(doc._id, withoutNulls(doc._source));
     }

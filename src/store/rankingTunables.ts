@@ -4,16 +4,6 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 
-export type DecayFunction = 'exp' | 'gauss' | 'linear';
-
-export interface RankingSettings {
-  /** Text field -> boost, for the multi_match. */
-  fields: Record<string, number>;
-  price: { function: DecayFunction; origin: number; scale: number; offset: number; decay: number };
-  recency: { function: DecayFunction; scale: string; offset: string; decay: number; neverSettled: number };
-  bm25: { k1: number; b: number };
-}
-
 /** The similarity every text field of the listing index uses (mappings/listings.json). */
 export const SIMILARITY_NAME = 'catalog_bm25';
 

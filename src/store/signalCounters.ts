@@ -26,20 +26,28 @@ type Counter = 'settle' | 'verify' | 'reject';
 
 /**
  * One event, atomically: the payer's count of the day for this listing goes up, and only while it is
- * within the cap do the hourly buckets (KEYS[5..]) count it. lastSettled, the dirty set and the aging
+ * within the cap do the hourly buckets (KEYS[6..]) count it, and an `upto` settlement's amount
+ * (ARGV[11], empty otherwise) join the 7-day amounts set (KEYS[5]) the median is read from. lastSettled, the dirty set and the aging
  * schedule are written either way when ARGV[9] carries a settlement time, so a settlement past the
  * cap still freshens lastSettled (it is real, only its weight is bounded).
- * KEYS: payer-day hash, dirty set, aging zset, lastSettled, bucket hashes...
- * ARGV: payer, cap, payer-day ttl, hour, bucket ttl, aging score, aging member, listing id, lastSettled, lastSettled ttl
+ * KEYS: payer-day hash, dirty set, aging zset, lastSettled, amounts zset, bucket hashes...
+ * ARGV: payer, cap, payer-day ttl, hour, bucket ttl, aging score, aging member, listing id, lastSettled,
+ *       lastSettled ttl, amount, amount member, now ms, window start ms, max amounts kept
  */
 const RECORD_SCRIPT = `
 local n = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 local counted = n <= tonumber(ARGV[2])
 if counted then
-  for i = 5, #KEYS do
+  for i = 6, #KEYS do
     redis.call('HINCRBY', KEYS[i], ARGV[4], 1)
     redis.call('EXPIRE', KEYS[i], ARGV[5])
+  end
+  if ARGV[11] ~= '' then
+    redis.call('ZADD', KEYS[5], ARGV[13], ARGV[12])
+    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[14])
+    redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -(tonumber(ARGV[15]) + 1))
+    redis.call('EXPIRE', KEYS[5], ARGV[5])
   end
   redis.call('ZADD', KEYS[3], ARGV[6], ARGV[7])
 end
@@ -105,7 +113,7 @@ export class SignalCounters {
   }
 
   /** Counts one event of `payer` for the listing; false when the payer's daily cap left it uncounted. */
-  private async record(listingId: string, payer: string, kind: 'settle' | 'verify', counters: Counter[]): Promise<boolean> {
+  private async record(listingId: string, payer: string, kind: 'settle' | 'verify', counters: Counter[], settledAmount = ''): Promise<boolean> {
     const now = this.clock();
     const hour = Math.floor(now / HOUR_MS);
     // Relative TTL (the newest bucket's remaining life in the window), so an injected clock never
@@ -119,6 +127,7 @@ export class SignalCounters {
       this.dirtyKey,
       this.agingKey,
       this.lastSettledKey(listingId),
+      this.amountsKey(listingId),
       ...counters.map((counter) => this.bucketsKey(listingId, counter)),
     ];
     const counted = await this.recording.signalsRecord(
@@ -134,23 +143,13 @@ export class SignalCounters {
       listingId,
       lastSettled,
       WINDOW_HOURS * 3600 * 5,
+      settledAmount,
+      `${settledAmount}|${now}|${Math.random().toString(36).slice(2, 10)}`,
+      now,
+      now - WINDOW_HOURS * HOUR_MS,
+      MEDIAN_SAMPLES,
     );
     return counted === 1;
-  }
-
-  /** Keeps a counted `upto` settlement's amount for the 7-day median (at most MEDIAN_SAMPLES, newest). */
-  private async recordAmount(listingId: string, settledAmount: string): Promise<void> {
-    const now = this.clock();
-    const key = this.amountsKey(listingId);
-    const results = await this.redis
-      .pipeline()
-      .zadd(key, now, `${settledAmount}|${now}|${Math.random().toString(36).slice(2, 10)}`)
-      .zremrangebyscore(key, '-inf', now - WINDOW_HOURS * HOUR_MS)
-      .zremrangebyrank(key, 0, -(MEDIAN_SAMPLES + 1))
-      .expire(key, WINDOW_HOURS * 3600 + 3600)
-      .exec();
-    const failed = results?.find(([err]) => err);
-    if (failed) throw failed[0];
   }
 
   /**
@@ -165,10 +164,8 @@ export class SignalCounters {
    * A settlement paid by `payer`; lastSettled moves even past the payer's daily cap. `settledAmount`:
    * for `upto` settlements, the amount actually settled (feeds `medianSettledAmount7d`).
    */
-  async recordSettle(listingId: string, payer: string, settledAmount?: string): Promise<boolean> {
-    const counted = await this.record(listingId, payer, 'settle', ['settle']);
-    if (counted && settledAmount !== undefined) await this.recordAmount(listingId, settledAmount);
-    return counted;
+  recordSettle(listingId: string, payer: string, settledAmount?: string): Promise<boolean> {
+    return this.record(listingId, payer, 'settle', ['settle'], settledAmount);
   }
 
   /** The `signals` block of several listings as of the clock's now. */

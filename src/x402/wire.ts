@@ -102,6 +102,19 @@ export interface SettleResponse {
   amount?: string;
 }
 
+/**
+ * The facilitator-to-seller sidechannel of the Bazaar extension: the `EXTENSION-RESPONSES` header of
+ * a /verify or /settle answer, base64 JSON keyed by extension name. Its `bazaar` member says what
+ * became of the discovery metadata (x402 specs/extensions/bazaar.md; docs/facilitator.md).
+ */
+export const EXTENSION_RESPONSES_HEADER = 'EXTENSION-RESPONSES';
+
+export interface BazaarOutcome {
+  /** `success`: cataloged; `processing`: being cataloged asynchronously; `rejected`: not cataloged. */
+  status: 'success' | 'processing' | 'rejected';
+  rejectedReason?: string;
+}
+
 export function encodeBase64Json(value: unknown): string {
   return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
 }

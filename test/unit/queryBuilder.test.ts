@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { buildSearchBody, FACTOR_NAMES, filterClauses, searchParamsFor, sortFor } from '../../src/store/listingQueries.js';
+import { buildSearchBody, FACTOR_NAMES, filterClauses, searchParamsFor, sortFor } from '../../src/search/queryBuilder.js';
 import { shippedRanking } from '../../src/search/rankingSettings.js';
 import { parseReadRequest } from '../../src/search/readRequest.js';
 

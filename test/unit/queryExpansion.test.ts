@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { MAX_EXPANSIONS, synonymExpansions, withIdentifierWords } from '../../src/search/queryExpansion.js';
+
+describe('unit: query expansion (identifier words, synonyms)', () => {
+  it('adds the words inside snake_case, camelCase and path identifiers, and leaves plain words alone', () => {
+    assert.equal(withIdentifierWords('get_weather_forecast'), 'get_weather_forecast get weather forecast');
+    assert.equal(withIdentifierWords('getWeatherForecast now'), 'getWeatherForecast now get weather forecast');
+    assert.equal(withIdentifierWords('/v1/geo-code'), '/v1/geo-code v1 geo code');
+    assert.equal(withIdentifierWords('weather in paris'), 'weather in paris');
+  });
+
+  const groups = [
+    ['speech to text', 'transcription', 'speech recognition'],
+    ['sms', 'text message'],
+  ];
+
+  it("a query containing one phrase of a group gets the group's other phrases, as whole words", () => {
+    assert.deepEqual(synonymExpansions('cheap speech to text api', groups), ['transcription', 'speech recognition']);
+    assert.deepEqual(synonymExpansions('send text messages', groups), ['sms'], 'plural-insensitive');
+    assert.deepEqual(synonymExpansions('SMS', groups), ['text message'], 'case-insensitive');
+    assert.deepEqual(synonymExpansions('smsgateway', groups), [], 'no match inside a word');
+    assert.deepEqual(synonymExpansions('speech', groups), [], 'a partial phrase does not match');
+  });
+
+  it('phrases already typed are not repeated, and expansions are bounded', () => {
+    assert.deepEqual(synonymExpansions('transcription speech to text', groups), ['speech recognition']);
+    const big = [Array.from({ length: 12 }, (_, i) => `word${i}`)];
+    assert.equal(synonymExpansions('word0', big).length, MAX_EXPANSIONS);
+  });
+});
+
+describe('unit: textQuality (stuffing share)', () => {
+  it('ordinary text scores 1; a word used a third time and more counts as stuffing', async () => {
+    const { textQuality } = await import('../../src/catalog/keywords.js');
+    assert.equal(textQuality('Weather forecast', 'Hourly and daily weather forecasts for any city.'), 1);
+    assert.equal(textQuality('Translate Translation Translate Free Translate', 'translate translate online translate now'), 0.6, '4 of 10 words are a third use or more');
+    assert.equal(textQuality(undefined, ''), 1);
+  });
+});
