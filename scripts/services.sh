@@ -92,10 +92,13 @@ fetch_es() {
   mv "$ES_HOME.part/elasticsearch-${ES_VERSION}" "$ES_HOME" && rmdir "$ES_HOME.part"
 }
 
-# Elasticsearch refuses to run as root, so as root it runs as a dedicated system user.
+# Elasticsearch refuses to run as root, so as root it runs as a dedicated system user, created on
+# first need (a fresh machine has none: whichever step needs it first creates it).
+ensure_es_user() { id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"; }
+
 run_as_es() {
   if is_root; then
-    id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
+    ensure_es_user
     setpriv --reuid="$ES_USER" --regid="$ES_USER" --init-groups "$@"
   else
     "$@"
@@ -106,7 +109,7 @@ run_as_es() {
 # go to the Elasticsearch user, who must also reach the cache through every parent directory.
 give_es_user() {
   is_root || return 0
-  id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
+  ensure_es_user
   chown -R "$ES_USER:$ES_USER" "$ES_HOME" "$1"
   local dir="$CACHE_DIR"; while [ "$dir" != "/" ]; do chmod o+x "$dir" 2>/dev/null || true; dir="$(dirname "$dir")"; done
 }
@@ -121,7 +124,7 @@ ensure_hunspell() {
   [ -f /usr/share/hunspell/en_US.dic ] || apt_install hunspell-en-us
   mkdir -p "$dir"
   cp /usr/share/hunspell/en_US.aff /usr/share/hunspell/en_US.dic "$dir/"
-  if is_root; then chown -R "$ES_USER:$ES_USER" "$ES_HOME/config/hunspell"; fi
+  if is_root; then ensure_es_user; chown -R "$ES_USER:$ES_USER" "$ES_HOME/config/hunspell"; fi
   log "placed the hunspell en_US dictionary in $dir"
 }
 
