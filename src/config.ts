@@ -161,6 +161,13 @@ export interface AnnounceSettings {
   reprobeIntervalMs: number;
   /** Consecutive transient probe failures (timeout, refused, 5xx) before a listing is removed. */
   probeFailuresBeforeRemoval: number;
+  /**
+   * Active health (issue 13): a listed resource settled in the last 7 days is re-checked this often,
+   * any other listed resource `healthIdleIntervalMs`; each check is a re-probe (at most
+   * `reprobeIntervalMs` apart either way).
+   */
+  healthActiveIntervalMs: number;
+  healthIdleIntervalMs: number;
   /** Listings with neither a 402 report nor a settlement for this long are removed as stale. */
   staleAfterMs: number;
   staleSweepIntervalMs: number;
@@ -212,7 +219,7 @@ function readAnnounceSettings(read: EnvReader): AnnounceSettings {
     const bad = v.split(',').map((e) => e.trim()).filter((e) => e && !ALLOW_ENTRY.test(e));
     return bad.length ? `entries must be CIDRs (10.0.0.0/8) or host:port (127.0.0.1:4021); not ${bad.join(', ')}` : undefined;
   });
-  return {
+  const settings: AnnounceSettings = {
     probeAllow: allow.split(',').map((e) => e.trim()).filter(Boolean),
     probeTimeoutMs: read.integer('PROBE_TIMEOUT_MS', 3000, 50, 30_000),
     probeMaxBodyBytes: read.integer('PROBE_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
@@ -221,9 +228,18 @@ function readAnnounceSettings(read: EnvReader): AnnounceSettings {
     probeHostRatePerSecond: read.integer('PROBE_HOST_RATE', 20, 1, 100_000),
     reprobeIntervalMs: read.integer('REPROBE_INTERVAL_MS', 86_400_000, 60_000, 30 * 86_400_000),
     probeFailuresBeforeRemoval: read.integer('PROBE_FAILURES_BEFORE_REMOVAL', 3, 1, 100),
+    healthActiveIntervalMs: read.integer('HEALTH_ACTIVE_INTERVAL_MS', 15 * 60_000, 60_000, 86_400_000),
+    healthIdleIntervalMs: read.integer('HEALTH_IDLE_INTERVAL_MS', 6 * 3_600_000, 60_000, 30 * 86_400_000),
     staleAfterMs: read.integer('STALE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
     staleSweepIntervalMs: read.integer('STALE_SWEEP_INTERVAL_MS', 60_000, 1000, 86_400_000),
   };
+  // Active listings are the ones buyers use: checking them less often than idle ones is a typo.
+  if (settings.healthActiveIntervalMs > settings.healthIdleIntervalMs) {
+    read.problems.push(
+      `HEALTH_ACTIVE_INTERVAL_MS=${settings.healthActiveIntervalMs}: must not exceed HEALTH_IDLE_INTERVAL_MS (${settings.healthIdleIntervalMs})`,
+    );
+  }
+  return settings;
 }
 
 export interface IndexLayout {

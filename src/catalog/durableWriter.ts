@@ -64,6 +64,7 @@ export class DurableCatalogWriter implements CatalogWriter {
       const clean: Signals = { settleCount7d: signals.settleCount7d, rejectionRate7d: signals.rejectionRate7d };
       if (signals.lastSettled) clean.lastSettled = signals.lastSettled;
       if (signals.medianSettledAmount7d) clean.medianSettledAmount7d = signals.medianSettledAmount7d;
+      if (signals.health) clean.health = signals.health;
       return { listingId: id, payload: encodeOperation({ op: 'signals', id, signals: clean }) };
     });
     await this.stream.append(requests);

@@ -20,6 +20,11 @@ export function publicSignals(signals: Partial<Signals> | undefined): Signals {
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
   if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
   if (signals?.medianSettledAmount7d != null) out.medianSettledAmount7d = String(signals.medianSettledAmount7d);
+  // Never checked: no health at all, rather than a made-up perfect one.
+  if (signals?.health != null) {
+    const { uptime7d, latencyP50Ms, lastChecked } = signals.health;
+    out.health = { uptime7d, latencyP50Ms: latencyP50Ms ?? null, lastChecked };
+  }
   return out;
 }
 

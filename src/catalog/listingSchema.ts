@@ -64,6 +64,20 @@ export const describeSchema = {
   },
 } as const;
 
+/** `signals.health` (issue 13, README "Active health"): what the unpaid re-checks found. */
+export const healthSchema = {
+  type: 'object',
+  nullable: true,
+  description: 'Active health checks of the last 7 days; absent until the listing was checked once (MCP listings are not checked).',
+  required: ['uptime7d', 'latencyP50Ms', 'lastChecked'],
+  additionalProperties: false,
+  properties: {
+    uptime7d: { type: 'number', minimum: 0, maximum: 1, description: 'Share of checks that found a valid 402 matching the listing.' },
+    latencyP50Ms: { type: 'integer', minimum: 0, nullable: true, description: 'Median time to that 402 over the successful checks; null when none succeeded.' },
+    lastChecked: { type: 'string', format: 'date-time' },
+  },
+} as const;
+
 /**
  * `null` (the whole block or a member) is what other catalogs export for "never settled"; the write
  * path reads it as absent: no lastSettled, zero counts (docs/catalog-write.md "Import").
@@ -78,6 +92,8 @@ export const signalsSchema = {
     rejectionRate7d: { type: 'number', minimum: 0, maximum: 1, nullable: true },
     // Exports carry it for upto listings, so a re-import must accept it (README "Reading an upto price").
     medianSettledAmount7d: { type: 'string', pattern: INTEGER_STRING, maxLength: 19, nullable: true },
+    // Exports carry it too; a write never sets it (only the service's own checks do), so it is ignored.
+    health: healthSchema,
   },
 } as const;
 

@@ -10,14 +10,15 @@ import { describeSchema, paymentSchema, signalsSchema, TOOL_NAME } from './listi
 
 const debugSchema = {
   type: 'object',
-  description: 'Only with explain=1: score = relevance x priceBoost x recencyBoost (SPEC 2.6).',
-  required: ['score', 'relevance', 'priceBoost', 'recencyBoost'],
+  description: 'Only with explain=1: score = relevance x priceBoost x recencyBoost x healthBoost (SPEC 2.6; healthBoost is 1 for a healthy or never-checked listing).',
+  required: ['score', 'relevance', 'priceBoost', 'recencyBoost', 'healthBoost'],
   additionalProperties: false,
   properties: {
     score: { type: 'number' },
     relevance: { type: 'number' },
     priceBoost: { type: 'number' },
     recencyBoost: { type: 'number' },
+    healthBoost: { type: 'number', minimum: 0, maximum: 1 },
   },
 } as const;
 

@@ -14,6 +14,7 @@ import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
 import { SignalCounters } from '../store/signalCounters.js';
 import { SignalFlusher } from '../signals/flusher.js';
+import { HealthChecks } from '../store/healthChecks.js';
 import { Ledger } from '../store/ledger.js';
 import { FacilitatorService } from './service.js';
 import { SettlementStore } from '../store/settlementStore.js';
@@ -75,7 +76,7 @@ export function buildFacilitator(
     logger,
     clock,
   });
-  const flusher = new SignalFlusher(counters, () => writer, logger, config.signalsFlushMs);
+  const flusher = new SignalFlusher(counters, () => writer, logger, config.signalsFlushMs, new HealthChecks(redis, config.redisPrefix), clock);
   registerSponsorGauges(config, ledger, metrics);
   // The connection closes only after everything that uses it finished: the flusher's current pass
   // (it pops ids from the dirty set and puts them back on failure) and every traffic write started

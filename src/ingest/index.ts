@@ -1,6 +1,6 @@
 /**
  * The announce module as the container wires it: announce service + status, the prober and its
- * worker, and the staleness sweeper.
+ * worker (whose re-probes are the active health checks), and the staleness sweeper.
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { Redis } from 'ioredis';
@@ -14,6 +14,8 @@ import { Prober } from './prober.js';
 import { ProbeStore } from '../store/probeStore.js';
 import { ProbeWorker } from './probeWorker.js';
 import { StalenessWorker } from './stalenessWorker.js';
+import { HealthSchedule } from './healthSchedule.js';
+import { HealthChecks } from '../store/healthChecks.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface Announcing {
@@ -37,7 +39,8 @@ export function buildAnnouncing(config: Config, logger: Logger, deps: Announcing
   const settings = config.announce;
   const now = deps.now ?? systemClock;
   const store = new ProbeStore(deps.redis, config.redisPrefix);
-  const prober = new Prober(settings, store, deps.writer, logger, now);
+  const health = new HealthSchedule(settings, new HealthChecks(deps.redis, config.redisPrefix));
+  const prober = new Prober(settings, store, deps.writer, logger, now, health);
   const probeWorker = new ProbeWorker(store, prober, logger, {
     concurrency: settings.probeConcurrency,
     leaseMs: settings.probeTimeoutMs + 30_000,

@@ -19,6 +19,7 @@ import { templateMatchesPath } from './routeTemplate.js';
 import type { ProbeRecord, ProbeStore } from '../store/probeStore.js';
 import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import type { HealthSchedule } from './healthSchedule.js';
 
 export type ProbeReason =
   | 'not_402'
@@ -57,6 +58,8 @@ export class Prober {
     private readonly writer: CatalogWriter,
     private readonly logger: Logger,
     private readonly now: Clock = systemClock,
+    /** Active health: when listed resources are re-checked, and where each check is recorded. */
+    private readonly health?: HealthSchedule,
   ) {
     this.allowList = new ProbeAllowList(settings.probeAllow);
   }
@@ -73,8 +76,22 @@ export class Prober {
       await this.store.postpone(id, at + 1000 + Math.floor(Math.random() * 1000));
       return;
     }
+    // Wall time, not the injectable clock: latency is measured, never simulated.
+    const started = performance.now();
     const outcome = await this.fetchAndRead(record);
+    const latencyMs = performance.now() - started;
+    if (this.health && record.status === 'listed' && probedVerifiedUrl(record)) {
+      // A requirements mismatch is the announcement's fault: the resource answered a valid 402.
+      const ok = outcome.ok || outcome.reason === 'requirements_mismatch';
+      await this.health.record(record.listingId ?? record.id, ok, latencyMs, this.now());
+    }
     await this.apply(record, outcome);
+  }
+
+  /** When a listed record is probed next: its health-check interval (spread +-10%). */
+  private async nextCheckAt(record: ProbeRecord, at: number): Promise<number> {
+    const interval = this.health ? await this.health.intervalFor(record.listingId ?? record.id, at) : this.settings.reprobeIntervalMs;
+    return at + this.jitter(interval);
   }
 
   async fetchAndRead(record: Pick<ProbeRecord, 'resource' | 'method' | 'routeTemplate' | 'expected'>): Promise<ProbeOutcome> {
@@ -159,7 +176,7 @@ export class Prober {
           ...(listingId !== record.id ? { listingId } : {}),
         },
         {
-          nextProbeAt: at + this.jitter(this.settings.reprobeIntervalMs),
+          nextProbeAt: await this.nextCheckAt(record, at),
           clear: listingId !== record.id ? ['reason', 'detail', 'expected'] : ['reason', 'detail', 'expected', 'listingId'],
         },
       );
@@ -176,13 +193,14 @@ export class Prober {
     }
     if (outcome.reason === 'requirements_mismatch') {
       // The resource itself still answers a valid 402; only the announcement was wrong.
-      await this.store.finish(record.id, base, { nextProbeAt: at + this.jitter(this.settings.reprobeIntervalMs), clear: ['expected'] });
+      await this.store.finish(record.id, base, { nextProbeAt: await this.nextCheckAt(record, at), clear: ['expected'] });
       this.onResult?.('kept', outcome.reason);
       return;
     }
     const failures = record.failures + 1;
     if (outcome.transient && failures < this.settings.probeFailuresBeforeRemoval) {
-      await this.store.finish(record.id, { ...base, failures }, { nextProbeAt: at + RETRY_AFTER_TRANSIENT_MS, clear: ['expected'] });
+      const retryAt = Math.min(at + RETRY_AFTER_TRANSIENT_MS, await this.nextCheckAt(record, at));
+      await this.store.finish(record.id, { ...base, failures }, { nextProbeAt: retryAt, clear: ['expected'] });
       this.onResult?.('kept', outcome.reason);
       return;
     }
@@ -205,7 +223,7 @@ export class Prober {
     await this.store.finish(
       record.id,
       { resource: verified, method: record.verifiedMethod ?? record.method, lastProbedAt: at, reason: 'resource_mismatch', detail: detail.slice(0, 500) },
-      { nextProbeAt: at + this.jitter(this.settings.reprobeIntervalMs), clear: ['expected'] },
+      { nextProbeAt: await this.nextCheckAt(record, at), clear: ['expected'] },
     );
     this.logger.warn('probe of a listed id fetched another URL than the listed one; listing kept', { id: record.id, resource: record.resource, verified });
     this.onResult?.('kept', 'resource_mismatch');

@@ -47,6 +47,12 @@ const filterProperties = {
   scheme: { type: 'string', enum: ['exact', 'upto'] },
   payTo: text('Seller address.'),
   capability: text('A tag, e.g. weather.'),
+  minUptime: {
+    type: 'number',
+    minimum: 0,
+    maximum: 1,
+    description: 'Only listings whose health checks of the last 7 days found a valid 402 at least this share of the time (0.95 = 95%); listings never checked do not pass a value above 0.',
+  },
   limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size (default 20).' },
   cursor: { type: 'string', minLength: 1, description: 'nextCursor of the previous page, with the same other arguments.' },
 } as const;

@@ -50,6 +50,8 @@ export function cursorBinding(request: ReadRequest): string {
     f.scheme ?? null,
     f.payTo ?? null,
     f.capability ?? null,
+    // Appended only when set, so cursors handed out before the filter existed stay valid.
+    ...(f.minUptime !== undefined ? [f.minUptime] : []),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
 }

@@ -1,8 +1,8 @@
 /**
  * explain=1: the factors of a hit's score as Elasticsearch itself computed them, read from the
  * named-query scores of the executed search (queryBuilder names the text query `relevance` and
- * adds non-scoring named probes `priceBoost` and `recencyBoost` evaluating the same functions).
- * Since `_score = relevance x priceBoost x recencyBoost` (score_mode and boost_mode multiply),
+ * adds non-scoring named probes `priceBoost`, `recencyBoost` and `healthBoost` evaluating the same
+ * functions). Since `_score = relevance x priceBoost x recencyBoost x healthBoost` (boost_mode multiply),
  * the parts agree with `_score` up to float rounding.
  */
 import type { Debug } from '../shapes/listing.js';
@@ -27,5 +27,6 @@ export function debugFromNamedScores(score: number, matched: Record<string, numb
     relevance: factor(FACTOR_NAMES.relevance),
     priceBoost: factor(FACTOR_NAMES.price),
     recencyBoost: factor(FACTOR_NAMES.recency),
+    healthBoost: factor(FACTOR_NAMES.health),
   };
 }

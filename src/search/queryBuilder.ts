@@ -10,6 +10,9 @@ import { expandQuery, withIdentifierWords } from './queryExpansion.js';
 
 type Json = Record<string, unknown>;
 
+/** The listing's 7-day health uptime (absent until it was checked once). */
+const UPTIME = 'signals.health.uptime7d';
+
 /** Only what `toListing` reads: Elasticsearch sends less, Node parses less. */
 export const LISTING_SOURCE_FIELDS = [
   'id', 'type', 'resource', 'name', 'description', 'inputSchema', 'outputSchema', 'tags', 'payment', 'describe', 'signals',
@@ -51,6 +54,8 @@ export function filterClauses(filters: CatalogFilters): { filter: Json[]; must_n
   if (filters.asset) filter.push({ term: { 'payment.asset': filters.asset } });
   if (filters.scheme) filter.push({ term: { 'payment.scheme': filters.scheme } });
   if (filters.payTo) filter.push({ term: { 'payment.payTo': filters.payTo } });
+  // A listing never checked has no uptime and so does not pass (README "Active health").
+  if (filters.minUptime !== undefined && filters.minUptime > 0) filter.push({ range: { [UPTIME]: { gte: filters.minUptime } } });
   if (filters.capability) {
     filter.push({
       bool: { should: [{ term: { 'describe.tags': filters.capability } }, { term: { tags: filters.capability } }], minimum_should_match: 1 },
@@ -60,7 +65,7 @@ export function filterClauses(filters: CatalogFilters): { filter: Json[]; must_n
 }
 
 /** Names under which explain=1 reads Elasticsearch's score of each factor (see explain.ts). */
-export const FACTOR_NAMES = { relevance: 'relevance', price: 'priceBoost', recency: 'recencyBoost' } as const;
+export const FACTOR_NAMES = { relevance: 'relevance', price: 'priceBoost', recency: 'recencyBoost', health: 'healthBoost' } as const;
 
 /** Fields analysed with the hunspell stemmer (mappings/listings.json). */
 const isStemmed = (field: string) => field.endsWith('.stemmed');
@@ -160,7 +165,23 @@ function floored(floor: number, decay: Json, filter?: Json): Json[] {
   return parts;
 }
 
-function factorFunctions(settings: RankingSettings, now: number): { price: Json[]; recency: Json[] } {
+/**
+ * The health factor (issue 13): exactly 1 (a weight) for a listing never checked or at/above the
+ * threshold; below it `floor + (1 - floor) x uptime / threshold`, as a weight plus a linear
+ * field_value_factor, under mutually exclusive filters so every listing gets exactly one factor.
+ */
+function healthFunctions({ threshold, floor }: RankingSettings['health']): Json[] {
+  const below = { range: { [UPTIME]: { lt: threshold } } };
+  const functions: Json[] = [{ filter: { bool: { must_not: below } }, weight: 1 }];
+  // threshold 0: nothing is below it (uptime is never negative), so the factor is 1 everywhere.
+  if (threshold > 0 && floor > 0) functions.push({ filter: below, weight: floor });
+  if (threshold > 0 && floor < 1) {
+    functions.push({ filter: below, field_value_factor: { field: UPTIME, factor: (1 - floor) / threshold, modifier: 'none', missing: 0 } });
+  }
+  return functions;
+}
+
+function factorFunctions(settings: RankingSettings, now: number): { price: Json[]; recency: Json[]; health: Json[] } {
   const { price, recency } = settings;
   const settled = { exists: { field: 'signals.lastSettled' } };
   return {
@@ -174,6 +195,7 @@ function factorFunctions(settings: RankingSettings, now: number): { price: Json[
       ),
       { filter: { bool: { must_not: settled } }, weight: recency.neverSettled },
     ],
+    health: healthFunctions(settings.health),
   };
 }
 
@@ -181,7 +203,7 @@ function factorFunctions(settings: RankingSettings, now: number): { price: Json[
 const times = (query: Json, functions: Json[]): Json => ({ function_score: { query, functions, score_mode: 'sum', boost_mode: 'multiply' } });
 
 /**
- * The ranked query: relevance x price factor x recency factor. Each factor is a function_score
+ * The ranked query: relevance x price factor x recency factor x health factor. Each factor is a function_score
  * around the previous one (score_mode sum inside a factor, boost_mode multiply between them),
  * because a decay cannot be floored inside a single function_score's product.
  */
@@ -189,7 +211,7 @@ export function rankedQuery(q: string, settings: RankingSettings, now: number, n
   const text = textQuery(q, settings, semantic);
   const relevance = named ? nameQuery(text, FACTOR_NAMES.relevance) : text;
   const factors = factorFunctions(settings, now);
-  return times(times(relevance, factors.price), factors.recency);
+  return times(times(times(relevance, factors.price), factors.recency), factors.health);
 }
 
 function nameQuery(query: Json, name: string): Json {
@@ -209,7 +231,11 @@ function factorProbes(settings: RankingSettings, now: number): Json {
     function_score: { query: { match_all: {} }, functions, score_mode: 'sum', boost_mode: 'replace', _name: name },
   });
   // A conjunction: as `should` clauses Elasticsearch iterated them for every document (3-4x the search).
-  return { bool: { filter: [probe(FACTOR_NAMES.price, factors.price), probe(FACTOR_NAMES.recency, factors.recency)] } };
+  return {
+    bool: {
+      filter: [probe(FACTOR_NAMES.price, factors.price), probe(FACTOR_NAMES.recency, factors.recency), probe(FACTOR_NAMES.health, factors.health)],
+    },
+  };
 }
 
 export interface PageOptions {

@@ -22,6 +22,7 @@ export function flattenRanking(settings: RankingSettings): Array<[string, string
   for (const [key, value] of Object.entries(settings.semantic)) rows.push([`semantic.${key}`, value]);
   for (const [key, value] of Object.entries(settings.price)) rows.push([`price.${key}`, value]);
   for (const [key, value] of Object.entries(settings.recency)) rows.push([`recency.${key}`, value]);
+  for (const [key, value] of Object.entries(settings.health)) rows.push([`health.${key}`, value]);
   for (const [key, value] of Object.entries(settings.bm25)) rows.push([`bm25.${key}`, value]);
   return rows;
 }
@@ -37,6 +38,7 @@ const NUMERIC = new Set([
   'recency.decay', 'recency.floor', 'recency.neverSettled',
   'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'bm25.k1', 'bm25.b',
   'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity',
+  'health.threshold', 'health.floor',
 ]);
 const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness']);
 

@@ -40,8 +40,17 @@ export interface RankingSettings {
   price: { function: DecayFunction; origin: number; scale: number; offset: number; decay: number; floor: number };
   /** Settled listings: `floor + (1 - floor) x decay` of lastSettled; never settled: `neverSettled`. */
   recency: { function: DecayFunction; scale: string; offset: string; decay: number; floor: number; neverSettled: number };
+  /**
+   * Active health (issue 13): a checked listing whose uptime7d is below `threshold` gets
+   * `floor + (1 - floor) x uptime7d / threshold` (down to `floor` at uptime 0); at or above it, or
+   * never checked, exactly 1.
+   */
+  health: { threshold: number; floor: number };
   bm25: { k1: number; b: number };
 }
+
+/** `_meta.ranking.health` of indexes made before it existed: the shipped defaults. */
+export const DEFAULT_HEALTH = { threshold: 0.9, floor: 0.3 } as const;
 
 /** The similarity every text field of the listing index uses (mappings/listings.json). */
 export { SIMILARITY_NAME };
@@ -146,6 +155,7 @@ export function validateRanking(
   const typos = isObject(raw.typos) ? raw.typos : { weight: 0, fuzziness: 'AUTO' };
   const synonyms = isObject(raw.synonyms) ? raw.synonyms : { weight: 0, groups: [] };
   const semantic = isObject(raw.semantic) ? raw.semantic : { weight: 0 };
+  const health = isObject(raw.health) ? raw.health : DEFAULT_HEALTH;
   const bm25 = isObject(similarity) ? similarity : {};
   const settings: RankingSettings = {
     fields,
@@ -181,6 +191,10 @@ export function validateRanking(
       decay: check.number('recency.decay', recency.decay, 0, 1, { minExclusive: true, maxExclusive: true }),
       floor: check.number('recency.floor', recency.floor ?? 0, 0, 1),
       neverSettled: check.number('recency.neverSettled', recency.neverSettled, 0, 1, { minExclusive: true }),
+    },
+    health: {
+      threshold: check.number('health.threshold', health.threshold ?? DEFAULT_HEALTH.threshold, 0, 1),
+      floor: check.number('health.floor', health.floor ?? DEFAULT_HEALTH.floor, 0, 1),
     },
     bm25: {
       k1: check.number('bm25.k1', bm25.k1 ?? 1.2, 0, 10),

@@ -18,7 +18,7 @@ export const MAX_QUERY_LENGTH = 512;
 /** Largest value of an Elasticsearch `long`: a ceiling at or above it excludes nothing. */
 const LONG_MAX = 9223372036854775807n;
 
-const FILTERS = ['network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'limit', 'cursor'] as const;
+const FILTERS = ['network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'minUptime', 'limit', 'cursor'] as const;
 const SEARCH_EXTRAS = ['q', 'sort', 'explain'] as const;
 
 function allowedParameters(endpoint: ReadEndpoint): ReadonlySet<string> {
@@ -80,6 +80,16 @@ function parseMaxPrice(query: Record<string, unknown>, errors: FieldError[]): st
   return ceiling >= LONG_MAX ? undefined : ceiling.toString();
 }
 
+/** `minUptime`: a decimal from 0 to 1 (`0.95`, `1`, `.5`); no exponents, signs or hex. */
+function parseMinUptime(query: Record<string, unknown>, errors: FieldError[]): number | undefined {
+  const value = single(query, 'minUptime', errors);
+  if (value === undefined) return undefined;
+  const uptime = /^(?:\d{1,3}(?:\.\d{0,12})?|\.\d{1,12})$/.test(value) ? Number(value) : NaN;
+  if (uptime >= 0 && uptime <= 1) return uptime;
+  errors.push({ path: 'minUptime', message: 'must be a number from 0 to 1 (share of health checks that found a valid 402)' });
+  return undefined;
+}
+
 function parseNetwork(query: Record<string, unknown>, errors: FieldError[]): string | undefined {
   const value = text(query, 'network', errors);
   if (value === undefined) return undefined;
@@ -100,6 +110,7 @@ function parseFilters(query: Record<string, unknown>, errors: FieldError[]): Cat
   set('scheme', oneOf(query, 'scheme', ['exact', 'upto'] as const, errors));
   set('payTo', text(query, 'payTo', errors));
   set('capability', text(query, 'capability', errors));
+  set('minUptime', parseMinUptime(query, errors));
   return filters;
 }
 

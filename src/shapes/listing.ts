@@ -40,6 +40,21 @@ export interface Signals {
    * days (base units, integer string), beside the ceiling in `payment.amount` (README "upto").
    */
   medianSettledAmount7d?: string;
+  /**
+   * Documented addition (issue 13): the active health checks of the last 7 days. Absent (or null)
+   * until the listing was checked once; MCP listings are not checked.
+   */
+  health?: Health | null;
+}
+
+/** What the unpaid re-checks of a listed HTTP resource found over the last 7 days. */
+export interface Health {
+  /** Share of the checks that found a valid 402 matching the listing, 0..1 (4 decimals). */
+  uptime7d: number;
+  /** Median time to that 402 over the successful checks; null when none succeeded. */
+  latencyP50Ms: number | null;
+  /** The latest check (ISO 8601). */
+  lastChecked: string;
 }
 
 /** Only with `explain=1`: the factors of the score (docs/catalog-reads.md). */
@@ -48,6 +63,8 @@ export interface Debug {
   relevance: number;
   priceBoost: number;
   recencyBoost: number;
+  /** The health factor (issue 13): 1 for a healthy or never-checked listing. */
+  healthBoost: number;
 }
 
 export interface HttpListing {

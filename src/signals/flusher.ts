@@ -2,12 +2,21 @@
  * Background worker that pushes changed listing signals into the catalog in bulk through the
  * CatalogWriter, every `intervalMs` (docs/facilitator.md, "Signals": at least every 5 s). Listings whose counts fell
  * because traffic aged out of the 7-day window are flushed too, so Elasticsearch follows the window.
+ * `signals.health` rides along: a health check marks its listing dirty, and each flush writes the
+ * health of the checks in the window (null for a listing never checked).
  */
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
 import type { SignalCounters } from '../store/signalCounters.js';
+import type { Health } from '../shapes/listing.js';
+import { systemClock, type Clock } from '../core/clock.js';
+
+/** Where `signals.health` comes from (store/healthChecks.ts); recording a check marks the listing dirty. */
+export interface HealthReader {
+  read(listingIds: string[], now: number): Promise<Map<string, Health>>;
+}
 
 const BATCH = 500;
 
@@ -22,6 +31,8 @@ export class SignalFlusher implements BackgroundWorker {
     private readonly writer: () => CatalogWriter | undefined,
     private readonly logger: Logger,
     intervalMs: number,
+    private readonly health?: HealthReader,
+    private readonly clock: Clock = systemClock,
   ) {
     this.task = new PeriodicTask(() => this.flushNow(), intervalMs, (err) =>
       this.logger.warn('signal flush failed; will retry', { err: (err as Error).message }),
@@ -49,8 +60,8 @@ export class SignalFlusher implements BackgroundWorker {
       const ids = await this.counters.takeDirty(BATCH);
       if (ids.length === 0) break;
       try {
-        const signals = await this.counters.read(ids);
-        await writer.updateSignals(ids.map((id) => ({ id, signals: signals.get(id)! })));
+        const [signals, health] = await Promise.all([this.counters.read(ids), this.health?.read(ids, this.clock())]);
+        await writer.updateSignals(ids.map((id) => ({ id, signals: { ...signals.get(id)!, health: health?.get(id) ?? null } })));
       } catch (err) {
         await this.counters.markDirty(ids);
         throw err;

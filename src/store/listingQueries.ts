@@ -19,6 +19,8 @@ export interface CatalogFilters {
   scheme?: Scheme;
   payTo?: string;
   capability?: string;
+  /** 0..1: only listings whose health checks found a valid 402 at least this often (never-checked ones fail a value > 0). */
+  minUptime?: number;
 }
 
 export interface ReadRequest {

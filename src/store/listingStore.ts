@@ -48,7 +48,7 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
         { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at } },
       ];
     case 'signals':
-      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, ...operation.signals } } }];
+      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, health: null, ...operation.signals } } }];
   }
 }
 

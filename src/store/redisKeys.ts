@@ -16,7 +16,7 @@
  *   settle script writes the result; the claim/finish scripts take result and lock together).
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
  * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
- *   aging schedule (the record script).
+ *   aging schedule (the record script); its health checks with the dirty set (the health script).
  * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`): only pipelines, which need no
  *   common slot.
  */
@@ -71,6 +71,8 @@ export function redisKeys(prefix: string) {
     signalAmounts: (listingId: string) => inGroup('signals', `signals:${listingId}:amounts`),
     /** Events per payer of one listing, kind and UTC day (the payer's daily cap). */
     signalPayerDay: (listingId: string, kind: string, day: number) => inGroup('signals', `signals:${listingId}:payers:${kind}:${day}`),
+    /** Health checks of a listing (issue 13), scored by check time; written with the dirty set in one script. */
+    healthChecks: (listingId: string) => inGroup('signals', `signals:${listingId}:health`),
     signalsDirty: inGroup('signals', 'signals:dirty'),
     signalsAging: inGroup('signals', 'signals:aging'),
 

@@ -22,13 +22,18 @@ const filters: OpenApiObject[] = [
   queryParameter('scheme', 'Payment scheme.', { type: 'string', enum: ['exact', 'upto'] }),
   text('payTo', 'Seller address (case-insensitive exact match).'),
   text('capability', 'A tag: describe.tags of an HTTP listing or tags of an MCP listing.'),
+  queryParameter(
+    'minUptime',
+    'Only listings whose active health checks of the last 7 days found a valid 402 at least this share of the time (signals.health.uptime7d >= minUptime). A listing never checked (MCP tools, new listings) has no uptime and does not pass a value above 0.',
+    { type: 'number', minimum: 0, maximum: 1 },
+  ),
   queryParameter('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
   queryParameter('cursor', 'The previous page\'s nextCursor; bound to the same query, filters and sort.', { type: 'string', minLength: 1 }),
 ];
 
 const searchParameters: OpenApiObject[] = [
   queryParameter('q', 'Free text (required).', { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH }, true),
-  queryParameter('sort', 'rank (relevance x price x recency), price (cheapest first) or recent (most recently settled first).', {
+  queryParameter('sort', 'rank (relevance x price x recency x health), price (cheapest first) or recent (most recently settled first).', {
     type: 'string',
     enum: ['rank', 'price', 'recent'],
     default: 'rank',
@@ -54,6 +59,7 @@ export const catalogPaths: Record<string, OpenApiObject> = {
         { summary: 'A legacy network name is accepted', status: 200, query: { network: 'base-sepolia', limit: '1' } },
         { summary: 'Unknown parameter', status: 400, query: { offset: '20' } },
         { summary: 'Limit out of bounds', status: 400, query: { limit: '101' } },
+        { summary: 'minUptime out of bounds', status: 400, query: { minUptime: '1.5' } },
         { summary: 'Tampered cursor', status: 400, query: { cursor: 'abc.def' } },
       ],
     }),
