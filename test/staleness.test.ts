@@ -24,6 +24,8 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
       PROBE_MIN_INTERVAL_MS: '0',
       RATE_LIMIT_ANNOUNCE: 'off',
       STALE_AFTER_DAYS: '30',
+      // Health checks are re-probes; at a daily idle interval these tests see the daily re-probe period alone.
+      HEALTH_IDLE_INTERVAL_MS: String(DAY),
     });
     later = buildAnnouncing(h.config, h.logger, {
       elasticsearch: h.elasticsearch,
