@@ -11,7 +11,7 @@ import type { Logger } from '../src/logger.js';
 
 interface Result {
   id: string;
-  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number };
+  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number; healthBoost: number };
 }
 
 describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECISIONS "Ranking")', () => {
@@ -88,7 +88,7 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
     const close = (a: number, b: number) => Math.abs(a - b) <= 1e-4 * Math.max(Math.abs(a), Math.abs(b), Number.MIN_VALUE);
 
     for (const sort of ['rank', 'price', 'recent']) {
-      it(`sort=${sort}: debug.score is Elasticsearch's _score and relevance x priceBoost x recencyBoost equals it`, async () => {
+      it(`sort=${sort}: debug.score is Elasticsearch's _score and relevance x priceBoost x recencyBoost (x healthBoost, 1 when never checked) equals it`, async () => {
         const query = `q=comet%20sighting%20lunar%20solar&sort=${sort}&limit=50`;
         const results = await search(`${query}&explain=1`);
         assert.ok(results.length >= 8);
@@ -100,7 +100,9 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
         for (const r of results) {
           const d = r.debug!;
           assert.ok(d, 'every result carries debug');
-          assert.deepEqual(Object.keys(d).sort(), ['priceBoost', 'recencyBoost', 'relevance', 'score']);
+          assert.deepEqual(Object.keys(d).sort(), ['healthBoost', 'priceBoost', 'recencyBoost', 'relevance', 'score']);
+          // No listing here was ever health-checked: SPEC.md's three factors alone multiply to the score.
+          assert.equal(d.healthBoost, 1);
           assert.ok(close(d.score, scores.get(r.id) as number), `score ${d.score} vs _score ${scores.get(r.id)}`);
           assert.ok(close(d.relevance * d.priceBoost * d.recencyBoost, d.score), JSON.stringify(d));
           assert.ok(d.relevance > 0 && d.priceBoost > 0 && d.priceBoost <= 1 && d.recencyBoost > 0 && d.recencyBoost <= 1);

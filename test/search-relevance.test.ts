@@ -6,7 +6,7 @@ import { changeSynonyms } from '../src/search/rankingCommand.js';
 
 interface Result {
   id: string;
-  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number };
+  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number; healthBoost: number };
 }
 
 /**
@@ -78,7 +78,7 @@ describe('ranked search finds the right listing for the words people type', () =
     if (rank('lampCheap') >= 0) assert.ok(rank('lampCheap') > rank('ocrDear'));
     for (const r of results) {
       const d = r.debug!;
-      assert.ok(Math.abs(d.relevance * d.priceBoost * d.recencyBoost - d.score) <= 1e-4 * d.score, 'explain still multiplies exactly');
+      assert.ok(Math.abs(d.relevance * d.priceBoost * d.recencyBoost * d.healthBoost - d.score) <= 1e-4 * d.score, 'explain still multiplies exactly');
     }
   });
 

@@ -6,7 +6,7 @@ import { setRanking } from '../src/search/rankingCommand.js';
 
 interface Result {
   id: string;
-  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number };
+  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number; healthBoost: number };
 }
 
 /**
@@ -52,7 +52,7 @@ describe('semantic retrieval finds listings by meaning', () => {
     // explain still multiplies exactly: the kNN score is part of the relevance factor.
     for (const r of results) {
       const d = r.debug!;
-      assert.ok(Math.abs(d.relevance * d.priceBoost * d.recencyBoost - d.score) < 1e-4, JSON.stringify(d));
+      assert.ok(Math.abs(d.relevance * d.priceBoost * d.recencyBoost * d.healthBoost - d.score) < 1e-4, JSON.stringify(d));
     }
   });
 

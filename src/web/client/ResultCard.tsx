@@ -26,8 +26,10 @@ export function ExplainBars(props: { debug: Debug; maxRelevance: number }) {
       <Bar name="relevance" label="Relevance" value={debug.relevance} fraction={props.maxRelevance > 0 ? debug.relevance / props.maxRelevance : 0} note="text match, relative to the best here" />
       <Bar name="priceBoost" label="Price factor" value={debug.priceBoost} fraction={debug.priceBoost} note="1 is cheapest" />
       <Bar name="recencyBoost" label="Recency factor" value={debug.recencyBoost} fraction={debug.recencyBoost} note="1 is paid for just now" />
+      <Bar name="healthBoost" label="Health factor" value={debug.healthBoost} fraction={debug.healthBoost} note="1 is up, or not checked yet" />
       <p class="product">
-        Score = {round(debug.relevance)} × {round(debug.priceBoost)} × {round(debug.recencyBoost)} = <strong data-score>{round(debug.score)}</strong>
+        Score = {round(debug.relevance)} × {round(debug.priceBoost)} × {round(debug.recencyBoost)} × {round(debug.healthBoost)} ={' '}
+        <strong data-score>{round(debug.score)}</strong>
       </p>
     </div>
   );
