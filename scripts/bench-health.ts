@@ -164,11 +164,12 @@ async function main(): Promise<void> {
     process.stderr.write(`checking all ${listings} ...\n`);
     const before = await seller.report();
     checked = 0;
-    const now = Date.now();
-    for (const id of ids) await announcing.store.postpone(id, now);
-    announcing.probeWorker.wake();
+    // Measured from before the schedule change: the worker starts on the first ids while the rest are being made due.
     cpu = cpuSeconds();
     const started = performance.now();
+    const now = Date.now();
+    await Promise.all(ids.map((id) => announcing.store.postpone(id, now)));
+    announcing.probeWorker.wake();
     await until('health checks', () => checked >= listings);
     const checksDoneS = (performance.now() - started) / 1000;
     await until('writes and health flush', drained);

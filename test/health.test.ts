@@ -10,6 +10,8 @@ import { loadConfig, ConfigError } from '../src/config.js';
 import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
 import { HealthChecks } from '../src/store/healthChecks.js';
 import { setRanking } from '../src/search/rankingCommand.js';
+import { discoveryTools } from '../src/mcp/discoveryTools.js';
+import { InvalidInput } from '../src/core/errors.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v2Challenge, type LocalServer } from './support/sellers.js';
 
@@ -238,6 +240,18 @@ describe('active health: unpaid re-checks, signals.health, the health factor and
     assert.equal((await request(h.app).get('/discovery/search').query({ minUptime: '2', bogus: '1' }).expect(400)).body.code, 'unknown_filter');
     assert.equal((await request(h.app).get('/discovery/search').query({ minUptime: '2' }).expect(400)).body.code, 'missing_query');
     for (const good of ['0', '1', '.5', '0.95', '1.0']) await request(h.app).get('/discovery/resources').query({ minUptime: good }).expect(200);
+    // The MCP discovery tools: the same filter, checked against their input schema first.
+    const tools = discoveryTools({ search: h.container.search.search, listings: { findListing: async () => undefined } });
+    const tool = (name: string) => tools.find((t) => t.name === name)!;
+    for (const name of ['search_resources', 'list_resources']) {
+      const args = name === 'search_resources' ? { q: 'walrus whisker' } : {};
+      await assert.rejects(tool(name).run({ ...args, minUptime: 1.5 }), (err: unknown) => err instanceof InvalidInput && err.code === 'invalid_arguments');
+      await assert.rejects(tool(name).run({ ...args, minUptime: '0.5' }), (err: unknown) => err instanceof InvalidInput && err.code === 'invalid_arguments');
+      const healthy = (await tool(name).run({ ...args, minUptime: 0.81 })).results as Result[];
+      assert.ok(!healthy.some((r) => r.id === id.third), `${name}: the third listing (uptime 0.8) is filtered out`);
+      const all = (await tool(name).run({ ...args, minUptime: 0.8 })).results as Result[];
+      assert.ok(all.some((r) => r.id === id.third), `${name}: uptime 0.8 passes minUptime 0.8`);
+    }
   });
 
   it('HEALTH_*_INTERVAL_MS are validated at startup like the other settings', () => {
