@@ -19,5 +19,6 @@ run scripts/bench-facilitator.ts
 run scripts/bench-announce.ts
 run scripts/bench-publish.ts
 run scripts/bench-staleness.ts
+run scripts/bench-health.ts
 run scripts/bench-relevance.ts
 run scripts/bench-embedding.ts
