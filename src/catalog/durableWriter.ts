@@ -10,7 +10,8 @@ import type { Signals } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';
 import { encodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
 import { assertValidListingInput, checkListingInput, type CheckedListing } from './validation.js';
-import type { BulkWriteResult, CatalogWriter, ListingInput, UpsertResult, WriteContext } from './writer.js';
+import type { ListingInput } from '../shapes/listingInput.js';
+import type { BulkWriteResult, CatalogWriter, UpsertResult, WriteContext } from './writer.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 
 export class DurableCatalogWriter implements CatalogWriter {

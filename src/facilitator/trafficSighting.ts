@@ -8,7 +8,7 @@
 import { httpListingId, mcpListingId } from '../catalog/identity.js';
 import type { Describe, Payment } from '../shapes/listing.js';
 import { toCaip2Network } from '../x402/networks.js';
-import type { ListingInput } from '../catalog/writer.js';
+import type { ListingInput } from '../shapes/listingInput.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import type { RawFacilitatorRequest } from './request.js';
 

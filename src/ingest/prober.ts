@@ -10,7 +10,8 @@
  */
 import type { AnnounceSettings } from '../config.js';
 import type { Payment } from '../shapes/listing.js';
-import type { CatalogWriter, HttpListingInput } from '../catalog/writer.js';
+import type { CatalogWriter } from '../catalog/writer.js';
+import type { HttpListingInput } from '../shapes/listingInput.js';
 import { InvalidListingError } from '../catalog/validation.js';
 import type { Logger } from '../logger.js';
 import { ProbeAllowList } from './addressPolicy.js';
