@@ -26,9 +26,8 @@ export class DurableCatalogWriter implements CatalogWriter {
     return { document: doc, listingId: doc.id, payload: encodeOperation(operation), live: { id: doc.id, present: true } };
   }
 
-  async upsert(input: ListingInput, context: WriteContext): Promise<{ id: string; created: boolean }> {
-    const { id, created } = await this.upsertChecked(assertValidListingInput(input), context);
-    return { id, created };
+  async upsert(input: ListingInput, context: WriteContext): Promise<UpsertResult> {
+    return this.upsertChecked(assertValidListingInput(input), context);
   }
 
   async upsertChecked(listing: CheckedListing, context: WriteContext): Promise<UpsertResult> {

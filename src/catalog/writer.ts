@@ -48,13 +48,11 @@ export interface UpsertResult {
 export interface CatalogWriter {
   /**
    * Validates, canonicalizes and queues an upsert durably; resolves once the write is in the
-   * durable stream. Throws InvalidListingError (from ./validation.js) listing every failing field.
+   * durable stream, with the document the write stores. Throws InvalidListingError (from
+   * ./validation.js) listing every failing field.
    */
-  upsert(input: ListingInput, context: WriteContext): Promise<{ id: string; created: boolean }>;
-  /**
-   * The same for a listing checkListingInput (validation.ts) already checked and canonicalized:
-   * neither is done again, and the result carries the document the write stores.
-   */
+  upsert(input: ListingInput, context: WriteContext): Promise<UpsertResult>;
+  /** The same for a listing checkListingInput (validation.ts) already checked and canonicalized: neither is done again. */
   upsertChecked(listing: CheckedListing, context: WriteContext): Promise<UpsertResult>;
   /** Bulk form: invalid entries are reported, valid ones are queued. */
   upsertMany(inputs: unknown[], context: WriteContext): Promise<BulkWriteResult>;
