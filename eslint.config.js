@@ -1,9 +1,17 @@
 // The linter `npm test` runs before mocha (docs/architecture.md, "Rules the linter keeps"):
-// type-aware typescript-eslint for promises nobody awaits, import-x for import circles, and
-// no-restricted-imports for the floors of the house (an import may only point down).
+// type-aware typescript-eslint for promises nobody awaits, import-x for import circles (type-only
+// imports included), and no-restricted-imports for the floors of the house (an import may only
+// point down).
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+/** import-x/no-cycle as it is, but following `import type` edges too (see the module's comment). */
+const TYPE_EDGES_PARSER = require.resolve('./scripts/lint/typeImportEdges.cjs');
+const { followTypeImports } = require(TYPE_EDGES_PARSER);
+const importXWithTypeEdges = { ...importX, rules: { ...importX.rules, 'no-cycle': followTypeImports(importX.rules['no-cycle']) } };
 
 const FEATURES = ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals', 'bazaar', 'lifecycle', 'semantic'];
 /** Transports over the services, like http: MCP discovery, the web page, the OpenAPI document. */
@@ -26,12 +34,13 @@ export default tseslint.config(
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importX },
+    plugins: { '@typescript-eslint': tseslint.plugin, 'import-x': importXWithTypeEdges },
     settings: {
       'import-x/resolver-next': [createTypeScriptImportResolver()],
       // Without these import-x cannot read a .ts module's imports, and no-cycle would see no edge.
+      // The parser is typescript-eslint's with type-only imports read as value ones.
       'import-x/extensions': ['.ts', '.js'],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/parsers': { [TYPE_EDGES_PARSER]: ['.ts'] },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -1,6 +1,6 @@
 /**
  * Builds the web catalog's client (src/web/client, TypeScript + preact) into dist/web/app.js and
- * app.css with esbuild: one ES module and one stylesheet, no CDN, served by src/web/routes.ts.
+ * app.css with esbuild: one ES module and one stylesheet, no CDN, served by src/http/routes/web.ts.
  * Part of `npm run build`; scripts/test.sh and scripts/dev.sh run it too.
  *   npm run build:web
  */

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { importListings, parseListingFile, type ParsedEntry } from '../src/catalog/transfer.js';
 import { validateListingInput } from '../src/catalog/validation.js';
-import type { ListingInput } from '../src/catalog/writer.js';
+import type { ListingInput } from '../src/shapes/listingInput.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
 import { fail } from './lib/cliOptions.js';
 

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { importListings, parseListingFile } from '../src/catalog/transfer.js';
 import { validateListingInput } from '../src/catalog/validation.js';
-import type { ListingInput } from '../src/catalog/writer.js';
+import type { ListingInput } from '../src/shapes/listingInput.js';
 import { SellerTokenStore } from '../src/publish/sellerTokens.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import type { ElasticsearchClient } from '../src/store/elasticsearch.js';

@@ -120,10 +120,12 @@ describe('catalog write path', () => {
         payment: { ...httpInput().payment, network: 'base-sepolia' },
         describe: { title: 'Web search', inputs: { queryText: 'string' } },
       });
-      const { id, created } = await writer().upsert(input, { source: 'publish' });
+      const { id, created, document } = await writer().upsert(input, { source: 'publish' });
       assert.equal(created, true);
       assert.equal(id, httpListingId('https://search.example/v1/web-search'));
       const doc = await applied(id);
+      // The writer answers with the document it stores: a response built from it shows what a read will.
+      assert.deepEqual(toListing(document), toListing(doc));
       assert.equal(doc.resource, 'https://search.example/v1/web-search');
       assert.equal(doc.host, 'search.example');
       assert.equal(doc.payment.network, 'eip155:84532');
@@ -177,7 +179,7 @@ describe('catalog write path', () => {
         { ...withoutOutput, description: 'Summarize long documents', payment: { ...input.payment, pricing: undefined, amount: '70000' } as never },
         { source: 'publish', owner: 'tok_1', seenAt: new Date('2026-02-01T00:00:00Z') },
       );
-      assert.deepEqual(second, { id: first.id, created: false });
+      assert.deepEqual({ id: second.id, created: second.created }, { id: first.id, created: false });
       const doc = await applied(first.id, (d) => d.description === 'Summarize long documents');
       assert.equal(doc.firstSeen, '2026-01-01T00:00:00.000Z');
       assert.equal(doc.lastSeen, '2026-02-01T00:00:00.000Z');
@@ -204,7 +206,7 @@ describe('catalog write path', () => {
       await waitFor(async () => (await searchableCount({ bool: { filter: [{ term: { id } }, { term: { removed: false } }] } })) === 0, 5000, 50);
 
       const again = await writer().upsert(httpInput({ resource: 'https://ocr.example/extract' }), { source: 'announce' });
-      assert.deepEqual(again, { id, created: true });
+      assert.deepEqual({ id: again.id, created: again.created }, { id, created: true });
       const back = await applied(id, (d) => !d.removed);
       assert.equal(back.removedReason, undefined);
       assert.equal(back.firstSeen, '2026-03-01T00:00:00.000Z');

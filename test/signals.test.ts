@@ -4,6 +4,7 @@ import { httpListingId } from '../src/catalog/identity.js';
 import { SignalCounters } from '../src/store/signalCounters.js';
 import { SignalFlusher } from '../src/signals/flusher.js';
 import type { CatalogWriter } from '../src/catalog/writer.js';
+import { buildListingDocument } from '../src/catalog/document.js';
 import { buildFacilitator } from '../src/facilitator/index.js';
 import { createMetrics } from '../src/metrics.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
@@ -158,9 +159,10 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       const prefix = `${h.config.redisPrefix}stoptraffic:`;
       const upserts: string[] = [];
       const writer = writerWith({
-        upsert: async (input) => {
+        upsert: async (input, context) => {
           upserts.push(input.resource);
-          return { id: 'lst_unused', created: true };
+          const document = buildListingDocument(input, context, new Date());
+          return { id: document.id, created: true, document };
         },
       });
       const slowReader = { ...h.container.catalog.reader, get: async (id: string) => (await sleep(300), h.container.catalog.reader.get(id)) };

@@ -4,7 +4,7 @@
  * titles, descriptions, tags and inputs, prices over five orders of magnitude, ~30% never settled.
  * Same (count, seed, now) -> same listings.
  */
-import type { ListingInput } from '../../src/catalog/writer.js';
+import type { ListingInput } from '../../src/shapes/listingInput.js';
 
 const USDC_BASE_SEPOLIA = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C8dDAFFa1cF0a2c9aE5';

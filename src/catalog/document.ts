@@ -8,7 +8,8 @@ import { EMPTY_SIGNALS, type Describe, type Payment, type Signals } from '../sha
 import type { ListingDocument } from '../store/listingDocument.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { CheckedListing } from './validation.js';
-import type { HttpListingInput, ListingInput, McpListingInput, SignalsInput, WriteContext } from './writer.js';
+import type { HttpListingInput, ListingInput, McpListingInput, SignalsInput } from '../shapes/listingInput.js';
+import type { WriteContext } from './writer.js';
 
 function normalizePayment<P extends Payment>(payment: P): P {
   const out = { ...payment, network: toCaip2Network(payment.network) ?? payment.network };

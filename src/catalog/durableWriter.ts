@@ -10,7 +10,8 @@ import type { Signals } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';
 import { encodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
 import { assertValidListingInput, checkListingInput, type CheckedListing } from './validation.js';
-import type { BulkWriteResult, CatalogWriter, ListingInput, UpsertResult, WriteContext } from './writer.js';
+import type { ListingInput } from '../shapes/listingInput.js';
+import type { BulkWriteResult, CatalogWriter, UpsertResult, WriteContext } from './writer.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 
 export class DurableCatalogWriter implements CatalogWriter {
@@ -25,9 +26,8 @@ export class DurableCatalogWriter implements CatalogWriter {
     return { document: doc, listingId: doc.id, payload: encodeOperation(operation), live: { id: doc.id, present: true } };
   }
 
-  async upsert(input: ListingInput, context: WriteContext): Promise<{ id: string; created: boolean }> {
-    const { id, created } = await this.upsertChecked(assertValidListingInput(input), context);
-    return { id, created };
+  async upsert(input: ListingInput, context: WriteContext): Promise<UpsertResult> {
+    return this.upsertChecked(assertValidListingInput(input), context);
   }
 
   async upsertChecked(listing: CheckedListing, context: WriteContext): Promise<UpsertResult> {

@@ -3,12 +3,13 @@
  * catalog with them; the demo catalog is such a file). Import goes through the bulk write path, so
  * every entry is validated like any other write; `id` in a file is ignored and recomputed.
  */
+import type { FieldError } from '../core/errors.js';
 import type { Listing } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 import { toListing } from './listing.js';
-import type { CatalogWriter, InvalidField, RejectedWrite, WriteContext } from './writer.js';
+import type { CatalogWriter, RejectedWrite, WriteContext } from './writer.js';
 
-export type ParsedEntry = { index: number; value: unknown } | { index: number; error: InvalidField };
+export type ParsedEntry = { index: number; value: unknown } | { index: number; error: FieldError };
 
 /** A JSON array of listings, or JSON lines (one listing per non-empty line). */
 export function parseListingFile(text: string): ParsedEntry[] {

@@ -1,5 +1,5 @@
 /**
- * Validation of a `ListingInput` before anything is written: ajv for the shape (listingSchema.ts),
+ * Validation of a `ListingInput` before anything is written: ajv for the shape (shapes/listingInput.ts),
  * then the rules a JSON Schema cannot state. Every failing field is reported at once, one entry per
  * field, so a seller fixes a listing in one round trip.
  */
@@ -7,15 +7,15 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { HTTP_METHODS, httpMethod } from '../core/httpMethods.js';
 import { canonicalIdentity, InvalidResourceError, type CanonicalIdentity } from './identity.js';
-import { envelopeSchema, httpListingSchema, mcpListingSchema } from './listingSchema.js';
+import { envelopeSchema, httpListingSchema, mcpListingSchema, type ListingInput } from '../shapes/listingInput.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { pathBeyondDepth } from '../jsonDepth.js';
 import type { Payment } from '../shapes/listing.js';
-import type { InvalidField, ListingInput } from './writer.js';
+import type { FieldError } from '../core/errors.js';
 
 /** Thrown by the writer for an invalid listing; publish answers it with `400 invalid_listing`. */
 export class InvalidListingError extends Error {
-  constructor(readonly errors: InvalidField[]) {
+  constructor(readonly errors: FieldError[]) {
     super(`invalid listing: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
     this.name = 'InvalidListingError';
   }
@@ -50,7 +50,7 @@ export const LISTING_BOUNDS = {
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '');
 
 /** Depth and size of one nested member; the depth is checked first, so JSON.stringify never overflows. */
-function checkBounded(value: unknown, path: string, maxDepth: number, maxBytes: number, out: InvalidField[]): boolean {
+function checkBounded(value: unknown, path: string, maxDepth: number, maxBytes: number, out: FieldError[]): boolean {
   if (value === undefined) return true;
   if (pathBeyondDepth(value, maxDepth)) {
     out.push({ path, message: `must not nest objects and arrays deeper than ${maxDepth} levels` });
@@ -82,7 +82,7 @@ function toPath(instancePath: string, child?: string): string {
   return parts.length > 0 ? parts.join('.') : ROOT_PATH;
 }
 
-function describeAjvError(error: ErrorObject): InvalidField {
+function describeAjvError(error: ErrorObject): FieldError {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
@@ -112,7 +112,7 @@ function amountTooLarge(value: unknown): boolean {
   return typeof value === 'string' && /^\d+$/.test(value) && (value.length > MAX_AMOUNT.length || (value.length === MAX_AMOUNT.length && value > MAX_AMOUNT));
 }
 
-function checkPayment(payment: Partial<Payment> | undefined, path: string, out: InvalidField[]): void {
+function checkPayment(payment: Partial<Payment> | undefined, path: string, out: FieldError[]): void {
   if (!payment || typeof payment !== 'object') return;
   if (typeof payment.network === 'string' && toCaip2Network(payment.network) === undefined) {
     out.push({
@@ -129,7 +129,7 @@ function checkPayment(payment: Partial<Payment> | undefined, path: string, out: 
 }
 
 /** ajv's date-time format admits leap seconds and offsets that move the year out of range; the stored date must parse. */
-function checkLastSettled(signals: unknown, out: InvalidField[]): void {
+function checkLastSettled(signals: unknown, out: FieldError[]): void {
   const value = (signals as { lastSettled?: unknown } | undefined)?.lastSettled;
   if (typeof value !== 'string') return;
   const at = Date.parse(value);
@@ -138,7 +138,7 @@ function checkLastSettled(signals: unknown, out: InvalidField[]): void {
   }
 }
 
-function checkToolSchema(schema: unknown, path: string, out: InvalidField[]): void {
+function checkToolSchema(schema: unknown, path: string, out: FieldError[]): void {
   if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return;
   if (!checkBounded(schema, path, LISTING_BOUNDS.schemaDepth, LISTING_BOUNDS.schemaBytes, out)) return;
   const s = schema as Record<string, unknown>;
@@ -163,7 +163,7 @@ function checkToolSchema(schema: unknown, path: string, out: InvalidField[]): vo
 }
 
 /** The canonical identity of the resource, computed here once; undefined (and an error) when it has none. */
-function checkResource(input: Record<string, unknown>, out: InvalidField[]): CanonicalIdentity | undefined {
+function checkResource(input: Record<string, unknown>, out: FieldError[]): CanonicalIdentity | undefined {
   if (typeof input.resource !== 'string') return undefined;
   let identity: CanonicalIdentity | undefined;
   try {
@@ -206,7 +206,7 @@ export class CheckedListing {
 }
 
 /** The error for a listing nested past LISTING_BOUNDS.depth, named by the member that carries it. */
-function tooDeepField(path: string[]): InvalidField {
+function tooDeepField(path: string[]): FieldError {
   const [field = ROOT_PATH, index, member] = path;
   if (field === 'inputSchema' || field === 'outputSchema') {
     return { path: field, message: `must not nest objects and arrays deeper than ${LISTING_BOUNDS.schemaDepth} levels` };
@@ -218,13 +218,13 @@ function tooDeepField(path: string[]): InvalidField {
 }
 
 /** Every failing field of a listing input; an empty array means it is valid. */
-export function validateListingInput(input: unknown): InvalidField[] {
+export function validateListingInput(input: unknown): FieldError[] {
   const result = checkListingInput(input);
   return result.ok ? [] : result.errors;
 }
 
 /** Validates and canonicalizes once: the checked listing, or every failing field (one per field). */
-export function checkListingInput(input: unknown): { ok: true; listing: CheckedListing } | { ok: false; errors: InvalidField[] } {
+export function checkListingInput(input: unknown): { ok: true; listing: CheckedListing } | { ok: false; errors: FieldError[] } {
   if (!validators.envelope(input)) {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) return { ok: false, errors: [{ path: ROOT_PATH, message: 'must be a JSON object' }] };
     return { ok: false, errors: [{ path: 'type', message: (input as { type?: unknown }).type === undefined ? 'is required' : 'must be one of ["http","mcp"]' }] };
@@ -235,7 +235,7 @@ export function checkListingInput(input: unknown): { ok: true; listing: CheckedL
   if (jsonBytes(input) > LISTING_BOUNDS.bytes) return { ok: false, errors: [{ path: ROOT_PATH, message: `must be at most ${LISTING_BOUNDS.bytes} bytes as JSON` }] };
   const record = input as Record<string, unknown>;
   const validate = record.type === 'http' ? validators.http : validators.mcp;
-  const found: InvalidField[] = validate(input) ? [] : (validate.errors ?? []).map(describeAjvError);
+  const found: FieldError[] = validate(input) ? [] : (validate.errors ?? []).map(describeAjvError);
   if (record.type === 'http' && typeof record.method === 'string' && httpMethod(record.method) === undefined) {
     found.push({ path: 'method', message: `must be one of ${HTTP_METHODS.join(', ')}` });
   }

@@ -3,34 +3,11 @@
  * data, import, benchmarks). Implemented by the durable write path in this folder; other modules
  * depend on this interface only.
  */
-import type { Describe, McpListing, Payment, Signals } from '../shapes/listing.js';
+import type { FieldError } from '../core/errors.js';
+import type { Signals } from '../shapes/listing.js';
+import type { ListingInput } from '../shapes/listingInput.js';
 import type { ListingDocument, ListingSource, RemovalReason } from '../store/listingDocument.js';
 import type { CheckedListing } from './validation.js';
-
-export interface HttpListingInput {
-  type: 'http';
-  /** Endpoint URL; canonicalized by the write path (README "Writing the catalog: the choices", Identity). */
-  resource: string;
-  /** HTTP method, default GET; part of the canonical key. */
-  method?: string;
-  /** x402 `routeTemplate` (`/users/:userId`), turned into a brace template. */
-  routeTemplate?: string;
-  payment: Payment;
-  accepts?: Array<Payment & { extra?: Record<string, unknown> }>;
-  describe?: Describe;
-  signals?: SignalsInput;
-}
-
-/**
- * Signals as imports carry them: in part, and `null` (the block or a member) for "never settled",
- * as other catalogs export it; the write path stores absent/zero for null.
- */
-export type SignalsInput = { [K in keyof Signals]?: Signals[K] | null } | null;
-
-/** The id is derived from the resource and debug belongs to reads; signals may be seeded in part (imports carry them). */
-export type McpListingInput = Omit<McpListing, 'id' | 'signals' | 'debug'> & { signals?: SignalsInput };
-
-export type ListingInput = HttpListingInput | McpListingInput;
 
 export interface WriteContext {
   source: ListingSource;
@@ -38,11 +15,6 @@ export interface WriteContext {
   owner?: string;
   /** When the resource was seen; defaults to now (injectable for staleness tests). */
   seenAt?: Date;
-}
-
-export interface InvalidField {
-  path: string;
-  message: string;
 }
 
 export interface AcceptedWrite {
@@ -54,7 +26,7 @@ export interface AcceptedWrite {
 
 export interface RejectedWrite {
   index: number;
-  errors: InvalidField[];
+  errors: FieldError[];
 }
 
 export interface BulkWriteResult {
@@ -76,13 +48,11 @@ export interface UpsertResult {
 export interface CatalogWriter {
   /**
    * Validates, canonicalizes and queues an upsert durably; resolves once the write is in the
-   * durable stream. Throws InvalidListingError (from ./validation.js) listing every failing field.
+   * durable stream, with the document the write stores. Throws InvalidListingError (from
+   * ./validation.js) listing every failing field.
    */
-  upsert(input: ListingInput, context: WriteContext): Promise<{ id: string; created: boolean }>;
-  /**
-   * The same for a listing checkListingInput (validation.ts) already checked and canonicalized:
-   * neither is done again, and the result carries the document the write stores.
-   */
+  upsert(input: ListingInput, context: WriteContext): Promise<UpsertResult>;
+  /** The same for a listing checkListingInput (validation.ts) already checked and canonicalized: neither is done again. */
   upsertChecked(listing: CheckedListing, context: WriteContext): Promise<UpsertResult>;
   /** Bulk form: invalid entries are reported, valid ones are queued. */
   upsertMany(inputs: unknown[], context: WriteContext): Promise<BulkWriteResult>;

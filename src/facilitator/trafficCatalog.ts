@@ -11,7 +11,8 @@
  * /settle response. Shutdown awaits `idle()` before it closes the Redis connection these writes use.
  */
 import type { CatalogReader } from '../catalog/reader.js';
-import type { CatalogWriter, HttpListingInput, ListingInput } from '../catalog/writer.js';
+import type { CatalogWriter } from '../catalog/writer.js';
+import type { HttpListingInput, ListingInput } from '../shapes/listingInput.js';
 import { InvalidInput } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import type { TrafficAccepts } from '../store/trafficAccepts.js';

@@ -9,7 +9,7 @@
  * - MCP tools are never listed from traffic on a host bound to a seller token: only that token's
  *   publish writes there.
  */
-import type { ListingInput } from '../catalog/writer.js';
+import type { ListingInput } from '../shapes/listingInput.js';
 import type { ProbeAllowList } from '../ingest/addressPolicy.js';
 import { checkFetchTarget, FetchFailure } from '../ingest/safeFetch.js';
 

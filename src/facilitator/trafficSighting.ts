@@ -8,7 +8,7 @@
 import { httpListingId, mcpListingId } from '../catalog/identity.js';
 import type { Describe, Payment } from '../shapes/listing.js';
 import { toCaip2Network } from '../x402/networks.js';
-import type { ListingInput } from '../catalog/writer.js';
+import type { AcceptedPayment, ListingInput } from '../shapes/listingInput.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import type { RawFacilitatorRequest } from './request.js';
 
@@ -17,7 +17,7 @@ export interface TrafficSighting {
   input: ListingInput;
   /** `${scheme} ${network}`: accepts entries merge by this key. */
   acceptKey: string;
-  accept: Payment & { extra?: Record<string, unknown> };
+  accept: AcceptedPayment;
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value.length > 0 ? value : undefined);
@@ -47,9 +47,9 @@ function inputsOf(input: JsonObject, schemaInput: JsonObject): Record<string, st
   return names.length > 0 ? Object.fromEntries(names.map((n) => [n, inputs[n]!.slice(0, 200)])) : undefined;
 }
 
-function paymentOf(version: number, requirements: JsonObject): Payment & { extra?: Record<string, unknown> } {
+function paymentOf(version: number, requirements: JsonObject): AcceptedPayment {
   const network = str(requirements.network) ?? '';
-  const payment: Payment & { extra?: Record<string, unknown> } = {
+  const payment: AcceptedPayment = {
     scheme: requirements.scheme as Payment['scheme'],
     network: toCaip2Network(network) ?? network,
     asset: String(requirements.asset ?? ''),

@@ -24,7 +24,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { discoveryTools } from '../mcp/discoveryTools.js';
 import type { BazaarDiscovery } from '../bazaar/bazaarDiscovery.js';
-import { webRoutes } from '../web/routes.js';
+import { webRoutes } from './routes/web.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import type { ChangeFeed } from '../lifecycle/changeFeed.js';
 import type { HistoryReader } from '../lifecycle/historyReader.js';

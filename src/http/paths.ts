@@ -21,6 +21,11 @@ export const PATHS = {
   metrics: '/metrics',
   healthz: '/healthz',
   readyz: '/readyz',
+  /** The web catalog's views, routed by its client (keep in step with src/web/client/router.tsx). */
+  webPages: ['/', '/listings/:id', '/sellers'],
+  /** The web client as built by npm run build:web (src/web/page.ts links them). */
+  webScript: '/assets/app.js',
+  webStyles: '/assets/app.css',
 } as const;
 
 /** Where one listing is read (the Location of a publish). */

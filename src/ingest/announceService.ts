@@ -9,9 +9,8 @@ import { HTTP_METHODS } from '../core/httpMethods.js';
 import { isListingId } from '../core/listingId.js';
 import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../catalog/identity.js';
 import type { CatalogReader } from '../catalog/reader.js';
-import type { Payment } from '../shapes/listing.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
-import { ChallengeError, parseAnnouncedChallenge, type ParsedChallenge } from './challenge.js';
+import { ChallengeError, parseAnnouncedChallenge, paymentOf, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/probeStore.js';
 import { isValidRouteTemplate, templateMatchesPath } from './routeTemplate.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -104,7 +103,7 @@ export class AnnounceService {
     const routeTemplate = request.routeTemplate ?? challenge?.routeTemplate;
     const { id, aliasId } = this.identify(request.resource, method, routeTemplate);
 
-    const expected = challenge ? JSON.stringify(challenge.accepts.map(paymentOnly)) : undefined;
+    const expected = challenge ? JSON.stringify(challenge.accepts.map(paymentOf)) : undefined;
     const { queued, status } = await this.queueUnavailableOnError(() => this.store.enqueue({
       id,
       ...(aliasId ? { aliasId } : {}),
@@ -212,7 +211,3 @@ export class AnnounceService {
   }
 }
 
-function paymentOnly(payment: Payment & { extra?: unknown }): Payment {
-  const { extra: _extra, ...rest } = payment;
-  return rest;
-}

@@ -10,14 +10,17 @@
 import { httpMethod } from '../core/httpMethods.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import type { Describe, Payment, Scheme } from '../shapes/listing.js';
+import { paymentSchema, type AcceptedPayment } from '../shapes/listingInput.js';
 import { toCaip2Network } from '../x402/networks.js';
+import { decodeBase64Json, HEADERS, type PaymentRequired, type PaymentRequiredV1 } from '../x402/wire.js';
 import { describeFromChallenge } from './challengeDescribe.js';
 import { isValidRouteTemplate } from './routeTemplate.js';
 
-export type AcceptedPayment = Payment & { extra?: Record<string, unknown> };
+export type { AcceptedPayment };
+type X402Version = PaymentRequired['x402Version'] | PaymentRequiredV1['x402Version'];
 
 export interface ParsedChallenge {
-  version: 1 | 2;
+  version: X402Version;
   /** The options with a scheme and network the catalog knows (exact/upto, CAIP-2-mappable). */
   accepts: AcceptedPayment[];
   describe?: Describe;
@@ -33,22 +36,18 @@ export class ChallengeError extends Error {
   }
 }
 
-const SCHEMES: readonly Scheme[] = ['exact', 'upto'];
+const SCHEMES: readonly string[] = paymentSchema.properties.scheme.enum;
 const INTEGER = /^(0|[1-9][0-9]{0,18})$/;
 
 
 const text = (value: unknown, max: number): string | undefined =>
   typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
 
-/** The `PAYMENT-REQUIRED` header value (base64 JSON, standard or url-safe alphabet). */
-export function decodeChallengeHeader(value: string): unknown {
-  const compact = value.trim();
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) throw new ChallengeError('the PAYMENT-REQUIRED value is not base64');
-  try {
-    return JSON.parse(Buffer.from(compact, 'base64').toString('utf8'));
-  } catch {
-    throw new ChallengeError('the PAYMENT-REQUIRED value is not base64-encoded JSON');
-  }
+/** The `PAYMENT-REQUIRED` header value (base64 JSON, standard or url-safe alphabet), decoded as x402/wire.ts does. */
+export function decodeChallengeHeader(value: string): JsonObject {
+  const decoded = decodeBase64Json(value);
+  if (!decoded) throw new ChallengeError(`the ${HEADERS.paymentRequired} value is not base64 of a JSON object`);
+  return decoded;
 }
 
 /** A challenge as announced: a v1/v2 object, or the v2 header string. */
@@ -89,10 +88,10 @@ export function parseChallenge(raw: unknown): ParsedChallenge {
   return parsed;
 }
 
-function parseAccept(entry: unknown, version: 1 | 2): AcceptedPayment | string {
+function parseAccept(entry: unknown, version: X402Version): AcceptedPayment | string {
   if (!isObject(entry)) return 'not an object';
   const scheme = entry.scheme;
-  if (typeof scheme !== 'string' || !(SCHEMES as readonly string[]).includes(scheme)) {
+  if (typeof scheme !== 'string' || !SCHEMES.includes(scheme)) {
     return `scheme ${JSON.stringify(scheme)} is not exact or upto`;
   }
   const network = typeof entry.network === 'string' ? toCaip2Network(entry.network) : undefined;
@@ -122,6 +121,12 @@ function declaredMethod(bazaar: JsonObject | undefined, firstAccept: JsonObject 
     if (method) return method;
   }
   return undefined;
+}
+
+/** The listing's payment of an accepted option: the option without its scheme parameters (`extra`). */
+export function paymentOf(option: AcceptedPayment): Payment {
+  const { extra: _extra, ...payment } = option;
+  return payment;
 }
 
 /** What must agree between an announced and a probed challenge: the set of payment options. */

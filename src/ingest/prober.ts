@@ -10,11 +10,13 @@
  */
 import type { AnnounceSettings } from '../config.js';
 import type { Payment } from '../shapes/listing.js';
-import type { CatalogWriter, HttpListingInput } from '../catalog/writer.js';
+import type { CatalogWriter } from '../catalog/writer.js';
+import type { HttpListingInput } from '../shapes/listingInput.js';
 import { InvalidListingError } from '../catalog/validation.js';
 import type { Logger } from '../logger.js';
 import { ProbeAllowList } from './addressPolicy.js';
-import { ChallengeError, decodeChallengeHeader, parseChallenge, requirementsDifference, type ParsedChallenge } from './challenge.js';
+import { HEADERS } from '../x402/wire.js';
+import { ChallengeError, decodeChallengeHeader, parseChallenge, paymentOf, requirementsDifference, type ParsedChallenge } from './challenge.js';
 import { templateMatchesPath } from './routeTemplate.js';
 import type { ProbeRecord, ProbeStore } from '../store/probeStore.js';
 import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
@@ -235,7 +237,7 @@ export class Prober {
       type: 'http',
       resource: record.resource,
       method: record.method,
-      payment: stripExtra(primary!),
+      payment: paymentOf(primary!),
       accepts: challenge.accepts,
     };
     const routeTemplate = record.routeTemplate ?? challenge.routeTemplate;
@@ -257,14 +259,9 @@ function probedVerifiedUrl(record: ProbeRecord): boolean {
   return record.resource === record.verifiedResource && record.method === (record.verifiedMethod ?? record.method);
 }
 
-function stripExtra(payment: Payment & { extra?: unknown }): Payment {
-  const { extra: _extra, ...rest } = payment;
-  return rest;
-}
-
 /** v2 sends the challenge in the PAYMENT-REQUIRED header (its body may be empty or HTML); v1 in the JSON body. */
 function readChallenge(response: SafeResponse): unknown {
-  const header = response.headers['payment-required'];
+  const header = response.headers[HEADERS.paymentRequired.toLowerCase()];
   if (typeof header === 'string' && header.length > 0) return decodeChallengeHeader(header);
   const text = response.body.toString('utf8');
   if (text.trim().length === 0) throw new ChallengeError('the 402 carries neither a PAYMENT-REQUIRED header nor a JSON body');

@@ -6,7 +6,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { LISTING_ID_SOURCE } from '../core/listingId.js';
-import { listingPageSchema, listingResponseSchema } from '../catalog/listingShape.js';
+import { listingPageSchema, listingResponseSchema } from '../shapes/listing.js';
 import type { Listing } from '../shapes/listing.js';
 import type { CatalogSearch, ReadPage } from '../search/catalogSearch.js';
 import { MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, parseReadRequest, type ReadEndpoint } from '../search/readRequest.js';

@@ -4,8 +4,8 @@
  * document cannot drift from what the service validates and sends.
  */
 import { LISTING_ID_SOURCE } from '../core/listingId.js';
-import { httpListingResponseSchema, listingPageSchema, listingResponseSchema, mcpListingResponseSchema } from '../catalog/listingShape.js';
-import { mcpListingSchema } from '../catalog/listingSchema.js';
+import { httpListingResponseSchema, listingPageSchema, listingResponseSchema, mcpListingResponseSchema } from '../shapes/listing.js';
+import { mcpListingSchema } from '../shapes/listingInput.js';
 import type { OpenApiObject } from './builders.js';
 
 const ISO_TIME = { type: 'string', format: 'date-time' } as const;

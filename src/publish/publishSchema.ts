@@ -6,11 +6,12 @@
  * seller's typo (`inputschema`, `price`) is reported instead of publishing a listing without it.
  */
 import { checkListingInput, type CheckedListing } from '../catalog/validation.js';
-import type { InvalidField, McpListingInput } from '../catalog/writer.js';
+import type { FieldError } from '../core/errors.js';
+import type { McpListingInput } from '../shapes/listingInput.js';
 
 const SERVICE_OWNED_FIELDS = ['id', 'signals'] as const;
 
-export type PublishValidation = { ok: true; input: McpListingInput; listing: CheckedListing } | { ok: false; errors: InvalidField[] };
+export type PublishValidation = { ok: true; input: McpListingInput; listing: CheckedListing } | { ok: false; errors: FieldError[] };
 
 /**
  * Every failing field in one pass; on success the listing as the catalog's check left it (checked
@@ -21,7 +22,7 @@ export function validatePublishBody(body: unknown): PublishValidation {
     return { ok: false, errors: [{ path: '(root)', message: 'must be a JSON object (send Content-Type: application/json)' }] };
   }
   const record = body as Record<string, unknown>;
-  const errors: InvalidField[] = [];
+  const errors: FieldError[] = [];
   if (record.type === undefined) errors.push({ path: 'type', message: 'is required' });
   else if (record.type !== 'mcp') {
     errors.push({ path: 'type', message: 'must be "mcp": HTTP endpoints are cataloged from their 402 challenge (POST /discovery/announce)' });

@@ -7,8 +7,8 @@ import type { PublishOwners } from '../store/publishOwners.js';
 import { toListing } from '../catalog/listing.js';
 import type { McpListing } from '../shapes/listing.js';
 import { keptFromStored, type KeptFields } from '../store/listingDocument.js';
-import type { CatalogWriter, InvalidField } from '../catalog/writer.js';
-import { Forbidden, InvalidInput, NotFound } from '../core/errors.js';
+import type { CatalogWriter } from '../catalog/writer.js';
+import { Forbidden, InvalidInput, NotFound, type FieldError } from '../core/errors.js';
 import { hostIsBound, resourceAuthority } from './hostBinding.js';
 import { validatePublishBody } from './publishSchema.js';
 import type { SellerToken } from './sellerTokens.js';
@@ -24,7 +24,7 @@ export interface PublishResult {
   listing: McpListing;
 }
 
-function invalidListing(errors: InvalidField[]): InvalidInput {
+function invalidListing(errors: FieldError[]): InvalidInput {
   return new InvalidInput('invalid_listing', `The listing has ${errors.length} invalid field(s); see errors.`, errors);
 }
 

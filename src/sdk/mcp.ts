@@ -14,13 +14,13 @@ import type { McpServer, RegisteredTool, ToolCallback } from '@modelcontextproto
 import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { listedSchemas, type ListedSchemas, type ToolDefinition } from './listedSchemas.js';
-import { parsePaymentPayload, paymentRequiredV1, paymentRequiredV2, settlePayment, verifyPayment, type PaidResource } from './payment.js';
+import { listingPayment, parsePaymentPayload, paymentRequiredV1, paymentRequiredV2, settlePayment, verifyPayment, type PaidResource } from './payment.js';
 import { PaymentClaims } from './paymentClaims.js';
 import { buildRequirements, type PriceOptions } from './price.js';
 import { Publisher, type PublishOutcome, type PublisherOptions, type ToolListing } from './publisher.js';
 import { ServiceClient, type FetchLike, type ServiceClientOptions } from './serviceClient.js';
 import type { PaymentRequirements } from '../x402/wire.js';
-import type { Scheme } from '../shapes/listing.js';
+import type { Payment } from '../shapes/listing.js';
 
 export const META = {
   payment: 'x402/payment',
@@ -50,7 +50,7 @@ export interface PaidToolConfig<InputArgs extends ZodRawShapeCompat | AnySchema,
   inputSchema: InputArgs;
   outputSchema?: OutputArgs;
   tags?: string[];
-  price: PriceOptions & { pricing?: { unit: string; pricePerUnit: string } };
+  price: PriceOptions & { pricing?: Payment['pricing'] };
 }
 
 type RequestExtra = Parameters<ToolCallback<ZodRawShapeCompat>>[1];
@@ -157,16 +157,7 @@ export class PaidMcpServer {
         name,
         description: config.description,
         ...(config.tags ? { tags: config.tags } : {}),
-        payment: {
-          // buildRequirements only makes exact or upto requirements.
-          scheme: requirements.scheme as Scheme,
-          network: requirements.network,
-          asset: requirements.asset,
-          amount: requirements.amount,
-          payTo: requirements.payTo,
-          maxTimeoutSeconds: requirements.maxTimeoutSeconds,
-          ...(pricing ? { pricing } : {}),
-        },
+        payment: listingPayment(requirements, pricing),
       },
     });
 

@@ -3,6 +3,7 @@
  * the seller's requirements the buyer paid against, verify it with the service, then settle it.
  * The seller's own requirements are what is sent to the facilitator, never the buyer's copy.
  */
+import type { Payment, Scheme } from '../shapes/listing.js';
 import { v1NetworkName } from './price.js';
 import type { ServiceClient } from './serviceClient.js';
 import {
@@ -45,6 +46,20 @@ export function toV1Requirements(resource: PaidResource, r: PaymentRequirements)
     maxTimeoutSeconds: r.maxTimeoutSeconds,
     asset: r.asset,
     extra: r.extra,
+  };
+}
+
+/** The listing's payment block (shapes/listing.ts) for the seller's requirements, as the catalog lists it. */
+export function listingPayment(r: PaymentRequirements, pricing?: Payment['pricing']): Payment {
+  return {
+    // buildRequirements only makes exact or upto requirements.
+    scheme: r.scheme as Scheme,
+    network: r.network,
+    asset: r.asset,
+    amount: r.amount,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    ...(pricing ? { pricing } : {}),
   };
 }
 

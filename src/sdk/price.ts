@@ -4,9 +4,10 @@
  * what buyers' wallets sign over, so it travels in `extra` as @x402/evm expects.
  */
 import { legacyNetworkNames, toCaip2Network } from '../x402/networks.js';
+import type { Scheme } from '../shapes/listing.js';
 import type { PaymentRequirements } from '../x402/wire.js';
 
-export type Scheme = 'exact' | 'upto';
+export type { Scheme };
 
 export interface PriceOptions {
   /** Dollar price for USDC, e.g. `'$0.001'` (6 decimals). Use `amount` for any other asset. */

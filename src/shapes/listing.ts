@@ -1,36 +1,96 @@
 /**
- * The listing as clients see it (README "Catalog reads: the choices", Listing shape): the payment,
- * describe and signals blocks and the two listing types. The stored document is
- * store/listingDocument.ts; catalog/listing.ts builds this shape from it.
+ * The listing as clients see it (README "Catalog reads: the choices", Listing shape), as `toListing`
+ * builds it from the stored document (store/listingDocument.ts): one JSON Schema per shape and the
+ * type derived from it. The schemas describe the listing on every surface that documents it (the
+ * OpenAPI document, the MCP discovery tools' output schemas). Plain JSON Schema without `$ref`, so a
+ * consumer can inline it anywhere (MCP clients validate structured output with it).
  */
+import type { FromSchema } from 'json-schema-to-ts';
+import { LISTING_ID_SOURCE } from '../core/listingId.js';
+import { describeSchema, healthSchema, paymentSchema, signalsSchema, TOOL_NAME } from './listingInput.js';
+
+export type { Describe, Payment, Scheme } from './listingInput.js';
+
+const debugSchema = {
+  type: 'object',
+  description: 'Only with explain=1: score = relevance x priceBoost x recencyBoost x healthBoost (SPEC 2.6; healthBoost is 1 for a healthy or never-checked listing).',
+  required: ['score', 'relevance', 'priceBoost', 'recencyBoost', 'healthBoost'],
+  additionalProperties: false,
+  properties: {
+    score: { type: 'number' },
+    relevance: { type: 'number' },
+    priceBoost: { type: 'number' },
+    recencyBoost: { type: 'number' },
+    healthBoost: { type: 'number', minimum: 0, maximum: 1 },
+  },
+} as const;
+
+/** Signals are always present in responses (zeros when nothing was seen). */
+export const signalsResponseSchema = { ...signalsSchema, required: ['settleCount7d', 'rejectionRate7d'] } as const;
+
+export const httpListingResponseSchema = {
+  type: 'object',
+  title: 'HttpListing',
+  required: ['id', 'type', 'resource', 'payment', 'describe', 'signals'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', pattern: LISTING_ID_SOURCE },
+    type: { const: 'http' },
+    resource: { type: 'string', description: 'The endpoint URL; dynamic paths as {name} templates.' },
+    payment: paymentSchema,
+    describe: describeSchema,
+    signals: signalsResponseSchema,
+    debug: debugSchema,
+  },
+} as const;
+
+export const mcpListingResponseSchema = {
+  type: 'object',
+  title: 'McpListing',
+  required: ['id', 'type', 'resource', 'name', 'description', 'inputSchema', 'payment', 'signals'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', pattern: LISTING_ID_SOURCE },
+    type: { const: 'mcp' },
+    resource: { type: 'string', description: 'mcp://<host>/<tool_name>' },
+    name: { type: 'string', pattern: TOOL_NAME },
+    description: { type: 'string' },
+    inputSchema: { type: 'object' },
+    outputSchema: { type: 'object' },
+    payment: paymentSchema,
+    tags: describeSchema.properties.tags,
+    signals: signalsResponseSchema,
+    debug: debugSchema,
+  },
+} as const;
+
+/** One listing: `type` tells which shape. */
+export const listingResponseSchema = {
+  type: 'object',
+  title: 'Listing',
+  oneOf: [httpListingResponseSchema, mcpListingResponseSchema],
+} as const;
+
+/** A page of a catalog read (docs/catalog-reads.md): `nextCursor` only when another page exists. */
+export const listingPageSchema = {
+  type: 'object',
+  title: 'ListingPage',
+  required: ['results'],
+  additionalProperties: false,
+  properties: {
+    results: { type: 'array', items: listingResponseSchema },
+    nextCursor: { type: 'string', minLength: 1, description: 'Pass as `cursor` for the next page; absent on the last page.' },
+  },
+} as const;
 
 export type ListingType = 'http' | 'mcp';
-export type Scheme = 'exact' | 'upto';
 
-/** `amount` is a base-10 integer string in the asset's smallest unit (docs/catalog-write.md). */
-export interface Payment {
-  scheme: Scheme;
-  /** CAIP-2, e.g. `eip155:84532`. */
-  network: string;
-  asset: string;
-  amount: string;
-  /** Seller's receiving address; a documented addition used by the `payTo` filter. */
-  payTo?: string;
-  maxTimeoutSeconds?: number;
-  /** Metered MCP listings only. */
-  pricing?: { unit: string; pricePerUnit: string };
-}
-
-/** Seller-declared metadata, matched by search and carried with every 402. */
-export interface Describe {
-  title?: string;
-  description?: string;
-  tags?: string[];
-  /** Input name -> type name (`{ city: 'string', days: 'integer' }`). */
-  inputs?: Record<string, string>;
-}
-
-/** Rolling 7-day traffic signals (README "Facilitator and signals: the choices"). */
+/**
+ * Rolling 7-day traffic signals (README "Facilitator and signals: the choices"). Written out rather
+ * than derived: the response schema shares the input's `nullable` members (the OpenAPI document
+ * publishes it so), while `toListing` never sends null. test/unit/shapes.test.ts checks that this
+ * type and the schema agree.
+ */
 export interface Signals {
   lastSettled?: string;
   settleCount7d: number;
@@ -47,52 +107,16 @@ export interface Signals {
   health?: Health | null;
 }
 
-/** What the unpaid re-checks of a listed HTTP resource found over the last 7 days. */
-export interface Health {
-  /** Share of the checks that found a valid 402 matching the listing, 0..1 (4 decimals). */
-  uptime7d: number;
-  /** Median time to that 402 over the successful checks; null when none succeeded. */
-  latencyP50Ms: number | null;
-  /** The latest check (ISO 8601). */
-  lastChecked: string;
-}
+/** What the unpaid re-checks of a listed HTTP resource found over the last 7 days (README "Active health"). */
+export type Health = NonNullable<FromSchema<typeof healthSchema>>;
 
 /** Only with `explain=1`: the factors of the score (docs/catalog-reads.md). */
-export interface Debug {
-  score: number;
-  relevance: number;
-  priceBoost: number;
-  recencyBoost: number;
-  /** The health factor (issue 13): 1 for a healthy or never-checked listing. */
-  healthBoost: number;
-}
+export type Debug = FromSchema<typeof debugSchema>;
 
-export interface HttpListing {
-  id: string;
-  type: 'http';
-  resource: string;
-  payment: Payment;
-  describe: Describe;
-  signals: Signals;
-  debug?: Debug;
-}
-
-export interface McpListing {
-  id: string;
-  type: 'mcp';
-  /** `mcp://<host>/<tool_name>` */
-  resource: string;
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  payment: Payment;
-  /** Documented addition: publish accepts `tags`; the `capability` filter matches them. */
-  tags?: string[];
-  signals: Signals;
-  debug?: Debug;
-}
-
+/** Signals replace the schema's nullable form (see Signals). */
+export type HttpListing = Omit<FromSchema<typeof httpListingResponseSchema>, 'signals'> & { signals: Signals };
+/** `resource` is `mcp://<host>/<tool_name>`; `tags` feed the `capability` filter. */
+export type McpListing = Omit<FromSchema<typeof mcpListingResponseSchema>, 'signals'> & { signals: Signals };
 export type Listing = HttpListing | McpListing;
 
 /** Signals of a listing nobody has paid for yet. */

@@ -1,5 +1,6 @@
 /** The document stored in the listing index (mappings/listings.json), with its internal fields. */
 import type { Describe, ListingType, Payment, Signals } from '../shapes/listing.js';
+import type { AcceptedPayment } from '../shapes/listingInput.js';
 
 /** Who wrote a listing; kept on the document for operators, never shown to clients. */
 export type ListingSource = 'announce' | 'publish' | 'traffic' | 'import' | 'demo' | 'bench';
@@ -26,7 +27,7 @@ export interface ListingDocument {
   outputSchema?: Record<string, unknown>;
   payment: Payment;
   /** Every payment option the resource accepts (the primary one included). */
-  accepts?: Array<Payment & { extra?: Record<string, unknown> }>;
+  accepts?: AcceptedPayment[];
   describe?: Describe;
   signals: Signals;
   source: ListingSource;

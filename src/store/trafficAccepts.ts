@@ -3,12 +3,10 @@
  * and instances (one hash per listing, kept 90 days after its last sighting).
  */
 import type { Redis } from 'ioredis';
-import type { Payment } from '../shapes/listing.js';
+import type { AcceptedPayment } from '../shapes/listingInput.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 const ACCEPTS_TTL_SECONDS = 90 * 24 * 3600;
-
-export type Accept = Payment & { extra?: Record<string, unknown> };
 
 export class TrafficAccepts {
   private readonly keys: RedisKeys;
@@ -18,13 +16,13 @@ export class TrafficAccepts {
   }
 
   /** Records `accept` under `acceptKey`; returns every option of the listing, by key order, at most `max`. */
-  async merge(listingId: string, acceptKey: string, accept: Accept, max: number): Promise<Accept[]> {
+  async merge(listingId: string, acceptKey: string, accept: AcceptedPayment, max: number): Promise<AcceptedPayment[]> {
     const key = this.keys.trafficAccepts(listingId);
     const results = await this.redis.pipeline().hset(key, acceptKey, JSON.stringify(accept)).expire(key, ACCEPTS_TTL_SECONDS).hgetall(key).exec();
     const all = (results?.[2]?.[1] ?? {}) as Record<string, string>;
     return Object.keys(all)
       .sort()
       .slice(0, max)
-      .map((k) => JSON.parse(all[k]!) as Accept);
+      .map((k) => JSON.parse(all[k]!) as AcceptedPayment);
   }
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseListingFile } from '../../src/catalog/transfer.js';
-import type { HttpListingInput, McpListingInput } from '../../src/catalog/writer.js';
+import type { HttpListingInput, McpListingInput } from '../../src/shapes/listingInput.js';
 import type { Harness } from './harness.js';
 import { seed } from './discoveryFixtures.js';
 

@@ -4,7 +4,8 @@
  */
 import type { Harness } from './harness.js';
 import { waitFor } from './harness.js';
-import type { HttpListingInput, McpListingInput, WriteContext } from '../../src/catalog/writer.js';
+import type { HttpListingInput, McpListingInput } from '../../src/shapes/listingInput.js';
+import type { WriteContext } from '../../src/catalog/writer.js';
 
 export const BASE_SEPOLIA = 'eip155:84532';
 export const BASE = 'eip155:8453';

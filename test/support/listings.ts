@@ -1,5 +1,5 @@
 /** Listing inputs for the catalog tests: valid by default, overridable field by field. */
-import type { HttpListingInput, McpListingInput } from '../../src/catalog/writer.js';
+import type { HttpListingInput, McpListingInput } from '../../src/shapes/listingInput.js';
 
 export const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 export const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';

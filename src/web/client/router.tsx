@@ -1,7 +1,7 @@
 /**
- * Path routing for the three views (the server serves the page at each: src/web/routes.ts
- * PAGE_PATHS). Links are real links (open in a new tab, keyboard, copy); a plain click navigates
- * without reloading.
+ * Path routing for the three views (the server serves the page at each: src/http/routes/web.ts,
+ * PATHS.webPages in src/http/paths.ts). Links are real links (open in a new tab, keyboard, copy);
+ * a plain click navigates without reloading.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';

@@ -1,8 +1,10 @@
 /**
- * JSON Schemas of a `ListingInput` (docs/catalog-write.md, "Validation"). They are the
+ * JSON Schemas of a `ListingInput` (docs/catalog-write.md, "Validation") and the types derived from
+ * them, so the schema ajv checks and the type the write path reads cannot drift apart. They are the
  * contract producers write against; checks JSON Schema cannot express (amount range, canonical
- * resource, network names, nested JSON Schemas) live in validation.ts.
+ * resource, network names, nested JSON Schemas) live in catalog/validation.ts.
  */
+import type { FromSchema } from 'json-schema-to-ts';
 
 /** Base-10 integer string: no sign, no leading zeros, no decimals or exponent. */
 export const INTEGER_STRING = '^(0|[1-9][0-9]*)$';
@@ -33,6 +35,10 @@ export const paymentSchema = {
     },
   },
 } as const;
+
+/** `amount` is a base-10 integer string in the asset's smallest unit; `payTo` feeds the `payTo` filter. */
+export type Payment = FromSchema<typeof paymentSchema>;
+export type Scheme = Payment['scheme'];
 
 /** An extra payment option of the resource (x402 `accepts`); `extra` is kept opaque. */
 const acceptSchema = {
@@ -78,6 +84,9 @@ export const healthSchema = {
   },
 } as const;
 
+/** Seller-declared metadata, matched by search and carried with every 402. */
+export type Describe = FromSchema<typeof describeSchema>;
+
 /**
  * `null` (the whole block or a member) is what other catalogs export for "never settled"; the write
  * path reads it as absent: no lastSettled, zero counts (docs/catalog-write.md "Import").
@@ -96,6 +105,9 @@ export const signalsSchema = {
     health: healthSchema,
   },
 } as const;
+
+/** Signals as imports carry them: in part, `null` for "never settled". */
+export type SignalsInput = FromSchema<typeof signalsSchema>;
 
 /** The envelope every listing shares; checked first so a bad `type` gives one clear error. */
 export const envelopeSchema = {
@@ -142,3 +154,11 @@ export const mcpListingSchema = {
     signals: signalsSchema,
   },
 } as const;
+
+/** An option of x402 `accepts` as the catalog keeps it: a payment with opaque scheme parameters. */
+export type AcceptedPayment = FromSchema<typeof acceptSchema>;
+/** `id` is accepted and ignored (derived from the canonical key); `method` defaults to GET. */
+export type HttpListingInput = FromSchema<typeof httpListingSchema>;
+/** The id is derived from the resource; signals may be seeded in part (imports carry them). */
+export type McpListingInput = FromSchema<typeof mcpListingSchema>;
+export type ListingInput = HttpListingInput | McpListingInput;

@@ -1,18 +1,17 @@
 /**
  * The web catalog (docs/web.md): the page at /, /listings/{id} and /sellers (one shell; the client
- * shows the view the path names), and its built script and styles.
+ * shows the view the path names), and its built script and styles. The page and the client live
+ * in src/web; this is only the router that serves them.
  */
 import { Router, type Response } from 'express';
-import { NotFound } from '../core/errors.js';
-import { PAGE_HTML, PAGE_SECURITY_HEADERS } from './page.js';
-import { WebAssets } from './assets.js';
-
-/** Paths the client routes itself; keep in step with src/web/client/router.ts. */
-export const PAGE_PATHS = ['/', '/listings/:id', '/sellers'];
+import { NotFound } from '../../core/errors.js';
+import { PAGE_HTML, PAGE_SECURITY_HEADERS } from '../../web/page.js';
+import { WebAssets } from '../../web/assets.js';
+import { PATHS } from '../paths.js';
 
 export function webRoutes(assets = new WebAssets()): Router {
   const router = Router();
-  router.get(PAGE_PATHS, (_req, res) => {
+  router.get([...PATHS.webPages], (_req, res) => {
     res.set({ ...PAGE_SECURITY_HEADERS, 'Cache-Control': 'no-cache' }).type('html').send(PAGE_HTML);
   });
   const serve = (name: 'app.js' | 'app.css', type: string) => (req: { headers: Record<string, unknown> }, res: Response) => {
@@ -25,7 +24,7 @@ export function webRoutes(assets = new WebAssets()): Router {
     }
     res.type(type).send(asset.body);
   };
-  router.get('/assets/app.js', serve('app.js', 'text/javascript'));
-  router.get('/assets/app.css', serve('app.css', 'text/css'));
+  router.get(PATHS.webScript, serve('app.js', 'text/javascript'));
+  router.get(PATHS.webStyles, serve('app.css', 'text/css'));
   return router;
 }
