@@ -17,7 +17,8 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
-import { searchParamsFor } from '../src/search/queryBuilder.js';
+import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';
+import type { RankingSettings } from '../src/search/rankingSettings.js';
 import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
@@ -117,7 +118,14 @@ async function main(): Promise<void> {
       rows.push({ label, gateway, es });
       process.stderr.write(`${label}: gateway p50 ${gateway.p50} ms, direct p50 ${es.p50} ms\n`);
     }
+    const cost = await rankingCost(options, cpu, esUrl, direct, async (query) => {
+      const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
+      const body = buildSearchBody(request, bm25Alone(await ranking.current()), { now: Date.now() });
+      const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
+      return { method: 'POST' as const, path: `/${config.listingsAlias}/_search?${params}`, body: JSON.stringify(body) };
+    });
     printReport(rows, options, count);
+    printRankingCost(cost);
   } finally {
     service?.child.kill('SIGTERM');
     if (!options.alias && !options.keep) {
@@ -149,6 +157,54 @@ function printReport(rows: Array<{ label: string; gateway: Measured; es: Measure
   const explain = rows.find((r) => r.label === 'search explain=1')?.gateway;
   if (plain && explain) lines.push('', `explain=1 p50 / plain p50 (gateway): ${(explain.p50 / Math.max(plain.p50, 0.001)).toFixed(2)}x`);
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+type DirectRequest = { method: 'POST'; path: string; body: string };
+
+/**
+ * Issue 10's text relevance without its additions: the typed words on the same boosted fields,
+ * times the same price and recency factors, with no typo pass, synonyms, exact tool name, text
+ * quality or kNN clause: the ranked query as it was before them.
+ */
+function bm25Alone(settings: RankingSettings): RankingSettings {
+  return {
+    ...settings,
+    typos: { ...settings.typos, weight: 0 },
+    synonyms: { ...settings.synonyms, weight: 0 },
+    semantic: { ...settings.semantic, weight: 0 },
+    exactName: 0,
+    stuffing: 'off',
+  };
+}
+
+/** What the full ranking costs Elasticsearch over BM25 alone: both sent directly, alternating rounds. */
+async function rankingCost(
+  options: Options,
+  cpu: CpuProbe,
+  esUrl: string,
+  full: (endpoint: ReadEndpoint, query: string) => Promise<DirectRequest>,
+  bm25: (query: string) => Promise<DirectRequest>,
+): Promise<{ full: Measured; bm25: Measured }> {
+  const fullTarget: Target = { name: 'search full ranking (direct ES)', url: esUrl, requests: await Promise.all(searchMix().map((q) => full('search', q))) };
+  const bm25Target: Target = { name: 'search BM25 alone (direct ES)', url: esUrl, requests: await Promise.all(searchMix().map(bm25)) };
+  await measure(fullTarget, options, cpu, 3);
+  await measure(bm25Target, options, cpu, 3);
+  const fullRuns: Measured[] = [];
+  const bm25Runs: Measured[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    fullRuns.push(await measure(fullTarget, options, cpu));
+    bm25Runs.push(await measure(bm25Target, options, cpu));
+  }
+  return { full: median(fullRuns), bm25: median(bm25Runs) };
+}
+
+function printRankingCost({ full, bm25 }: { full: Measured; bm25: Measured }): void {
+  process.stdout.write(
+    `\nranking cost, direct ES (issue 10 target: full p50 at most 1.3x BM25 alone)\n\n| query | p50 | p99 | req/s | ES CPU ms/request |\n|---|---|---|---|---|\n` +
+      `| BM25 alone | ${bm25.p50} ms | ${bm25.p99} ms | ${bm25.rps.toFixed(0)} | ${bm25.esCpuMs.toFixed(2)} |\n` +
+      `| full ranking | ${full.p50} ms | ${full.p99} ms | ${full.rps.toFixed(0)} | ${full.esCpuMs.toFixed(2)} |\n` +
+      `\nfull / BM25 alone p50: ${(full.p50 / Math.max(bm25.p50, 0.001)).toFixed(2)}x\n`,
+  );
 }
 
 runMain('bench-search', main);
