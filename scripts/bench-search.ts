@@ -7,6 +7,9 @@
  *   npx tsx scripts/bench-search.ts --alias listings-bench reuse an index (e.g. bench-ingest --keep)
  *   options: --count N (default 100000) --connections N (16) --duration S (10 per round)
  *            --rounds N (3) --keep
+ *            --approximate-embeddings  load without the model, then give every listing an
+ *                                      approximate embedding (scripts/lib/benchVectors.ts):
+ *                                      minutes instead of a quarter of an hour for 100k
  *
  * The machine is shared, so load drifts during a run: each workload alternates direct and gateway
  * runs for several rounds and reports the median of each figure.
@@ -24,6 +27,8 @@ import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/e
 import { createRedisClient } from '../src/store/redis.js';
 import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
+import { addApproximateEmbeddings } from './lib/benchVectors.js';
+import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from './lib/httpLoad.js';
 import { startServiceProcess } from './lib/benchService.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
@@ -36,6 +41,7 @@ interface Options {
   duration: number;
   rounds: number;
   keep: boolean;
+  approximateEmbeddings: boolean;
 }
 
 function readOptions(): Options {
@@ -48,9 +54,10 @@ function readOptions(): Options {
         duration: { type: 'string', default: '10' },
         rounds: { type: 'string', default: '3' },
         keep: { type: 'boolean', default: false },
+        'approximate-embeddings': { type: 'boolean', default: false },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--approximate-embeddings]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -59,6 +66,7 @@ function readOptions(): Options {
     duration: numberOption('duration', values.duration, { integer: false }),
     rounds: numberOption('rounds', values.rounds),
     keep: values.keep,
+    approximateEmbeddings: values['approximate-embeddings'],
   };
 }
 
@@ -74,7 +82,15 @@ async function main(): Promise<void> {
   const redis = createRedisClient(config.redisUrl);
   let service: { child: ChildProcess; url: string } | undefined;
   try {
-    if (!options.alias) await loadGeneratedListings(env, options.count);
+    if (!options.alias) {
+      await loadGeneratedListings(options.approximateEmbeddings ? { ...env, EMBEDDING_MODEL_DIR: '/nonexistent' } : env, options.count);
+      if (options.approximateEmbeddings) {
+        const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config.embeddingModelDir, createLogger('warn')), (done) =>
+          process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),
+        );
+        process.stderr.write(`\n${texts} distinct texts embedded\n`);
+      }
+    }
     const { count } = await elasticsearch.count({ index: config.listingsAlias });
     process.stderr.write(`index ${config.listingsAlias}: ${count} listings\n`);
 

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { changeSynonyms, setRanking } from '../src/search/rankingCommand.js';
+import { ListingVocabulary } from '../src/store/listingVocabulary.js';
 
 interface Result {
   id: string;
@@ -55,6 +56,12 @@ describe('ranked search finds the right listing for the words people type', () =
   it('a misspelled word finds the listing ("wether forcast")', async () => {
     const results = await search('wether forcast', '&type=http');
     assert.ok(results.slice(0, 2).some((r) => r.id === id.weather), 'the weather forecast listing is among the first two');
+  });
+
+  it('the typo pass is sent only for a query with a word no listing has (inflections are known words)', async () => {
+    const vocabulary = new ListingVocabulary(h.elasticsearch, h.config.listingsAlias);
+    assert.equal(await vocabulary.knowsEveryWord('weather forecasts'), true);
+    assert.equal(await vocabulary.knowsEveryWord('wether forecast'), false);
   });
 
   it('an inflected word finds the listing ("translating" -> "Translate text")', async () => {

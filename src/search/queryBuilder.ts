@@ -86,7 +86,8 @@ const EMBEDDING_FIELD = 'embedding';
 /**
  * Text relevance, one bool of:
  * - the typed words (plus identifier words) on every boosted field;
- * - the same words fuzzily on the exact word fields, for typos, at `typos.weight`;
+ * - the same words fuzzily on the exact word fields, for typos, at `typos.weight`, when some word
+ *   of the query is in no listing (`typoPass`, decided by search/typoPass.ts);
  * - multi-word phrases of the synonym list that the query contains, as phrases (`phraseBoost`),
  *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field, the best
  *   phrase of each group only;
@@ -94,7 +95,7 @@ const EMBEDDING_FIELD = 'embedding';
  * - the listings nearest in meaning to the query (`knn` on their embeddings), at `semantic.weight`.
  * The extras weigh less than the typed words, so an exact match still wins.
  */
-function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput): Json {
+function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true): Json {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
   const list = (keep: (field: string) => boolean) => boosted.filter(([field]) => keep(field)).map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;
@@ -106,7 +107,7 @@ function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInpu
     // with every word ("translate" in its description, "documents" in its tags) beats one with a
     // single word in a short title (best_fields scored a field's words and kept the best field).
     clauses.push({ multi_match: { query: words, fields: list(() => true), type: 'cross_fields', tie_breaker: 0.3 } });
-    if (typos.weight > 0) {
+    if (typos.weight > 0 && typoPass) {
       clauses.push({
         multi_match: {
           query: words, fields: list((f) => !isStemmed(f) && !isPhrases(f)), type: 'best_fields',
@@ -202,8 +203,8 @@ const times = (query: Json, functions: Json[]): Json => ({ function_score: { que
  * around the previous one (score_mode sum inside a factor, boost_mode multiply between them),
  * because a decay cannot be floored inside a single function_score's product.
  */
-export function rankedQuery(q: string, settings: RankingSettings, now: number, named = false, semantic?: SemanticInput): Json {
-  const text = textQuery(q, settings, semantic);
+export function rankedQuery(q: string, settings: RankingSettings, now: number, named = false, semantic?: SemanticInput, typoPass = true): Json {
+  const text = textQuery(q, settings, semantic, typoPass);
   const relevance = named ? nameQuery(text, FACTOR_NAMES.relevance) : text;
   const factors = factorFunctions(settings, now);
   return times(times(relevance, factors.price), factors.recency);
@@ -235,6 +236,8 @@ export interface PageOptions {
   now: number;
   /** The query's embedding, when semantic retrieval is on. */
   queryVector?: number[];
+  /** Whether to send the typo pass (absent: sent). */
+  typoPass?: boolean;
 }
 
 export function buildSearchBody(
@@ -253,7 +256,7 @@ export function buildSearchBody(
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
     const semantic = page.queryVector ? { vector: page.queryVector, filter: [...filter, { bool: { must_not } }] } : undefined;
-    body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic)], filter, must_not } };
+    body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic, page.typoPass)], filter, must_not } };
     // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
     // the plain search runs it (only its text query gets a name).
     if (request.explain) body.post_filter = factorProbes(settings, page.now);
