@@ -7,6 +7,9 @@
  *   npx tsx scripts/bench-search.ts --alias listings-bench reuse an index (e.g. bench-ingest --keep)
  *   options: --count N (default 100000) --connections N (16) --duration S (10 per round)
  *            --rounds N (3) --keep
+ *            --approximate-embeddings  load without the model, then give every listing an
+ *                                      approximate embedding (scripts/lib/benchVectors.ts):
+ *                                      minutes instead of a quarter of an hour for 100k
  *
  * The machine is shared, so load drifts during a run: each workload alternates direct and gateway
  * runs for several rounds and reports the median of each figure.
@@ -17,12 +20,15 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
-import { searchParamsFor } from '../src/search/queryBuilder.js';
+import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';
+import type { RankingSettings } from '../src/search/rankingSettings.js';
 import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
+import { addApproximateEmbeddings } from './lib/benchVectors.js';
+import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from './lib/httpLoad.js';
 import { startServiceProcess } from './lib/benchService.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
@@ -35,6 +41,7 @@ interface Options {
   duration: number;
   rounds: number;
   keep: boolean;
+  approximateEmbeddings: boolean;
 }
 
 function readOptions(): Options {
@@ -47,9 +54,10 @@ function readOptions(): Options {
         duration: { type: 'string', default: '10' },
         rounds: { type: 'string', default: '3' },
         keep: { type: 'boolean', default: false },
+        'approximate-embeddings': { type: 'boolean', default: false },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--approximate-embeddings]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -58,6 +66,7 @@ function readOptions(): Options {
     duration: numberOption('duration', values.duration, { integer: false }),
     rounds: numberOption('rounds', values.rounds),
     keep: values.keep,
+    approximateEmbeddings: values['approximate-embeddings'],
   };
 }
 
@@ -73,7 +82,15 @@ async function main(): Promise<void> {
   const redis = createRedisClient(config.redisUrl);
   let service: { child: ChildProcess; url: string } | undefined;
   try {
-    if (!options.alias) await loadGeneratedListings(env, options.count);
+    if (!options.alias) {
+      await loadGeneratedListings(options.approximateEmbeddings ? { ...env, EMBEDDING_MODEL_DIR: '/nonexistent' } : env, options.count);
+      if (options.approximateEmbeddings) {
+        const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config.embeddingModelDir, createLogger('warn')), (done) =>
+          process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),
+        );
+        process.stderr.write(`\n${texts} distinct texts embedded\n`);
+      }
+    }
     const { count } = await elasticsearch.count({ index: config.listingsAlias });
     process.stderr.write(`index ${config.listingsAlias}: ${count} listings\n`);
 
@@ -117,7 +134,14 @@ async function main(): Promise<void> {
       rows.push({ label, gateway, es });
       process.stderr.write(`${label}: gateway p50 ${gateway.p50} ms, direct p50 ${es.p50} ms\n`);
     }
+    const cost = await rankingCost(options, cpu, esUrl, direct, async (query) => {
+      const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
+      const body = buildSearchBody(request, bm25Alone(await ranking.current()), { now: Date.now() });
+      const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
+      return { method: 'POST' as const, path: `/${config.listingsAlias}/_search?${params}`, body: JSON.stringify(body) };
+    });
     printReport(rows, options, count);
+    printRankingCost(cost);
   } finally {
     service?.child.kill('SIGTERM');
     if (!options.alias && !options.keep) {
@@ -149,6 +173,54 @@ function printReport(rows: Array<{ label: string; gateway: Measured; es: Measure
   const explain = rows.find((r) => r.label === 'search explain=1')?.gateway;
   if (plain && explain) lines.push('', `explain=1 p50 / plain p50 (gateway): ${(explain.p50 / Math.max(plain.p50, 0.001)).toFixed(2)}x`);
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+type DirectRequest = { method: 'POST'; path: string; body: string };
+
+/**
+ * Issue 10's text relevance without its additions: the typed words on the same boosted fields,
+ * times the same price and recency factors, with no typo pass, synonyms, exact tool name, text
+ * quality or kNN clause: the ranked query as it was before them.
+ */
+function bm25Alone(settings: RankingSettings): RankingSettings {
+  return {
+    ...settings,
+    typos: { ...settings.typos, weight: 0 },
+    synonyms: { ...settings.synonyms, weight: 0 },
+    semantic: { ...settings.semantic, weight: 0 },
+    exactName: 0,
+    stuffing: 'off',
+  };
+}
+
+/** What the full ranking costs Elasticsearch over BM25 alone: both sent directly, alternating rounds. */
+async function rankingCost(
+  options: Options,
+  cpu: CpuProbe,
+  esUrl: string,
+  full: (endpoint: ReadEndpoint, query: string) => Promise<DirectRequest>,
+  bm25: (query: string) => Promise<DirectRequest>,
+): Promise<{ full: Measured; bm25: Measured }> {
+  const fullTarget: Target = { name: 'search full ranking (direct ES)', url: esUrl, requests: await Promise.all(searchMix().map((q) => full('search', q))) };
+  const bm25Target: Target = { name: 'search BM25 alone (direct ES)', url: esUrl, requests: await Promise.all(searchMix().map(bm25)) };
+  await measure(fullTarget, options, cpu, 3);
+  await measure(bm25Target, options, cpu, 3);
+  const fullRuns: Measured[] = [];
+  const bm25Runs: Measured[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    fullRuns.push(await measure(fullTarget, options, cpu));
+    bm25Runs.push(await measure(bm25Target, options, cpu));
+  }
+  return { full: median(fullRuns), bm25: median(bm25Runs) };
+}
+
+function printRankingCost({ full, bm25 }: { full: Measured; bm25: Measured }): void {
+  process.stdout.write(
+    `\nranking cost, direct ES (issue 10 target: full p50 at most 1.3x BM25 alone)\n\n| query | p50 | p99 | req/s | ES CPU ms/request |\n|---|---|---|---|---|\n` +
+      `| BM25 alone | ${bm25.p50} ms | ${bm25.p99} ms | ${bm25.rps.toFixed(0)} | ${bm25.esCpuMs.toFixed(2)} |\n` +
+      `| full ranking | ${full.p50} ms | ${full.p99} ms | ${full.rps.toFixed(0)} | ${full.esCpuMs.toFixed(2)} |\n` +
+      `\nfull / BM25 alone p50: ${(full.p50 / Math.max(bm25.p50, 0.001)).toFixed(2)}x\n`,
+  );
 }
 
 runMain('bench-search', main);

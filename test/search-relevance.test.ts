@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
-import { changeSynonyms } from '../src/search/rankingCommand.js';
+import { changeSynonyms, setRanking } from '../src/search/rankingCommand.js';
+import { ListingVocabulary } from '../src/store/listingVocabulary.js';
 
 interface Result {
   id: string;
@@ -57,6 +58,12 @@ describe('ranked search finds the right listing for the words people type', () =
     assert.ok(results.slice(0, 2).some((r) => r.id === id.weather), 'the weather forecast listing is among the first two');
   });
 
+  it('the typo pass is sent only for a query with a word no listing has (inflections are known words)', async () => {
+    const vocabulary = new ListingVocabulary(h.elasticsearch, h.config.listingsAlias);
+    assert.equal(await vocabulary.knowsEveryWord('weather forecasts'), true);
+    assert.equal(await vocabulary.knowsEveryWord('wether forecast'), false);
+  });
+
   it('an inflected word finds the listing ("translating" -> "Translate text")', async () => {
     assert.equal(await first('translating documents'), id.translate);
   });
@@ -92,5 +99,38 @@ describe('ranked search finds the right listing for the words people type', () =
     assert.notEqual(await first('zorblax configuration'), id.widget, 'before: nothing says zorblax');
     await changeSynonyms(h.elasticsearch, h.config.listingsAlias, { add: 'zorblax, quantum widget' });
     await waitFor(async () => (await first('zorblax configuration')) === id.widget, 10_000, 200);
+  });
+});
+
+/**
+ * How the words alone are matched (semantic retrieval off, so an embedding cannot hide what the
+ * text query does): a phrase of the synonym list keeps its direction.
+ */
+describe('ranked search: synonym phrases, on the words alone', () => {
+  let h: Harness;
+  const id: Record<string, string> = {};
+
+  before(async () => {
+    h = await startHarness();
+    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', '0');
+    await h.container.search.ranking.refresh();
+    const specs = {
+      ocr: httpListing({ path: 'o1', title: 'OCR API', description: 'Optical character recognition for photos and scans.', tags: ['ocr'] }),
+      // "images from a text prompt": the words of "image to text" in the other direction, with
+      // stop words where the phrase has one.
+      imageGen: httpListing({ path: 'g1', title: 'Image generator', description: 'Generates images from a text prompt.', tags: ['ai'] }),
+    };
+    const ids = await seed(h, Object.values(specs));
+    Object.keys(specs).forEach((key, i) => (id[key] = ids[i]!));
+  });
+  after(async () => h.close());
+
+  const search = async (q: string): Promise<string[]> =>
+    ((await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}`).expect(200)).body.results as Result[]).map((r) => r.id);
+
+  it('a phrase with a stop word keeps its direction: "image to text" finds OCR, never "images from a text prompt"', async () => {
+    const results = await search('image to text');
+    assert.equal(results[0], id.ocr);
+    assert.ok(!results.includes(id.imageGen!), 'the image generator does not match');
   });
 });

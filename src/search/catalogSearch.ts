@@ -13,6 +13,7 @@ import { buildSearchBody, searchParamsFor, sortFor, type PageOptions } from './q
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
 import type { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
+import type { TypoPass } from './typoPass.js';
 
 export interface ReadPage {
   results: Listing[];
@@ -34,6 +35,8 @@ export interface CatalogSearchOptions {
   cursors: CursorCodec;
   /** Query vectors for semantic retrieval; absent or without a model: text relevance alone. */
   queryEmbeddings?: QueryEmbeddings;
+  /** Decides whether a query needs the typo pass; absent: always sent. */
+  typoPass?: TypoPass;
   /** Injectable clock: the recency origin of a first page. */
   now?: Clock;
 }
@@ -52,9 +55,14 @@ export class CatalogSearch {
     const now = state?.now ?? this.now();
     const settings = await this.options.ranking.current();
     const page: PageOptions = state ? { searchAfter: state.searchAfter, now } : { now };
-    if (request.kind === 'search' && request.q !== undefined && settings.semantic.weight > 0) {
-      const vector = await this.options.queryEmbeddings?.vectorFor(request.q);
+    if (request.kind === 'search' && request.q !== undefined) {
+      const q = request.q;
+      const [vector, typoPass] = await Promise.all([
+        settings.semantic.weight > 0 ? this.options.queryEmbeddings?.vectorFor(q) : undefined,
+        settings.typos.weight > 0 ? this.options.typoPass?.neededFor(q) : undefined,
+      ]);
       if (vector) page.queryVector = vector;
+      if (typoPass !== undefined) page.typoPass = typoPass;
     }
     return { body: buildSearchBody(request, settings, page, sourceFields), now };
   }

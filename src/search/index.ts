@@ -11,6 +11,8 @@ import { cursorSecretProvider } from '../store/cursorSecret.js';
 import { RankingCache } from './rankingCache.js';
 import { RankingTunablesIndex } from '../store/rankingTunables.js';
 import { ListingSearchIndex } from '../store/listingSearch.js';
+import { ListingVocabulary } from '../store/listingVocabulary.js';
+import { TypoPass } from './typoPass.js';
 import type { Clock } from '../core/clock.js';
 import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
 import { sharedEmbedder } from '../semantic/textEmbedder.js';
@@ -28,6 +30,7 @@ export function buildCatalogSearch(config: Config, logger: Logger, clients: Clie
     ranking,
     cursors: new CursorCodec(secret),
     queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, logger)),
+    typoPass: new TypoPass(new ListingVocabulary(clients.elasticsearch, config.listingsAlias)),
     ...(options.now ? { now: options.now } : {}),
   });
   return { search, ranking };

@@ -76,6 +76,13 @@ const isStemmed = (field: string) => field.endsWith('.stemmed');
 const PHRASE_FIELD = 'phrase_text';
 /** One word may stand between a phrase's words; a reversed phrase needs more and does not match. */
 const PHRASE_SLOP = 1;
+/**
+ * The stop words of the index's analyzers (Elasticsearch's `_english_` list). A phrase with one
+ * ("image to text") is directional and leaves a gap where the stop word was: with any slop the
+ * gap lets the opposite meaning in ("images from a text prompt"), so such phrases match exactly.
+ */
+const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not', 'of', 'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was', 'will', 'with']);
+const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).some((w) => STOP_WORDS.has(w)) ? 0 : PHRASE_SLOP);
 /** Shingle fields hold word pairs: fuzzy single words never match them. */
 const isPhrases = (field: string) => field.endsWith('.phrases');
 /** The listing's text embedding (dense_vector, cosine; src/semantic). */
@@ -84,23 +91,28 @@ const EMBEDDING_FIELD = 'embedding';
 /**
  * Text relevance, one bool of:
  * - the typed words (plus identifier words) on every boosted field;
- * - the same words fuzzily on the exact word fields, for typos, at `typos.weight`;
+ * - the same words fuzzily on the exact word fields, for typos, at `typos.weight`, when some word
+ *   of the query is in no listing (`typoPass`, decided by search/typoPass.ts);
  * - multi-word phrases of the synonym list that the query contains, as phrases (`phraseBoost`),
- *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field;
+ *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field, the best
+ *   phrase of each group only;
  * - a tool name typed exactly (`get_weather_forecast`), at `exactName`;
  * - the listings nearest in meaning to the query (`knn` on their embeddings), at `semantic.weight`.
  * The extras weigh less than the typed words, so an exact match still wins.
  */
-function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput): Json {
+function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true): Json {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
   const list = (keep: (field: string) => boolean) => boosted.filter(([field]) => keep(field)).map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;
-  const expansion = synonyms.weight > 0 ? expandQuery(q, synonyms.groups) : { looseWords: q, typedPhrases: [], synonyms: [] };
+  const expansion = synonyms.weight > 0 ? expandQuery(q, synonyms.groups) : { looseWords: q, groups: [] };
   const words = withIdentifierWords(expansion.looseWords);
   const clauses: Json[] = [];
   if (words !== '') {
-    clauses.push({ multi_match: { query: words, fields: list(() => true), type: 'best_fields', tie_breaker: 0.3 } });
-    if (typos.weight > 0) {
+    // cross_fields: each word scores once, in its best field, and the words add up, so a listing
+    // with every word ("translate" in its description, "documents" in its tags) beats one with a
+    // single word in a short title (best_fields scored a field's words and kept the best field).
+    clauses.push({ multi_match: { query: words, fields: list(() => true), type: 'cross_fields', tie_breaker: 0.3 } });
+    if (typos.weight > 0 && typoPass) {
       clauses.push({
         multi_match: {
           query: words, fields: list((f) => !isStemmed(f) && !isPhrases(f)), type: 'best_fields',
@@ -110,11 +122,17 @@ function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInpu
     }
   }
   // PHRASE_FIELD holds every text of the listing, stemmed, with positions (the scored fields keep none).
-  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost, slop: PHRASE_SLOP } } });
-  // A typed concept matches as a phrase with a little slop ("crypto spot prices" for "crypto
-  // price"), never as loose words: "speech to text" must not find "text to speech".
-  for (const typed of expansion.typedPhrases) clauses.push(phrase(typed, synonyms.phraseBoost));
-  for (const synonym of expansion.synonyms) clauses.push(phrase(synonym, synonyms.phraseBoost * synonyms.weight));
+  // A typed concept matches as a phrase ("crypto spot prices" for "crypto price"), never as loose
+  // words: "speech to text" must not find "text to speech". A group counts once, for its best
+  // phrase: a listing repeating "llm", "gpt" and "language model" gains no more than one of them.
+  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost, slop: slopFor(query) } } });
+  for (const group of expansion.groups) {
+    const phrases = [
+      ...group.typed.map((typed) => phrase(typed, synonyms.phraseBoost)),
+      ...group.synonyms.map((synonym) => phrase(synonym, synonyms.phraseBoost * synonyms.weight)),
+    ];
+    clauses.push(phrases.length === 1 ? phrases[0]! : { dis_max: { queries: phrases } });
+  }
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
   if (semantic && settings.semantic.weight > 0) clauses.push(knnClause(settings.semantic, semantic));
   const text = { bool: { should: clauses, minimum_should_match: 1 } };
@@ -207,8 +225,8 @@ const times = (query: Json, functions: Json[]): Json => ({ function_score: { que
  * around the previous one (score_mode sum inside a factor, boost_mode multiply between them),
  * because a decay cannot be floored inside a single function_score's product.
  */
-export function rankedQuery(q: string, settings: RankingSettings, now: number, named = false, semantic?: SemanticInput): Json {
-  const text = textQuery(q, settings, semantic);
+export function rankedQuery(q: string, settings: RankingSettings, now: number, named = false, semantic?: SemanticInput, typoPass = true): Json {
+  const text = textQuery(q, settings, semantic, typoPass);
   const relevance = named ? nameQuery(text, FACTOR_NAMES.relevance) : text;
   const factors = factorFunctions(settings, now);
   return times(times(times(relevance, factors.price), factors.recency), factors.health);
@@ -244,6 +262,8 @@ export interface PageOptions {
   now: number;
   /** The query's embedding, when semantic retrieval is on. */
   queryVector?: number[];
+  /** Whether to send the typo pass (absent: sent). */
+  typoPass?: boolean;
 }
 
 export function buildSearchBody(
@@ -262,7 +282,7 @@ export function buildSearchBody(
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
     const semantic = page.queryVector ? { vector: page.queryVector, filter: [...filter, { bool: { must_not } }] } : undefined;
-    body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic)], filter, must_not } };
+    body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic, page.typoPass)], filter, must_not } };
     // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
     // the plain search runs it (only its text query gets a name).
     if (request.explain) body.post_filter = factorProbes(settings, page.now);

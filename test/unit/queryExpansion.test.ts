@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_EXPANSIONS, synonymExpansions, withIdentifierWords } from '../../src/search/queryExpansion.js';
+import { MAX_EXPANSIONS, expandQuery, synonymExpansions, withIdentifierWords } from '../../src/search/queryExpansion.js';
 
 describe('unit: query expansion (identifier words, synonyms)', () => {
   it('adds the words inside snake_case, camelCase and path identifiers, and leaves plain words alone', () => {
@@ -20,6 +20,19 @@ describe('unit: query expansion (identifier words, synonyms)', () => {
     assert.deepEqual(synonymExpansions('SMS', groups), ['text message'], 'case-insensitive');
     assert.deepEqual(synonymExpansions('smsgateway', groups), [], 'no match inside a word');
     assert.deepEqual(synonymExpansions('speech', groups), [], 'a partial phrase does not match');
+  });
+
+  it('matches the list inflection-insensitively, and keeps each group apart', () => {
+    const verbs = [['transcribe', 'transcription'], ['translate', 'translation']];
+    assert.deepEqual(synonymExpansions('transcribing podcasts', verbs), ['transcription']);
+    assert.deepEqual(synonymExpansions('translated documents', verbs), ['translation']);
+    assert.deepEqual(synonymExpansions('transit', verbs), [], 'a word that only shares a prefix does not match');
+    const { groups: matched, looseWords } = expandQuery('cheap speech to text api and sms', groups);
+    assert.deepEqual(matched, [
+      { typed: ['speech to text'], synonyms: ['transcription', 'speech recognition'] },
+      { typed: [], synonyms: ['text message'] },
+    ]);
+    assert.equal(looseWords, 'cheap api and sms', 'a typed phrase is searched as a phrase, not as loose words');
   });
 
   it('phrases already typed are not repeated, and expansions are bounded', () => {
