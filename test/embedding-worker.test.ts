@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
-import { httpListing, seed, waitSearchable } from './support/discoveryFixtures.js';
+import { httpListing, seedUnembedded, waitSearchable } from './support/discoveryFixtures.js';
 import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
 import { embeddedTextHash } from '../src/semantic/listingText.js';
@@ -37,7 +37,7 @@ describe('the embedding worker', () => {
   after(async () => h.close());
 
   it('stores a listing without waiting for its embedding; text search finds it, semantic retrieval only once the worker ran', async () => {
-    const [id] = await seed(h, [httpListing(transcription)]);
+    const [id] = await seedUnembedded(h, [httpListing(transcription)]);
     assert.equal((await stored(id!)).embedding, undefined, 'the write path computed an embedding');
     assert.deepEqual(await search('speech transcription'), [id], 'not found by its words before it is embedded');
     assert.ok(!(await search(spokenQuery)).includes(id!), 'no words in common: only the vector can find it');
@@ -51,20 +51,20 @@ describe('the embedding worker', () => {
   });
 
   it('keeps the vector when a write leaves the text unchanged, and re-embeds a changed description', async () => {
-    const [id] = await seed(h, [httpListing({ ...transcription, path: 'stt2' })]);
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt2' })]);
     await h.container.embeddings.catchUp();
     const before = await stored(id!);
     assert.ok(before.embedding, 'not embedded');
 
     // A price change: same text, the stored vector stays (no gap in semantic retrieval).
-    await seed(h, [httpListing({ ...transcription, path: 'stt2', amount: '2000' })]);
+    await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt2', amount: '2000' })]);
     await waitSearchable(h, [id!], { term: { 'payment.amount': 2000 } });
     const repriced = await stored(id!);
     assert.deepEqual(repriced.embedding, before.embedding);
     assert.equal(repriced.embeddedTextHash, before.embeddedTextHash);
 
     const changed = { ...transcription, path: 'stt2', title: 'Image resize', description: 'Resizes and crops pictures to any size.', tags: ['images'] };
-    await seed(h, [httpListing(changed)]);
+    await seedUnembedded(h, [httpListing(changed)]);
     await waitSearchable(h, [id!], { match: { 'describe.title': { query: 'Image resize', operator: 'and' } } });
     const rewritten = await stored(id!);
     assert.equal(rewritten.embedding, undefined, 'a vector of the old text survived the change');
@@ -80,14 +80,14 @@ describe('the embedding worker', () => {
   });
 
   it('never writes a vector over a listing that changed while it was embedded; the next round embeds the new text', async () => {
-    const [id] = await seed(h, [httpListing({ ...transcription, path: 'stt3' })]);
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt3' })]);
     const model = sharedEmbedder(h.config.embeddingModelDir, h.logger);
     const changedTitle = 'Weather forecast';
     // The model runs on the old text while a seller rewrites the listing.
     const racing: Embedder = {
       async embed(texts) {
         const vectors = await model.embed(texts);
-        await seed(h, [httpListing({ ...transcription, path: 'stt3', title: changedTitle, description: 'Hourly and daily forecasts for any city.', tags: ['weather'] })]);
+        await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt3', title: changedTitle, description: 'Hourly and daily forecasts for any city.', tags: ['weather'] })]);
         await waitSearchable(h, [id!], { match: { 'describe.title': { query: changedTitle, operator: 'and' } } });
         return vectors;
       },
@@ -105,7 +105,7 @@ describe('the embedding worker', () => {
   });
 
   it('two workers that pick the same listing: the second write conflicts and changes nothing', async () => {
-    const [id] = await seed(h, [httpListing({ ...transcription, path: 'stt4' })]);
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt4' })]);
     const first = (await store.pending(100)).listings.find((l) => l.id === id);
     const second = (await store.pending(100)).listings.find((l) => l.id === id);
     assert.ok(first && second);
