@@ -50,11 +50,6 @@ async function waitUntilEmbedded(service: InProcessService, progress: (what: str
     const embedded = await count({ exists: { field: 'embeddedTextHash' } });
     if (embedded >= total) {
       progress(`${embedded} listings embedded by the embedding worker in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      // Each vector write replaced its document, and BM25 statistics count replaced documents
-      // until a merge drops them: merged, the index scores as if every listing had been written
-      // once, vector included, and the numbers compare with earlier runs.
-      await elasticsearch.indices.forcemerge({ index: config.listingsAlias, max_num_segments: 1 });
-      await elasticsearch.indices.refresh({ index: config.listingsAlias });
       return embedded;
     }
     if (Date.now() - started > 600_000) throw new Error(`only ${embedded} of ${total} listings embedded within 600 s`);
