@@ -62,7 +62,9 @@ export function mcpListing(spec: { name: string; description: string; tags?: str
  */
 export async function seed(h: Harness, inputs: Array<HttpListingInput | McpListingInput>, context: Partial<WriteContext> = {}): Promise<string[]> {
   const ids = await seedUnembedded(h, inputs, context);
-  if ((await h.container.embeddings.catchUp()) > 0) await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
+  await h.container.embeddings.catchUp();
+  // Always: the background round catchUp waited for may have written the vectors instead.
+  await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
   return ids;
 }
 
