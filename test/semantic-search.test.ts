@@ -78,5 +78,9 @@ describe('search without the embedding model', () => {
     await h.container.search.ranking.refresh();
     const results = (await request(h.app).get('/discovery/search?q=weather').expect(200)).body.results as Result[];
     assert.equal(results[0]?.id, weather);
+    // The embedding worker has nothing to run: no vector, and the listing stays found by its words.
+    assert.equal(await h.container.embeddings.catchUp(), 0);
+    const { count } = await h.elasticsearch.count({ index: h.config.listingsAlias, query: { exists: { field: 'embeddedTextHash' } } });
+    assert.equal(count, 0);
   });
 });

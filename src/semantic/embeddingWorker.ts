@@ -97,6 +97,8 @@ export class EmbeddingWorker implements BackgroundWorker {
 
   /** One batch: pick listings needing an embedding, run the model once, write the vectors conditionally. */
   async embedBatch(): Promise<EmbeddingRound> {
+    // No model installed (logged once by the embedder): semantic retrieval is off, nothing to look for.
+    if (!(await this.embedder.embed([]))) return { picked: 0, written: 0, conflicts: 0 };
     const now = this.clock();
     for (const [id, { at }] of this.handled) if (now - at >= HANDLED_REMEMBERED_MS) this.handled.delete(id);
     const versions = new Map([...this.handled].map(([id, { seqNo }]) => [id, seqNo]));
@@ -108,7 +110,6 @@ export class EmbeddingWorker implements BackgroundWorker {
     const texts = listings.map((listing) => listingText(listing.doc));
     const started = performance.now();
     const vectors = await this.embedder.embed(texts);
-    // No model installed (logged once by the embedder): nothing to do, semantic retrieval is off.
     if (!vectors) return { picked: 0, written: 0, conflicts: 0 };
     const outcomes = await this.store.write(
       listings.map((listing, i) => ({
