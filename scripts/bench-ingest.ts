@@ -1,8 +1,10 @@
 /**
  * Ingest benchmark: loads generated listings through the bulk write path (validation, Redis stream,
  * ingest consumer, Elasticsearch `_bulk`) and measures until every one is searchable (count on the
- * alias). Target: >= 5,000 listings/s end to end.
- *   npx tsx scripts/bench-ingest.ts [--count 100000] [--seed 1] [--keep]
+ * alias). Target: >= 5,000 listings/s end to end. Then, unless --skip-embedding, runs the embedding
+ * worker (src/semantic/embeddingWorker.ts) until every listing has an embedding and reports how
+ * fast embeddings catch up (listings/s): listings are searchable by text long before that.
+ *   npx tsx scripts/bench-ingest.ts [--count 100000] [--seed 1] [--keep] [--skip-embedding]
  * Index names via LISTINGS_ALIAS / LISTINGS_INDEX / REDIS_PREFIX (defaults: bench-listings,
  * bench-listings-v1, bench:). The index is recreated at the start and deleted at the end unless
  * --keep (the search benchmark reuses it).
@@ -11,6 +13,9 @@ import { dropCatalogKeys } from '../src/store/writeStream.js';
 import { generateListings } from './lib/listingGenerator.js';
 import { benchmarkEnv, openCatalogSession } from './lib/catalogSession.js';
 import { fail, numberOption, parseCommandLine } from './lib/cliOptions.js';
+import { buildEmbeddingWorker } from '../src/semantic/index.js';
+import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
+import type { CatalogSession } from './lib/catalogSession.js';
 
 const { values } = parseCommandLine(
   {
@@ -19,9 +24,10 @@ const { values } = parseCommandLine(
       seed: { type: 'string', default: '1' },
       chunk: { type: 'string', default: '5000' },
       keep: { type: 'boolean', default: false },
+      'skip-embedding': { type: 'boolean', default: false },
     },
   },
-  'usage: bench-ingest [--count N] [--seed N] [--chunk N] [--keep]',
+  'usage: bench-ingest [--count N] [--seed N] [--chunk N] [--keep] [--skip-embedding]',
 );
 const count = numberOption('count', values.count, { max: 1_000_000 });
 const chunk = numberOption('chunk', values.chunk);
@@ -31,6 +37,31 @@ function bar(done: number, total: number, label: string): void {
   const width = 30;
   const filled = Math.round((done / total) * width);
   process.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}   `);
+}
+
+/** Runs an embedding worker until all `count` listings are embedded; undefined without the model. */
+async function embeddingCatchUp(session: CatalogSession): Promise<{ ms: number; perSecond: number } | undefined> {
+  const { config, logger, elasticsearch, redis } = session;
+  const embedder = sharedEmbedder(config.embeddingModelDir, logger);
+  if (!(await embedder.embed(['warm up']))) {
+    process.stderr.write(`no embedding model in ${config.embeddingModelDir} (npm run services -- model): embedding catch-up not measured\n`);
+    return undefined;
+  }
+  const worker = buildEmbeddingWorker(config, logger, { elasticsearch, redis }, embedder);
+  const embedded = async () => (await elasticsearch.count({ index: config.listingsAlias, query: { exists: { field: 'embeddedTextHash' } } })).count;
+  const started = performance.now();
+  const deadline = Date.now() + 1_800_000;
+  let done = 0;
+  while (done < count) {
+    if (Date.now() > deadline) fail(`only ${done} of ${count} embedded after 30 minutes`, 1);
+    // catchUp returns once a round is not full (the tail, or listings waiting for a refresh).
+    if ((await worker.catchUp()) === 0) await new Promise((r) => setTimeout(r, 200));
+    done = await embedded();
+    bar(done, count, 'embedded  ');
+  }
+  process.stderr.write('\n');
+  const ms = performance.now() - started;
+  return { ms: Math.round(ms), perSecond: Math.round(count / (ms / 1000)) };
 }
 
 async function main(): Promise<void> {
@@ -73,6 +104,7 @@ async function main(): Promise<void> {
   process.stderr.write('\n');
   const stats = await catalog.queue.stats();
   await catalog.worker.stop();
+  const embedding = values['skip-embedding'] ? undefined : await embeddingCatchUp(session);
 
   const report = {
     listings: count,
@@ -83,6 +115,7 @@ async function main(): Promise<void> {
     target: 5000,
     deadLetters: stats.deadLetters,
     batchSize: config.catalogIngest.batchSize,
+    ...(embedding ? { embeddingCatchUpMs: embedding.ms, embeddedPerSecond: embedding.perSecond, embeddingBatchSize: config.embedding.batchSize } : {}),
   };
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 

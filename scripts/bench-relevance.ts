@@ -18,6 +18,8 @@ import type { ParsedEntry } from '../src/catalog/transfer.js';
 import { importListings } from '../src/catalog/transfer.js';
 import type { Listing } from '../src/shapes/listing.js';
 import { setRanking } from '../src/search/rankingCommand.js';
+import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
+import { createLogger } from '../src/logger.js';
 import { startServiceInProcess, type InProcessService } from './lib/benchService.js';
 import { parseCommandLine, runMain } from './lib/cliOptions.js';
 import { entriesAsOf, loadJudgedSet, type JudgedQuery, type JudgedSet } from './lib/judgedSet.js';
@@ -31,10 +33,28 @@ const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['recency.neverSettled', '1'],
 ];
 
-/** Listings of the scratch index that got an embedding on the write path (none: the model is not installed). */
-async function embeddedCount(service: InProcessService): Promise<number> {
-  const response = await service.elasticsearch.count({ index: service.config.listingsAlias, query: { exists: { field: 'embedding' } } });
-  return response.count;
+/**
+ * Waits until the service's embedding worker has embedded every listing of the scratch index
+ * (embeddings are computed after the write, src/semantic/embeddingWorker.ts), so the semantic
+ * columns measure the whole set; resolves with how many are embedded (0: model not installed).
+ */
+async function waitUntilEmbedded(service: InProcessService, progress: (what: string) => void): Promise<number> {
+  const { elasticsearch, config } = service;
+  // The same model instance as the service's (one per directory and process).
+  if (!(await sharedEmbedder(config.embeddingModelDir, createLogger('warn')).embed(['warm up']))) return 0;
+  const count = async (query?: object) => (await elasticsearch.count({ index: config.listingsAlias, ...(query ? { query } : {}) })).count;
+  const total = await count();
+  const started = Date.now();
+  for (;;) {
+    await elasticsearch.indices.refresh({ index: config.listingsAlias });
+    const embedded = await count({ exists: { field: 'embeddedTextHash' } });
+    if (embedded >= total) {
+      progress(`${embedded} listings embedded by the embedding worker in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return embedded;
+    }
+    if (Date.now() - started > 600_000) throw new Error(`only ${embedded} of ${total} listings embedded within 600 s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 interface Ranked {
@@ -200,7 +220,7 @@ async function main(): Promise<void> {
     const resourceById = new Map(imported.accepted.map((a) => [a.id, resourceOf(set.entries[a.index])]));
     await waitUntilSearchable(service);
     progress(`${imported.accepted.length} listings imported and searchable in ${service.config.listingsAlias}`);
-    const embedded = await embeddedCount(service);
+    const embedded = await waitUntilEmbedded(service, progress);
     if (embedded === 0) progress('WARNING: no listing has an embedding (model not installed: npm run services -- model); semantic columns equal the others');
     const alias = service.config.listingsAlias;
     const semanticWeight = values['semantic-weight'] ?? String((await service.container.search.ranking.current()).semantic.weight);

@@ -26,6 +26,8 @@ export interface Config {
   rankingRefreshMs: number;
   /** Where the sentence-embedding model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
   embeddingModelDir: string;
+  /** The embedding worker (src/semantic/embeddingWorker.ts): listings per model run, poll interval when none wait. */
+  embedding: { batchSize: number; idleMs: number };
   /** Key that signs page cursors; unset: a generated secret kept in Redis (docs/catalog-reads.md). */
   cursorSecret?: string;
   shutdownGraceMs: number;
@@ -318,6 +320,10 @@ export function loadConfig(env: Env = process.env): Config {
     catalogIngest: readCatalogIngestSettings(read),
     rankingRefreshMs: read.integer('RANKING_REFRESH_MS', 5000, 100, 10_000),
     embeddingModelDir: read.string('EMBEDDING_MODEL_DIR', '.cache/models/all-minilm-l6-v2-q'),
+    embedding: {
+      batchSize: read.integer('EMBEDDING_BATCH_SIZE', 32, 1, 1024),
+      idleMs: read.integer('EMBEDDING_IDLE_MS', 1000, 10, 600_000),
+    },
     cursorSecret:
       read.string('CURSOR_SECRET', '', (v) => (v === '' || v.length >= 16 ? undefined : 'must be at least 16 characters (or unset)')) ||
       undefined,

@@ -21,6 +21,7 @@ import { RateLimitCounter } from './store/rateLimitCounter.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
 import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
 import { buildLifecycle } from './lifecycle/index.js';
+import { buildEmbeddingWorker, type EmbeddingWorker } from './semantic/index.js';
 
 export interface Container {
   routers: Router[];
@@ -37,6 +38,8 @@ export interface Container {
   metrics: Metrics;
   /** /supported, /verify, /settle on the test ledger, and the listing signals they feed. */
   facilitator: Facilitator;
+  /** Gives stored listings their embeddings, off the write path (also in `workers`). */
+  embeddings: EmbeddingWorker;
 }
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
@@ -44,6 +47,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const catalog = buildCatalog(config, logger, clients, lifecycle.observer);
   const changes = lifecycle.attach(catalog.reader);
   const search = buildCatalogSearch(config, logger, clients);
+  const embeddings = buildEmbeddingWorker(config, logger, clients);
   const publishing = buildPublishing(config, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });
   const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
   const metrics = createMetrics();
@@ -71,12 +75,13 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   });
   return {
     routers,
-    workers: [catalog.worker, catalog.keeper, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
+    workers: [catalog.worker, catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     publishing,
     announcing,
     metrics,
     facilitator,
+    embeddings,
   };
 }

@@ -251,6 +251,17 @@ describe('foundation', () => {
       );
     });
 
+    it('validates the embedding worker settings (batch size, idle poll interval)', () => {
+      assert.deepEqual(loadConfig({}).embedding, { batchSize: 32, idleMs: 1000 });
+      assert.deepEqual(loadConfig({ EMBEDDING_BATCH_SIZE: '8', EMBEDDING_IDLE_MS: '250' }).embedding, { batchSize: 8, idleMs: 250 });
+      assert.throws(() => loadConfig({ EMBEDDING_BATCH_SIZE: '0', EMBEDDING_IDLE_MS: 'soon' }), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(err.message, /EMBEDDING_BATCH_SIZE="0": must be an integer between 1 and 1024/);
+        assert.match(err.message, /EMBEDDING_IDLE_MS="soon": must be an integer between 10 and 600000/);
+        return true;
+      });
+    });
+
     it('rejects an alias equal to the index name', () => {
       assert.throws(() => loadConfig({ LISTINGS_ALIAS: 'same', LISTINGS_INDEX: 'same' }), /must differ/);
     });

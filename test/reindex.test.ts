@@ -78,6 +78,9 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     const expected = new ExpectedCatalog(h);
     await expected.add(SIZE);
     await drained(h);
+    // The catalog's vectors written before the reindex (one core of model time would otherwise
+    // compete with it on a loaded machine); listings added during it are embedded concurrently.
+    await h.container.embeddings.catchUp();
     await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
 
     // Readers the whole time: every page must answer 200.

@@ -13,7 +13,6 @@ import { DurableCatalogWriter } from './durableWriter.js';
 import { IndexKeeper } from './indexKeeper.js';
 import { IngestWorker } from './ingestWorker.js';
 import type { AppliedWritesObserver } from '../store/catalogOperations.js';
-import { sharedEmbedder } from '../semantic/textEmbedder.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
 
@@ -49,7 +48,7 @@ export function buildCatalog(
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
   const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger);
-  const worker = new IngestWorker(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair(), sharedEmbedder(config.embeddingModelDir, logger));
+  const worker = new IngestWorker(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair());
   return {
     writer: new DurableCatalogWriter(stream, clock),
     reader: new StoreCatalogReader(store),

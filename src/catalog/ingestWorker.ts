@@ -13,8 +13,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import type { ListingStore } from '../store/listingStore.js';
 import { consumerName, type StreamEntry, type StreamReader, type WriteStream } from '../store/writeStream.js';
 import { decodeOperation, type AppliedWrite, type AppliedWritesObserver, type CatalogOperation } from '../store/catalogOperations.js';
-import type { Embedder } from '../semantic/textEmbedder.js';
-import { listingText } from '../semantic/listingText.js';
+import { embeddedTextHash } from '../semantic/listingText.js';
 
 export type IngestOptions = CatalogIngestSettings;
 
@@ -43,7 +42,6 @@ export class IngestWorker implements BackgroundWorker {
     private readonly clock: Clock = systemClock,
     /** Called when Elasticsearch says the index is gone; resolves once it is back (IndexKeeper). */
     private readonly repairIndex: () => Promise<void> = async () => {},
-    private readonly embedder?: Embedder,
   ) {}
 
   start(): void {
@@ -167,11 +165,15 @@ export class IngestWorker implements BackgroundWorker {
     const decoded: Array<{ entry: StreamEntry; operation: CatalogOperation }> = [];
     for (const entry of batch) {
       const operation = decodeOperation(entry.payload);
-      if (operation?.op === 'upsert') operation.probablyNew = entry.probablyNew === true;
+      if (operation?.op === 'upsert') {
+        operation.probablyNew = entry.probablyNew === true;
+        // No vector here (the model would cut ingest about 10x): the store keeps the stored one
+        // while the text is unchanged, and src/semantic/embeddingWorker.ts computes the others.
+        operation.textHash = embeddedTextHash(operation.doc);
+      }
       if (operation) decoded.push({ entry, operation });
       else await this.stream.deadLetter(entry, 'unreadable entry: not a catalog write operation', 1, new Date(this.clock()));
     }
-    await this.embedUpserts(decoded.map((d) => d.operation));
     const started = performance.now();
     const outcomes = await this.store.apply(decoded.map((d) => d.operation));
     this.logger.debug('catalog ingest: batch applied', { entries: decoded.length, ms: Math.round(performance.now() - started) });
@@ -205,24 +207,6 @@ export class IngestWorker implements BackgroundWorker {
     }
     if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable or a write conflicted, will retry', { reason: transient, entries: retry.length });
     return retry;
-  }
-
-  /**
-   * Each upserted document gets the embedding of its text, the whole batch in one model pass. A
-   * model failure never holds up a write: the listing is stored without one (text search still finds it).
-   */
-  private async embedUpserts(operations: CatalogOperation[]): Promise<void> {
-    const upserts = operations.flatMap((o) => (o.op === 'upsert' ? [o] : []));
-    if (!this.embedder || upserts.length === 0) return;
-    try {
-      const started = performance.now();
-      const vectors = await this.embedder.embed(upserts.map((o) => listingText(o.doc)));
-      if (!vectors) return;
-      upserts.forEach((o, i) => (o.doc.embedding = Array.from(vectors[i]!)));
-      this.logger.debug('catalog ingest: batch embedded', { listings: upserts.length, ms: Math.round(performance.now() - started) });
-    } catch (err) {
-      this.logger.warn('catalog ingest: embedding failed, listings stored without one', { error: (err as Error).message });
-    }
   }
 
   private pause(ms: number): Promise<void> {

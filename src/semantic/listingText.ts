@@ -2,16 +2,25 @@
  * The text of a listing that its embedding represents: what a buyer reads to judge it (title or
  * tool name, description, tags), not the URL or payment terms.
  */
-import type { ListingDocument } from '../store/listingDocument.js';
+import { createHash } from 'node:crypto';
+import type { EmbeddedFields } from '../store/listingEmbeddings.js';
 
 /** A tool name's words ("get_weather_forecast" -> "get weather forecast"): the model knows words, not identifiers. */
 const words = (identifier: string) => identifier.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
 
-export function listingText(doc: ListingDocument): string {
+export function listingText(doc: EmbeddedFields): string {
   const parts = [
     doc.describe?.title ?? (doc.name !== undefined ? words(doc.name) : ''),
     doc.describe?.description ?? doc.description ?? '',
     (doc.describe?.tags ?? doc.tags ?? []).join(', '),
   ];
   return parts.filter((part) => part.trim() !== '').join('. ');
+}
+
+/**
+ * What identifies the text an embedding was computed from: stored beside the vector, so an upsert
+ * with the same text keeps the vector and one with a new text drops it (store/listingStore.ts).
+ */
+export function embeddedTextHash(doc: EmbeddedFields): string {
+  return createHash('sha256').update(listingText(doc)).digest('base64url').slice(0, 22);
 }

@@ -19,6 +19,13 @@ export type CatalogOperation =
        * listing) the create conflicts and the write is applied the careful way.
        */
       probablyNew?: boolean;
+      /**
+       * Set by the consumer (never stored in the stream payload): the hash of the text the
+       * listing's embedding represents. An existing listing whose stored embedding was computed
+       * from the same text keeps it; otherwise the upsert stores none and the embedding worker
+       * computes a new one (src/semantic/embeddingWorker.ts).
+       */
+      textHash?: string;
     }
   | { op: 'touch'; id: string; seenAt: string }
   | { op: 'remove'; id: string; reason: RemovalReason; at: string }

@@ -38,8 +38,13 @@ export interface ListingDocument {
   removed: boolean;
   removedReason?: RemovalReason;
   removedAt?: string;
-  /** Unit vector of the listing's text (src/semantic), set by the ingest consumer; never shown. */
+  /**
+   * Unit vector of the listing's text (src/semantic), written by the embedding worker after the
+   * listing is stored; never shown. Absent until then, and again once the text changes.
+   */
   embedding?: number[];
+  /** Hash of the text `embedding` was computed from: an upsert keeps the vector only while it matches. */
+  embeddedTextHash?: string;
 }
 
 /** The fields of a stored listing that an upsert of it keeps. */

@@ -11,8 +11,8 @@ import { isElasticsearchUnavailable } from './elasticsearch.js';
 
 type BulkLine = Record<string, unknown>;
 
-/** Stored for search only (the listing's embedding, 384 numbers): by-id reads never need it. */
-const NOT_READ = ['embedding'];
+/** Stored for search only (the listing's embedding, 384 numbers, and its text hash): by-id reads never need them. */
+const NOT_READ = ['embedding', 'embeddedTextHash'];
 
 /** What an upsert keeps from the stored document: read once per batch with mget. */
 interface StoredState {
@@ -21,6 +21,9 @@ interface StoredState {
   firstSeen?: string;
   signals?: ListingDocument['signals'];
   owner?: string;
+  embeddedTextHash?: string;
+  /** Read only when the upsert's text hash equals `embeddedTextHash` (384 numbers: not read for nothing). */
+  embedding?: number[];
 }
 
 /**
@@ -33,6 +36,12 @@ function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, sto
   const { doc, id, replaceSignals } = operation;
   if (!stored) return [{ create: { _id: id } }, doc as unknown as BulkLine];
   const merged = keptFromStored(doc, stored, replaceSignals);
+  // The text the vector represents is unchanged: keep it, or the listing would drop out of
+  // semantic retrieval until the embedding worker computed the same vector again.
+  if (stored.embedding && stored.embeddedTextHash !== undefined && stored.embeddedTextHash === operation.textHash) {
+    merged.embedding = stored.embedding;
+    merged.embeddedTextHash = stored.embeddedTextHash;
+  }
   return [{ index: { _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }, merged as unknown as BulkLine];
 }
 
@@ -158,6 +167,7 @@ export class ListingStore {
     try {
       const toRead = operations.filter((o) => o.op === 'upsert' && !o.probablyNew).map((o) => o.id);
       const stored = await this.storedState(toRead);
+      await this.readKeptEmbeddings(operations, stored);
       const lines = operations.flatMap((operation) => operationLines(operation, stored));
       const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false });
       items = response.items as unknown as Array<Record<string, BulkItemResult>>;
@@ -184,7 +194,7 @@ export class ListingStore {
     const response = await this.client.mget<Partial<ListingDocument>>({
       index: this.alias,
       ids,
-      _source_includes: ['firstSeen', 'signals', 'owner'],
+      _source_includes: ['firstSeen', 'signals', 'owner', 'embeddedTextHash'],
     });
     for (const doc of response.docs) {
       if (!('found' in doc) || !doc.found) continue;
@@ -195,9 +205,28 @@ export class ListingStore {
         ...(source.firstSeen ? { firstSeen: source.firstSeen } : {}),
         ...(source.signals ? { signals: source.signals } : {}),
         ...(source.owner ? { owner: source.owner } : {}),
+        ...(source.embeddedTextHash ? { embeddedTextHash: source.embeddedTextHash } : {}),
       });
     }
     return state;
+  }
+
+  /**
+   * Reads the stored vectors that upserts keep (same text hash). A listing changed since the first
+   * read (another seq_no) keeps none: its index operation will conflict and be retried anyway.
+   */
+  private async readKeptEmbeddings(operations: CatalogOperation[], stored: Map<string, StoredState>): Promise<void> {
+    const ids = operations.flatMap((o) => {
+      const state = o.op === 'upsert' ? stored.get(o.id) : undefined;
+      return o.op === 'upsert' && state?.embeddedTextHash !== undefined && state.embeddedTextHash === o.textHash ? [o.id] : [];
+    });
+    if (ids.length === 0) return;
+    const response = await this.client.mget<Partial<ListingDocument>>({ index: this.alias, ids, _source_includes: ['embedding'] });
+    for (const doc of response.docs) {
+      const state = stored.get(doc._id);
+      if (!state || !('found' in doc) || !doc.found || doc._seq_no !== state.seqNo) continue;
+      if (Array.isArray(doc._source?.embedding)) state.embedding = doc._source.embedding;
+    }
   }
 
   /** The stored document (removed ones included), read in real time (no refresh needed). */

@@ -56,8 +56,21 @@ export function mcpListing(spec: { name: string; description: string; tags?: str
   return input;
 }
 
-/** Writes through `catalog.writer` and resolves with the ids once every one of them is searchable. */
+/**
+ * Writes through `catalog.writer` and resolves with the ids once every one of them is searchable
+ * and (with the model installed) embedded: the embedding worker runs after the write, and a test
+ * that ranks must not see half of its listings with a vector.
+ */
 export async function seed(h: Harness, inputs: Array<HttpListingInput | McpListingInput>, context: Partial<WriteContext> = {}): Promise<string[]> {
+  const ids = await seedUnembedded(h, inputs, context);
+  await h.container.embeddings.catchUp();
+  // Always: the background round catchUp waited for may have written the vectors instead.
+  await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
+  return ids;
+}
+
+/** `seed` without waiting for the embedding worker: the listings are searchable by their words. */
+export async function seedUnembedded(h: Harness, inputs: Array<HttpListingInput | McpListingInput>, context: Partial<WriteContext> = {}): Promise<string[]> {
   const result = await h.container.catalog.writer.upsertMany(inputs, { source: 'import', ...context });
   if (result.rejected.length > 0) throw new Error(`fixtures rejected: ${JSON.stringify(result.rejected)}`);
   const ids = result.accepted.map((a) => a.id);

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import { startHarness, type Harness } from './support/harness.js';
+import { httpListing, seedUnembedded, waitSearchable } from './support/discoveryFixtures.js';
+import { setRanking } from '../src/search/rankingCommand.js';
+import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
+import { embeddedTextHash } from '../src/semantic/listingText.js';
+import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
+import { ListingEmbeddingStore } from '../src/store/listingEmbeddings.js';
+import type { ListingDocument } from '../src/store/listingDocument.js';
+
+/**
+ * Embeddings off the write path (README "Semantic retrieval"): a listing is stored and found by its
+ * words at once; the embedding worker gives it a vector afterwards, re-embeds it when its text
+ * changes, and never writes a vector of an old text over a newer version.
+ */
+describe('the embedding worker', () => {
+  let h: Harness;
+  let store: ListingEmbeddingStore;
+  const transcription = { path: 'stt', title: 'Speech transcription', description: 'Transcribes recorded meetings and calls, with timestamps and speaker labels.', tags: ['transcription'] };
+  const spokenQuery = 'convert spoken audio into written words';
+
+  const search = async (q: string): Promise<string[]> =>
+    ((await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}`).expect(200)).body.results as Array<{ id: string }>).map((r) => r.id);
+  const stored = async (id: string): Promise<ListingDocument> =>
+    (await h.elasticsearch.get<ListingDocument>({ index: h.config.listingsAlias, id }))._source!;
+  const refresh = () => h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
+
+  before(async () => {
+    // Every worker but the embedding one: the tests run it themselves, when they choose.
+    h = await startHarness({}, { workers: false });
+    for (const worker of h.container.workers) if (worker !== h.container.embeddings) worker.start();
+    store = new ListingEmbeddingStore(h.elasticsearch, h.config.listingsAlias);
+    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', '5');
+    await h.container.search.ranking.refresh();
+  });
+  after(async () => h.close());
+
+  it('stores a listing without waiting for its embedding; text search finds it, semantic retrieval only once the worker ran', async () => {
+    const [id] = await seedUnembedded(h, [httpListing(transcription)]);
+    assert.equal((await stored(id!)).embedding, undefined, 'the write path computed an embedding');
+    assert.deepEqual(await search('speech transcription'), [id], 'not found by its words before it is embedded');
+    assert.ok(!(await search(spokenQuery)).includes(id!), 'no words in common: only the vector can find it');
+
+    assert.ok((await h.container.embeddings.catchUp()) >= 1, 'the worker embedded nothing: is the model under .cache/models? (npm run services -- model)');
+    await refresh();
+    const doc = await stored(id!);
+    assert.equal(doc.embedding?.length, 384);
+    assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
+    assert.equal((await search(spokenQuery))[0], id);
+  });
+
+  it('keeps the vector when a write leaves the text unchanged, and re-embeds a changed description', async () => {
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt2' })]);
+    await h.container.embeddings.catchUp();
+    const before = await stored(id!);
+    assert.ok(before.embedding, 'not embedded');
+
+    // A price change: same text, the stored vector stays (no gap in semantic retrieval).
+    await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt2', amount: '2000' })]);
+    await waitSearchable(h, [id!], { term: { 'payment.amount': 2000 } });
+    const repriced = await stored(id!);
+    assert.deepEqual(repriced.embedding, before.embedding);
+    assert.equal(repriced.embeddedTextHash, before.embeddedTextHash);
+
+    const changed = { ...transcription, path: 'stt2', title: 'Image resize', description: 'Resizes and crops pictures to any size.', tags: ['images'] };
+    await seedUnembedded(h, [httpListing(changed)]);
+    await waitSearchable(h, [id!], { match: { 'describe.title': { query: 'Image resize', operator: 'and' } } });
+    const rewritten = await stored(id!);
+    assert.equal(rewritten.embedding, undefined, 'a vector of the old text survived the change');
+    assert.equal(rewritten.embeddedTextHash, undefined);
+
+    assert.ok((await h.container.embeddings.catchUp()) >= 1);
+    await refresh();
+    const after = await stored(id!);
+    assert.equal(after.embeddedTextHash, embeddedTextHash(after));
+    assert.notEqual(after.embeddedTextHash, before.embeddedTextHash);
+    assert.notDeepEqual(after.embedding, before.embedding);
+    assert.ok((await search('shrink my photos')).includes(id!), 'not found by the meaning of its new text');
+  });
+
+  it('never writes a vector over a listing that changed while it was embedded; the next round embeds the new text', async () => {
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt3' })]);
+    const model = sharedEmbedder(h.config.embeddingModelDir, h.logger);
+    const changedTitle = 'Weather forecast';
+    // The model runs on the old text while a seller rewrites the listing.
+    const racing: Embedder = {
+      async embed(texts) {
+        const vectors = await model.embed(texts);
+        await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt3', title: changedTitle, description: 'Hourly and daily forecasts for any city.', tags: ['weather'] })]);
+        await waitSearchable(h, [id!], { match: { 'describe.title': { query: changedTitle, operator: 'and' } } });
+        return vectors;
+      },
+    };
+    const worker = new EmbeddingWorker(store, racing, h.logger, { batchSize: 32, idleMs: 1000 });
+    const round = await worker.embedBatch();
+    assert.ok(round.conflicts >= 1, JSON.stringify(round));
+    const raced = await stored(id!);
+    assert.equal(raced.describe?.title, changedTitle, 'the change was lost');
+    assert.equal(raced.embedding, undefined, 'a vector of the old text was written over the new one');
+
+    await h.container.embeddings.catchUp();
+    const after = await stored(id!);
+    assert.equal(after.embeddedTextHash, embeddedTextHash(after), 'the new text was not embedded in the next round');
+  });
+
+  it('two workers that pick the same listing: the second write conflicts and changes nothing', async () => {
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt4' })]);
+    const first = (await store.pending(100)).listings.find((l) => l.id === id);
+    const second = (await store.pending(100)).listings.find((l) => l.id === id);
+    assert.ok(first && second);
+    const vector = (n: number) => Array.from({ length: 384 }, (_, i) => (i === n ? 1 : 0));
+    assert.deepEqual(await store.write([{ ...first, embedding: vector(0), textHash: 'a' }]), ['written']);
+    assert.deepEqual(await store.write([{ ...second, embedding: vector(1), textHash: 'b' }]), ['conflict']);
+    const doc = await stored(id!);
+    assert.equal(doc.embeddedTextHash, 'a');
+    assert.equal(doc.embedding?.[0], 1);
+    // Embedded (though not yet refreshed): a third look no longer offers it.
+    assert.ok(!(await store.pending(100)).listings.some((l) => l.id === id));
+  });
+});
