@@ -3,7 +3,7 @@
  * queue's stats (for /metrics) and the ingest consumer.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -38,7 +38,7 @@ export interface Catalog {
 export function buildCatalog(
   config: Config,
   logger: Logger,
-  clients: { elasticsearch: Client; redis: Redis },
+  clients: { elasticsearch: Client; redis: RedisClient },
   /**
    * Required: every process that applies writes (server, import, demo) must report them, or the
    * change feed and listing history miss them (src/lifecycle `appliedWritesRecorder`).

@@ -3,7 +3,7 @@
  * worker, and the staleness sweeper.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { CatalogReader } from '../catalog/reader.js';
@@ -26,7 +26,7 @@ export interface Announcing {
 
 export interface AnnouncingDeps {
   elasticsearch: Client;
-  redis: Redis;
+  redis: RedisClient;
   writer: CatalogWriter;
   reader: CatalogReader;
   /** Injectable clock (tests of re-probes and staleness). */

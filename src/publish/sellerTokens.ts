@@ -4,7 +4,7 @@
  * leaked Redis dump does not let anyone publish.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { redisKeys, type RedisKeys } from '../store/redisKeys.js';
 import { normalizeBoundHost } from './hostBinding.js';
@@ -41,7 +41,7 @@ export class SellerTokenStore {
   version = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly clock: Clock = systemClock,
   ) {

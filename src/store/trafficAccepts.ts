@@ -2,7 +2,7 @@
  * The payment options traffic has shown for a listing, merged by scheme and network across requests
  * and instances (one hash per listing, kept 90 days after its last sighting).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { Payment } from '../shapes/listing.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
@@ -13,7 +13,7 @@ export type Accept = Payment & { extra?: Record<string, unknown> };
 export class TrafficAccepts {
   private readonly keys: RedisKeys;
 
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(private readonly redis: RedisClient, prefix: string) {
     this.keys = redisKeys(prefix);
   }
 
