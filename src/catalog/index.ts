@@ -10,7 +10,9 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { ListingStore } from '../store/listingStore.js';
 import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
-import { IndexKeeper } from './indexKeeper.js';
+import { CHECK_INTERVAL_MS, IndexKeeper } from './indexKeeper.js';
+import { RedisLease, leaseTtlFor } from '../store/lease.js';
+import { redisKeys } from '../store/redisKeys.js';
 import { IngestWorker } from './ingestWorker.js';
 import type { AppliedWritesObserver } from '../store/catalogOperations.js';
 import { sharedEmbedder } from '../semantic/textEmbedder.js';
@@ -48,7 +50,8 @@ export function buildCatalog(
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger);
+  const keeperLease = new RedisLease(clients.redis, redisKeys(config.redisPrefix).lease('listing-index-keeper'), leaseTtlFor(CHECK_INTERVAL_MS));
+  const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger, keeperLease);
   const worker = new IngestWorker(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair(), sharedEmbedder(config.embeddingModelDir, logger));
   return {
     writer: new DurableCatalogWriter(stream, clock),

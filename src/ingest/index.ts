@@ -14,6 +14,8 @@ import { Prober } from './prober.js';
 import { ProbeStore } from '../store/probeStore.js';
 import { ProbeWorker } from './probeWorker.js';
 import { StalenessWorker } from './stalenessWorker.js';
+import { RedisLease, leaseTtlFor } from '../store/lease.js';
+import { redisKeys } from '../store/redisKeys.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface Announcing {
@@ -49,7 +51,12 @@ export function buildAnnouncing(config: Config, logger: Logger, deps: Announcing
     deps.writer,
     store,
     logger,
-    { staleAfterMs: settings.staleAfterMs, sweepIntervalMs: settings.staleSweepIntervalMs, now },
+    {
+      staleAfterMs: settings.staleAfterMs,
+      sweepIntervalMs: settings.staleSweepIntervalMs,
+      now,
+      lease: new RedisLease(deps.redis, redisKeys(config.redisPrefix).lease('staleness-sweeper'), leaseTtlFor(settings.staleSweepIntervalMs)),
+    },
   );
   return { service, store, prober, probeWorker, staleness };
 }

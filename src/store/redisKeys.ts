@@ -19,11 +19,11 @@
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
  * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
  *   aging schedule (the record script).
- * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`): no tag, so their keys spread
+ * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`, `lease`): no tag, so their keys spread
  *   over the whole Cluster. A payer's payment key is its window counter's name plus the nonce and
  *   shares the counter's own tag (one script takes both).
  */
-type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit';
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit' | 'lease';
 
 /** The groups whose keys share one hash slot (see above); the rest are single-key. */
 export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals'];
@@ -107,6 +107,8 @@ export function redisKeys(prefix: string) {
     trafficAccepts: (listingId: string) => inGroup('traffic', `traffic:accepts:${listingId}`),
     publishedOwner: (listingId: string) => inGroup('owners', `published-owner:${listingId}`),
     cursorSecret: inGroup('cursor', 'cursor-secret'),
+    /** Which instance runs a leased periodic pass (store/lease.ts). */
+    lease: (worker: string) => inGroup('lease', `lease:${worker}`),
     rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
     /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */
     payerPayments: (operation: string, window: number, payer: string) => ownSlot(`ratelimit:${operation}-payer:${window}:${payer}`),
