@@ -9,7 +9,9 @@ import { spawnSync } from 'node:child_process';
 import request from 'supertest';
 import { Cluster } from 'ioredis';
 import { createRedisClient, scanKeys } from '../src/store/redis.js';
+import calculateSlot from 'cluster-key-slot';
 import { redisKeys } from '../src/store/redisKeys.js';
+import { WriteStream } from '../src/store/writeStream.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { announce, listing, settled } from './support/announcing.js';
 import { answers, startServer, v1Challenge, type LocalServer } from './support/sellers.js';
@@ -115,6 +117,31 @@ describe('Redis Cluster: the main flows through the Cluster client', function ()
       statuses.push((await request(h.app).post('/verify').send(body)).status);
     }
     assert.deepEqual(statuses, [200, 200, 200, 429]);
+  });
+
+  it('an acknowledged catalog write waits for the replica of its primary (WAIT), so a failover cannot drop it', async () => {
+    const cluster = h.redis as Cluster;
+    // A stream no consumer reads, in the catalog group's slot like the real one (the tag ignores the prefix).
+    const stream = new WriteStream(h.redis, `${h.config.redisPrefix}wait:`);
+    const append = async () => {
+      const started = Date.now();
+      await stream.append([{ payload: JSON.stringify({ op: 'noop' }) }]);
+      return Date.now() - started;
+    };
+    const replica = cluster.slots[calculateSlot(redisKeys(h.config.redisPrefix).writeStream)]![1]!;
+    const info = spawnSync('redis-cli', ['-p', replica.split(':')[1]!, 'info', 'server'], { encoding: 'utf8' }).stdout;
+    const pid = Number(/process_id:(\d+)/.exec(info)![1]);
+    // A frozen replica cannot acknowledge: the write waits out the replica timeout (500 ms).
+    process.kill(pid, 'SIGSTOP');
+    let frozen: number;
+    try {
+      frozen = await append();
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const healthy = await append();
+    assert.ok(frozen >= 450, `${frozen} ms with the replica frozen`);
+    assert.ok(healthy < 400, `${healthy} ms with the replica answering`);
   });
 
   it('closing drops the deployment\'s keys from every primary', async () => {

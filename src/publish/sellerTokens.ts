@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from '../core/clients.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { redisKeys, type RedisKeys } from '../store/redisKeys.js';
+import { replicated } from '../store/redis.js';
 import { normalizeBoundHost } from './hostBinding.js';
 
 /** Recognisable prefix so a leaked token is easy to spot in logs and secret scanners. */
@@ -92,6 +93,7 @@ export class SellerTokenStore {
       .set(this.hashKey(hash), token.id)
       .zadd(this.indexKey, Date.parse(token.createdAt), token.id)
       .exec();
+    await replicated(this.redis, this.indexKey);
     this.version += 1;
     return { token, secret };
   }

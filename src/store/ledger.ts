@@ -5,7 +5,7 @@
  */
 import type { RedisClient } from '../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
-import { scanKeys } from './redis.js';
+import { replicated, scanKeys } from './redis.js';
 
 /** What a valid payment would move on the ledger, produced by a scheme check. */
 export interface Transfer {
@@ -123,6 +123,7 @@ export class Ledger {
       record?.value ?? '',
       record?.ttlSeconds ?? 0,
     );
+    await replicated(this.redis, this.sponsorKey(transfer.network));
     return outcome as SettleOutcome;
   }
 

@@ -6,6 +6,7 @@
  * mid-probe leaves it to be claimed again (at-least-once).
  */
 import type { RedisClient } from '../core/clients.js';
+import { replicated } from './redis.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export type ProbeStatus = 'pending' | 'listed' | 'rejected';
@@ -125,6 +126,7 @@ export class ProbeStore {
       request.routeTemplate ?? '',
       request.expected ?? '',
     );
+    await replicated(this.redis, this.dueKey);
     return { queued: queued === 1, status: status as ProbeStatus };
   }
 

@@ -1,3 +1,4 @@
+import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisClient } from '../core/clients.js';
 import { clusterSeeds } from '../core/redisTarget.js';
@@ -37,6 +38,27 @@ export function createRedisClient(url: string, options: { lazyConnect?: boolean 
     maxRedirections: 16,
     slotsRefreshInterval: 2000,
   });
+}
+
+/** How long an acknowledged write waits for its replica (then it is acknowledged anyway: see below). */
+const REPLICA_ACK_TIMEOUT_MS = 500;
+
+/**
+ * Waits until the replica of the Cluster primary that holds `key` has every write this client sent
+ * to that primary. Redis replicates asynchronously: a primary that dies right after answering can
+ * take the newest writes with it when its replica is promoted. Called after the writes the service
+ * acknowledges to a client (catalog writes, settlements, accepted announces, issued tokens) so an
+ * acknowledged write survives a failover. A single Redis has no failover: nothing to wait for. A
+ * replica that does not answer within REPLICA_ACK_TIMEOUT_MS does not fail the write (it is on the
+ * primary; availability first), it only loses that guarantee.
+ */
+export async function replicated(redis: RedisClient, key: string): Promise<void> {
+  if (!(redis instanceof Cluster)) return;
+  const [primary, ...replicas] = redis.slots[calculateSlot(key)] ?? [];
+  if (!primary || replicas.length === 0) return;
+  // The pool's connection to that primary is the one the write went through (WAIT counts per connection).
+  const server = redis.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === primary);
+  await server?.wait(1, REPLICA_ACK_TIMEOUT_MS);
 }
 
 /** A second connection to the same Redis (or Cluster), for blocking reads or auto-pipelining. */

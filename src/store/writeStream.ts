@@ -9,7 +9,7 @@ import type { RedisClient } from '../core/clients.js';
 import { redisKeys } from './redisKeys.js';
 import { ChangeLog } from './changeLog.js';
 import { dropRedisPrefix } from './deploymentData.js';
-import { deleteKeys, duplicateClient } from './redis.js';
+import { deleteKeys, duplicateClient, replicated } from './redis.js';
 
 export interface StreamEntry {
   entryId: string;
@@ -124,6 +124,7 @@ export class WriteStream {
       const replies = (await this.redis.eval(APPEND_SCRIPT, 2, this.key, this.liveKey, ...args)) as number[];
       for (const value of replies) changed.push(value === 1);
     }
+    await replicated(this.redis, this.key);
     return changed;
   }
 
