@@ -4,7 +4,7 @@
  */
 import express, { type Express, type Router } from 'express';
 import type { Client } from '@elastic/elasticsearch';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './core/clients.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { errorHandler, notFound, requestContext } from './http/middleware.js';
@@ -16,7 +16,7 @@ export interface AppDeps {
   config: Config;
   logger: Logger;
   elasticsearch: Client;
-  redis: Redis;
+  redis: RedisClient;
   /** Feature routers mounted at the root, in order (catalog reads, publish, facilitator, ...). */
   routers?: Router[];
 }

@@ -4,12 +4,14 @@
  * fixes a deployment in one go instead of one restart per typo.
  */
 import { isIP } from 'node:net';
+import { clusterUrl, redisUrlProblem } from './core/redisTarget.js';
 
 export interface Config {
   host: string;
   port: number;
   /** One Elasticsearch node URL, or several comma-separated (a cluster): see `commaList`. */
   elasticsearchUrl: string;
+  /** One Redis (`redis://`, `rediss://`) or Redis Cluster seeds (`redis+cluster://h:p,h:p`; REDIS_CLUSTER_NODES). */
   redisUrl: string;
   /** Alias every read and write goes through; the versioned index behind it is `listingsIndex`. */
   listingsAlias: string;
@@ -301,13 +303,20 @@ function readTrustProxy(read: EnvReader): string[] {
   return entries.every((e) => proxyEntryProblem(e) === undefined) ? entries : [];
 }
 
+/** REDIS_CLUSTER_NODES (a Cluster's seed nodes) wins over REDIS_URL; a single Redis stays the default. */
+function readRedisUrl(read: EnvReader, env: Env): string {
+  const nodes = env.REDIS_CLUSTER_NODES?.trim();
+  if (nodes) return clusterUrl(read.string('REDIS_CLUSTER_NODES', '', (v) => redisUrlProblem(clusterUrl(v))));
+  return read.string('REDIS_URL', 'redis://127.0.0.1:6379', redisUrlProblem);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const config: Config = {
     host: read.string('HOST', '127.0.0.1'),
     port: read.integer('PORT', 8080, 0, 65535),
     elasticsearchUrl: read.string('ELASTICSEARCH_URL', 'http://127.0.0.1:9200', checkUrlList(['http:', 'https:'])),
-    redisUrl: read.string('REDIS_URL', 'redis://127.0.0.1:6379', checkUrl(['redis:', 'rediss:'])),
+    redisUrl: readRedisUrl(read, env),
     listingsAlias: read.string('LISTINGS_ALIAS', 'listings', indexName),
     listingsIndex: read.string('LISTINGS_INDEX', 'listings-v1', indexName),
     // One node by default: a replica could never be allocated there (the index would stay yellow).

@@ -16,6 +16,7 @@ import { payloadHash } from '../src/store/settlementStore.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { listen } from './support/sdkWorld.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
+import { redisKeys } from '../src/store/redisKeys.js';
 
 const require = createRequire(import.meta.url);
 
@@ -108,7 +109,7 @@ describe('facilitator: reason codes of the x402 packages, and a retryable settle
   it('settlement_pending names the transaction, so @x402/core retries it and gets the settlement', async () => {
     const body = await exactRequest(payer, req);
     // Another instance holds this payload's settlement lock past the duplicate's wait (15 s in production).
-    const lockKey = `${h.config.redisPrefix}settle:lock:${payloadHash(body.paymentPayload)}`;
+    const lockKey = redisKeys(h.config.redisPrefix).settleLock(payloadHash(body.paymentPayload));
     await h.redis.set(lockKey, 'other-instance', 'PX', 30_000);
     const direct = await request(h.app).post('/settle').send(body).expect(200);
     assert.equal(direct.body.errorReason, 'settlement_pending');

@@ -9,6 +9,7 @@ import { ensureListingIndex, IncompatibleIndexError, loadIndexDefinition } from 
 import { createRedisClient } from '../src/store/redis.js';
 import { API_VERSION } from '../src/version.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { clusterSeeds } from '../src/core/redisTarget.js';
 import { startHarness, testConfig, type Harness } from './support/harness.js';
 
 const silent = createLogger('error', { silent: true });
@@ -243,7 +244,7 @@ describe('foundation', () => {
           assert.equal(err.problems.length, 5);
           assert.match(err.problems[0]!, /^PORT="eighty": must be an integer between 0 and 65535$/);
           assert.match(err.message, /ELASTICSEARCH_URL="not a url": must be a URL/);
-          assert.match(err.message, /REDIS_URL="http:\/\/x": must be a redis: or rediss: URL/);
+          assert.match(err.message, /REDIS_URL="http:\/\/x": must be a redis:, rediss: or redis\+cluster: URL/);
           assert.match(err.message, /LISTINGS_ALIAS="Bad Name": must be a lower-case Elasticsearch index name/);
           assert.match(err.message, /LOG_LEVEL="loud": must be one of/);
           return true;
@@ -260,6 +261,22 @@ describe('foundation', () => {
         assert.match(err.message, /EMBEDDING_IDLE_MS="soon": must be an integer between 10 and 600000/);
         return true;
       });
+    });
+
+    it('a single Redis is the default; REDIS_CLUSTER_NODES or a redis+cluster:// URL names a Redis Cluster', () => {
+      assert.equal(loadConfig({}).redisUrl, 'redis://127.0.0.1:6379');
+      assert.equal(loadConfig({ REDIS_CLUSTER_NODES: ' 10.0.0.1:7000, redis-2:7001,[::1]:7002 ' }).redisUrl, 'redis+cluster://10.0.0.1:7000,redis-2:7001,[::1]:7002');
+      assert.equal(loadConfig({ REDIS_URL: 'redis+cluster://a:7000,b:7001' }).redisUrl, 'redis+cluster://a:7000,b:7001');
+      assert.deepEqual(clusterSeeds('redis+cluster://a:7000,[::1]:7002,c'), [{ host: 'a', port: 7000 }, { host: '::1', port: 7002 }, { host: 'c', port: 6379 }]);
+      assert.equal(clusterSeeds('redis://a:6379'), undefined);
+      for (const [env, problem] of [
+        [{ REDIS_CLUSTER_NODES: 'a:7000,b:99999' }, /REDIS_CLUSTER_NODES="a:7000,b:99999": Redis Cluster nodes: "b:99999" is not host:port/],
+        [{ REDIS_CLUSTER_NODES: 'a:7000,http://b' }, /"http:\/\/b" is not host:port/],
+        [{ REDIS_URL: 'redis+cluster:a:7000' }, /must be redis\+cluster:\/\/host:port,host:port/],
+        [{ REDIS_URL: 'redis+cluster://' }, /must name at least one Redis Cluster node/],
+      ] as const) {
+        assert.throws(() => loadConfig(env), problem);
+      }
     });
 
     it('rejects an alias equal to the index name', () => {

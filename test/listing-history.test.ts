@@ -4,6 +4,7 @@ import type { AppliedWrite } from '../src/store/catalogOperations.js';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { ListingHistory } from '../src/lifecycle/history.js';
 import { HistoryLog } from '../src/store/historyLog.js';
+import { redisKeys } from '../src/store/redisKeys.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 
@@ -71,7 +72,7 @@ describe('listing history (GET /discovery/resources/{id}/history)', () => {
   it('a listing indexed before history existed shows when it was first seen', async () => {
     const { id } = await writer().upsert(httpInput({ resource: 'https://history.example/old' }), { source: 'import' });
     await drained();
-    await h.redis.del(`${h.config.redisPrefix}catalog:history:${id}`);
+    await h.redis.del(redisKeys(h.config.redisPrefix).historyEvents(id));
     const { events } = await history(id);
     assert.deepEqual(events.map((e) => e.type), ['first_seen']);
   });

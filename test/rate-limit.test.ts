@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { errorHandler, requestContext } from '../src/http/middleware.js';
 import { bearerTokenKey, rateLimit } from '../src/http/rateLimit.js';
-import { createRedisClient } from '../src/store/redis.js';
+import { createRedisClient, scanKeys } from '../src/store/redis.js';
 import { RateLimitCounter } from '../src/store/rateLimitCounter.js';
 import { startHarness, type Harness } from './support/harness.js';
 
@@ -94,7 +94,8 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
       await request(app).get('/limited').set('Authorization', 'Bearer token-b').expect(200);
       // No token: nothing to key by, so this limiter lets it through (the per-address one still applies).
       await request(app).get('/limited').expect(200);
-      const keys = await h.redis.keys(`${h.config.redisPrefix}ratelimit:token-test:*`);
+      const keys: string[] = [];
+      await scanKeys(h.redis, `${h.config.redisPrefix}ratelimit:token-test:*`, async (batch) => void keys.push(...batch));
       assert.ok(keys.length >= 2);
       assert.ok(keys.every((k) => !k.includes('token-a')), 'raw tokens never appear in Redis keys');
     });

@@ -82,7 +82,7 @@ describe('the server process', function () {
     const run = startServer({ ...env, PORT: 'http', REDIS_URL: 'localhost:6379' });
     assert.equal(await run.exited, 2);
     assert.match(run.stderr(), /PORT="http": must be an integer/);
-    assert.match(run.stderr(), /REDIS_URL="localhost:6379": must be a redis: or rediss: URL/);
+    assert.match(run.stderr(), /REDIS_URL="localhost:6379": must be a redis:, rediss: or redis\+cluster: URL/);
   });
 
   it('refuses to start when Elasticsearch cannot be reached, saying how to start it (exit 1)', async () => {

@@ -9,6 +9,7 @@ import { buildFacilitator } from '../src/facilitator/index.js';
 import { createMetrics } from '../src/metrics.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+import { redisKeys } from '../src/store/redisKeys.js';
 
 const DAY = 24 * 3600 * 1000;
 const PAYER_A = '0x00000000000000000000000000000000000000aa';
@@ -152,7 +153,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       for (const worker of facilitator.workers) worker.start();
       await started;
       await stopAll(facilitator.workers);
-      assert.deepEqual(await h.redis.smembers(`${prefix}signals:dirty`), ['lst_stopflush'], 'still dirty: the next process flushes it');
+      assert.deepEqual(await h.redis.smembers(redisKeys(prefix).signalsDirty), ['lst_stopflush'], 'still dirty: the next process flushes it');
     });
 
     it('traffic writes started before stop finish before the connection closes', async () => {
@@ -180,7 +181,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       });
       await stopAll(facilitator.workers);
       assert.deepEqual(upserts, [resource]);
-      assert.equal(await h.redis.hlen(`${prefix}traffic:accepts:${httpListingId(resource, 'GET')}`), 1);
+      assert.equal(await h.redis.hlen(redisKeys(prefix).trafficAccepts(httpListingId(resource, 'GET'))), 1);
     });
   });
 });

@@ -4,6 +4,7 @@ import { httpListingId } from '../src/catalog/identity.js';
 import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
+import { redisKeys } from '../src/store/redisKeys.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -183,9 +184,9 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
       // leave it: holding the attacker's URL.
       const id = httpListingId(seller.url('/victim/api'), 'GET');
       assert.equal((await status(id)).status, 'listed');
-      await h.redis.hset(`${h.config.redisPrefix}probe:rec:${id}`, 'resource', seller.url('/victim/api?x=1'));
+      await h.redis.hset(redisKeys(h.config.redisPrefix).probeRecord(id), 'resource', seller.url('/victim/api?x=1'));
       const due = Date.now() + 28 * HOUR;
-      await h.redis.zadd(`${h.config.redisPrefix}probe:due`, due, id);
+      await h.redis.zadd(redisKeys(h.config.redisPrefix).probeDue, due, id);
       clock = due + 1000;
       const from = hits.length;
       assert.ok((await later.probeWorker.runDue()) >= 1);

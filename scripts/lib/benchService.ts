@@ -15,7 +15,7 @@ import { createLogger } from '../../src/logger.js';
 import { dropDeploymentData } from '../../src/store/deploymentData.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
 import { ensureListingIndex } from '../../src/store/listingIndex.js';
-import { createRedisClient, type Redis } from '../../src/store/redis.js';
+import { createRedisClient, type RedisClient } from '../../src/store/redis.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,7 +51,7 @@ export async function startServiceProcess(env: Record<string, string>, nodeArgs:
 export interface InProcessService {
   config: Config;
   elasticsearch: ElasticsearchClient;
-  redis: Redis;
+  redis: RedisClient;
   container: Container;
   url: string;
   /** Stops the server and workers, then deletes the deployment's index and Redis keys. */

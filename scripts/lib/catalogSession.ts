@@ -9,7 +9,7 @@ import type { Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
 import { ensureListingIndex } from '../../src/store/listingIndex.js';
-import { createRedisClient, type Redis } from '../../src/store/redis.js';
+import { createRedisClient, type RedisClient } from '../../src/store/redis.js';
 import type { QueueStats } from '../../src/store/writeStream.js';
 import { fail, loadConfigOrFail } from './cliOptions.js';
 
@@ -17,7 +17,7 @@ export interface CatalogSession {
   config: Config;
   logger: Logger;
   elasticsearch: ElasticsearchClient;
-  redis: Redis;
+  redis: RedisClient;
   catalog: Catalog;
   close(): Promise<void>;
 }

@@ -3,14 +3,16 @@
  * queue's stats (for /metrics) and the ingest consumer.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { ListingStore } from '../store/listingStore.js';
 import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
-import { IndexKeeper } from './indexKeeper.js';
+import { CHECK_INTERVAL_MS, IndexKeeper } from './indexKeeper.js';
+import { RedisLease, leaseTtlFor } from '../store/lease.js';
+import { redisKeys } from '../store/redisKeys.js';
 import { IngestWorker } from './ingestWorker.js';
 import type { AppliedWritesObserver } from '../store/catalogOperations.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
@@ -37,7 +39,7 @@ export interface Catalog {
 export function buildCatalog(
   config: Config,
   logger: Logger,
-  clients: { elasticsearch: Client; redis: Redis },
+  clients: { elasticsearch: Client; redis: RedisClient },
   /**
    * Required: every process that applies writes (server, import, demo) must report them, or the
    * change feed and listing history miss them (src/lifecycle `appliedWritesRecorder`).
@@ -47,7 +49,8 @@ export function buildCatalog(
 ): Catalog {
   const stream = new WriteStream(clients.redis, config.redisPrefix);
   const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger);
+  const keeperLease = new RedisLease(clients.redis, redisKeys(config.redisPrefix).lease('listing-index-keeper'), leaseTtlFor(CHECK_INTERVAL_MS));
+  const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger, keeperLease);
   const worker = new IngestWorker(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair());
   return {
     writer: new DurableCatalogWriter(stream, clock),

@@ -5,13 +5,13 @@
  * answer 503 search_unavailable and /readyz names the index (docs/catalog-write.md "Losing the index").
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { BackgroundWorker } from '../core/worker.js';
+import type { BackgroundWorker, PassLease } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
 import { elasticsearchAnswers } from '../store/elasticsearch.js';
 import { ensureListingIndex } from '../store/listingIndex.js';
 
-const CHECK_INTERVAL_MS = 5000;
+export const CHECK_INTERVAL_MS = 5000;
 
 export class IndexKeeper implements BackgroundWorker {
   readonly name = 'listing-index-keeper';
@@ -23,9 +23,12 @@ export class IndexKeeper implements BackgroundWorker {
     private readonly alias: string,
     private readonly index: string,
     private readonly logger: Logger,
+    /** With several instances, one checks the alias per period; any of them still repairs at once on demand. */
+    lease?: PassLease,
   ) {
     this.task = new PeriodicTask(() => this.check(), CHECK_INTERVAL_MS, (err) =>
       this.logger.warn('listing index check failed', { err: (err as Error).message }),
+    lease,
     );
   }
 

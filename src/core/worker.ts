@@ -7,20 +7,34 @@ export interface BackgroundWorker {
 }
 
 /**
+ * The right to run a periodic pass when several instances of the service run the same worker
+ * (store/lease.ts keeps it in Redis): only the holder runs a pass; the others skip it.
+ */
+export interface PassLease {
+  /** True when this instance holds it now (taken, or its hold extended). */
+  hold(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+/**
  * "Run this every N ms" for background workers: passes never overlap (the next one is scheduled
  * when the current one ends, however long it took), a failed pass is reported and the schedule
  * goes on, the timer never keeps the process alive, and stop() waits for the pass in progress so
- * nothing is cut off mid-write.
+ * nothing is cut off mid-write. With a lease, a pass runs only on the instance holding it, so N
+ * instances run it once per period between them, and stop() hands the lease back.
  */
 export class PeriodicTask {
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<void> | undefined;
   private stopped = true;
+  /** Whether the last pass found this instance holding the lease (only then is there one to give back). */
+  private holding = false;
 
   constructor(
     private readonly pass: () => Promise<unknown>,
     private readonly intervalMs: number,
     private readonly onError: (err: unknown) => void,
+    private readonly lease?: PassLease,
   ) {}
 
   start(): void {
@@ -34,12 +48,21 @@ export class PeriodicTask {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.current;
+    if (this.lease && this.holding) await this.lease.release().catch(this.onError);
+    this.holding = false;
+  }
+
+  /** The pass, when this instance may run it (no lease, or the lease held). */
+  private async leasedPass(): Promise<unknown> {
+    if (this.lease) this.holding = await this.lease.hold();
+    if (this.lease && !this.holding) return undefined;
+    return this.pass();
   }
 
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.current = this.pass()
+      this.current = this.leasedPass()
         .then(() => undefined, this.onError)
         .finally(() => {
           this.current = undefined;

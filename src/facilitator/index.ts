@@ -2,7 +2,7 @@
  * The facilitator module as the container wires it: service, the signals flusher, and the facilitator's gauges (sponsor balance and its floor) on the shared
  * metrics registry.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { formatEther } from 'viem';
 import type { Config } from '../config.js';
 import type { CatalogReader } from '../catalog/reader.js';
@@ -38,7 +38,7 @@ export function buildFacilitator(
   config: Config,
   logger: Logger,
   deps: {
-    redis: Redis;
+    redis: RedisClient;
     writer: CatalogWriter;
     reader: CatalogReader;
     metrics: Metrics;

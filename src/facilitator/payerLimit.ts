@@ -5,7 +5,7 @@
  * counts distinct payments (payer, nonce), so replaying a buyer's signed payload, which anyone who
  * saw it can do, does not spend it either. Fixed windows in Redis, shared by every instance.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { redisKeys } from '../store/redisKeys.js';
 import type { RateLimitRule } from '../config.js';
 import type { Transfer } from './transfer.js';
@@ -20,7 +20,7 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 redis.call('SET', KEYS[2], count, 'PX', ARGV[1])
 return count`;
 
-type CountingRedis = Redis & { payerLimitCount(counter: string, payment: string, ttlMs: number): Promise<number> };
+type CountingRedis = RedisClient & { payerLimitCount(counter: string, payment: string, ttlMs: number): Promise<number> };
 
 /** Thrown when a payer spent its budget; the route answers 429 rate_limited with Retry-After. */
 export class PayerLimitExceeded extends Error {
@@ -34,7 +34,7 @@ export class PayerLimit {
   private readonly redis: CountingRedis | undefined;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
     private readonly rule: RateLimitRule | undefined,
     private readonly now: () => number = Date.now,

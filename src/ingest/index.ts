@@ -3,7 +3,7 @@
  * worker (whose re-probes are the active health checks), and the staleness sweeper.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { CatalogReader } from '../catalog/reader.js';
@@ -16,6 +16,8 @@ import { ProbeWorker } from './probeWorker.js';
 import { StalenessWorker } from './stalenessWorker.js';
 import { HealthSchedule } from './healthSchedule.js';
 import { HealthChecks } from '../store/healthChecks.js';
+import { RedisLease, leaseTtlFor } from '../store/lease.js';
+import { redisKeys } from '../store/redisKeys.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface Announcing {
@@ -28,7 +30,7 @@ export interface Announcing {
 
 export interface AnnouncingDeps {
   elasticsearch: Client;
-  redis: Redis;
+  redis: RedisClient;
   writer: CatalogWriter;
   reader: CatalogReader;
   /** Injectable clock (tests of re-probes and staleness). */
@@ -52,7 +54,12 @@ export function buildAnnouncing(config: Config, logger: Logger, deps: Announcing
     deps.writer,
     store,
     logger,
-    { staleAfterMs: settings.staleAfterMs, sweepIntervalMs: settings.staleSweepIntervalMs, now },
+    {
+      staleAfterMs: settings.staleAfterMs,
+      sweepIntervalMs: settings.staleSweepIntervalMs,
+      now,
+      lease: new RedisLease(deps.redis, redisKeys(config.redisPrefix).lease('staleness-sweeper'), leaseTtlFor(settings.staleSweepIntervalMs)),
+    },
   );
   return { service, store, prober, probeWorker, staleness };
 }

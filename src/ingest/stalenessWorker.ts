@@ -3,7 +3,7 @@
  * settlement) with `remove(id, 'stale')`, and says so in the announce status. A sweep removes at
  * most `maxPerSweep` listings so a backlog drains over several sweeps instead of one long burst.
  */
-import type { BackgroundWorker } from '../core/worker.js';
+import type { BackgroundWorker, PassLease } from '../core/worker.js';
 import type { StaleListingFinder } from '../store/staleListings.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
@@ -17,6 +17,8 @@ export interface StalenessOptions {
   pageSize?: number;
   maxPerSweep?: number;
   now?: Clock;
+  /** With several instances, only the lease holder sweeps (a sweep twice would remove listings twice). */
+  lease?: PassLease;
 }
 
 export class StalenessWorker implements BackgroundWorker {
@@ -36,6 +38,7 @@ export class StalenessWorker implements BackgroundWorker {
     this.now = options.now ?? systemClock;
     this.task = new PeriodicTask(() => this.sweep(), options.sweepIntervalMs, (err) =>
       this.logger.warn('staleness sweep failed', { err: (err as Error).message }),
+    options.lease,
     );
   }
 

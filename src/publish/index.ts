@@ -1,5 +1,5 @@
 /** The publishing module as the container wires it: seller tokens and the publish service. */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
@@ -15,7 +15,7 @@ export interface Publishing {
   service: PublishService;
 }
 
-export function buildPublishing(config: Config, deps: { redis: Redis; writer: CatalogWriter; reader: CatalogReader }): Publishing {
+export function buildPublishing(config: Config, deps: { redis: RedisClient; writer: CatalogWriter; reader: CatalogReader }): Publishing {
   const tokens = new SellerTokenStore(deps.redis, config.redisPrefix);
   const service = new PublishService({ writer: deps.writer, lookup: deps.reader, owners: new PublishOwners(deps.redis, config.redisPrefix) });
   return { tokens, boundHosts: new BoundHosts(tokens), service };

@@ -4,9 +4,10 @@
  * leaked Redis dump does not let anyone publish.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { redisKeys, type RedisKeys } from '../store/redisKeys.js';
+import { replicated } from '../store/redis.js';
 import { normalizeBoundHost } from './hostBinding.js';
 
 /** Recognisable prefix so a leaked token is easy to spot in logs and secret scanners. */
@@ -41,7 +42,7 @@ export class SellerTokenStore {
   version = 0;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly clock: Clock = systemClock,
   ) {
@@ -92,6 +93,7 @@ export class SellerTokenStore {
       .set(this.hashKey(hash), token.id)
       .zadd(this.indexKey, Date.parse(token.createdAt), token.id)
       .exec();
+    await replicated(this.redis, this.indexKey);
     this.version += 1;
     return { token, secret };
   }

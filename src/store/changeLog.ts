@@ -7,7 +7,7 @@
  * yet is safe: the newer entry of the same listing lies further on.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { redisKeys } from './redisKeys.js';
 
 export interface ChangeEntry {
@@ -33,7 +33,7 @@ end
 return added
 `;
 
-/** A stream entry id as Redis writes it: milliseconds and a sequence number. */
+/** A stream entry id as RedisClient writes it: milliseconds and a sequence number. */
 export const POSITION = /^\d{1,20}-\d{1,20}$/;
 
 export class ChangeLog {
@@ -42,7 +42,7 @@ export class ChangeLog {
   readonly seededKey: string;
   readonly epochKey: string;
 
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(private readonly redis: RedisClient, prefix: string) {
     const keys = redisKeys(prefix);
     this.key = keys.changes;
     this.latestKey = keys.changesLatest;

@@ -4,11 +4,11 @@
  * instance of this deployment and every restart accept the same cursors.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { Logger } from '../logger.js';
 import { redisKeys } from './redisKeys.js';
 
-export function cursorSecretProvider(options: { configured?: string; redis: Redis; redisPrefix: string; logger: Logger }): () => Promise<Buffer> {
+export function cursorSecretProvider(options: { configured?: string; redis: RedisClient; redisPrefix: string; logger: Logger }): () => Promise<Buffer> {
   if (options.configured) {
     const secret = Buffer.from(options.configured, 'utf8');
     return async () => secret;

@@ -3,7 +3,7 @@
  * what tests and benchmarks do with their scratch deployments when they finish.
  */
 import type { ElasticsearchClient } from './elasticsearch.js';
-import type { Redis } from './redis.js';
+import { deleteKeys, scanKeys, type RedisClient } from './redis.js';
 import { redisKeys } from './redisKeys.js';
 
 export interface DeploymentNames {
@@ -22,17 +22,12 @@ export async function dropDeploymentIndices(elasticsearch: ElasticsearchClient, 
   await elasticsearch.indices.delete({ index: patterns.join(','), ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
 }
 
-/** SCAN rather than KEYS so a shared Redis is not blocked while a large prefix is listed. */
-export async function dropRedisPrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', redisKeys(prefix).everything, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+/** Every key under `prefix` (on a Cluster, on every primary). */
+export async function dropRedisPrefix(redis: RedisClient, prefix: string): Promise<void> {
+  await scanKeys(redis, redisKeys(prefix).everything, (keys) => deleteKeys(redis, keys));
 }
 
-export async function dropDeploymentData(elasticsearch: ElasticsearchClient, redis: Redis, names: DeploymentNames): Promise<void> {
+export async function dropDeploymentData(elasticsearch: ElasticsearchClient, redis: RedisClient, names: DeploymentNames): Promise<void> {
   await dropDeploymentIndices(elasticsearch, names.listingsIndex, names.listingsAlias);
   await dropRedisPrefix(redis, names.redisPrefix);
 }

@@ -6,7 +6,7 @@
  * `signals.health` to Elasticsearch with the other signals, in one script (the keys share the
  * `signals` group).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 import type { Health } from '../shapes/listing.js';
 
@@ -25,7 +25,7 @@ redis.call('EXPIRE', KEYS[1], ARGV[5])
 redis.call('SADD', KEYS[2], ARGV[6])
 return 1`;
 
-type RecordingRedis = Redis & { healthRecord(...args: Array<string | number>): Promise<number> };
+type RecordingRedis = RedisClient & { healthRecord(...args: Array<string | number>): Promise<number> };
 
 export interface HealthCheck {
   /** Epoch ms of the check. */
@@ -57,7 +57,7 @@ export class HealthChecks {
   private readonly recording: RecordingRedis;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
   ) {
     this.keys = redisKeys(prefix);

@@ -3,7 +3,7 @@
  * first) and the state the next write is compared with. Payloads are opaque JSON strings here;
  * src/lifecycle/history.ts owns their meaning.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export interface HistoryUpdate {
@@ -18,7 +18,7 @@ export class HistoryLog {
 
   private readonly keys: RedisKeys;
 
-  constructor(private readonly redis: Redis, prefix: string, private readonly cap: number) {
+  constructor(private readonly redis: RedisClient, prefix: string, private readonly cap: number) {
     this.keys = redisKeys(prefix);
     this.stateKey = this.keys.historyState;
   }

@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { BackgroundWorker } from '../core/worker.js';
+import { duplicateClient } from './redis.js';
 
 /**
  * The facilitator's own Redis connection with auto-pipelining: concurrent /verify and /settle
@@ -7,8 +8,8 @@ import type { BackgroundWorker } from '../core/worker.js';
  * in scripts/bench-facilitator.ts). Closed by the returned worker's stop(), like every other
  * resource the container's workers own; buildFacilitator wraps it so that its users stop first.
  */
-export function hotPathConnection(shared: Redis, onError: (err: Error) => void): { redis: Redis; closer: BackgroundWorker } {
-  const redis = shared.duplicate({ enableAutoPipelining: true });
+export function hotPathConnection(shared: RedisClient, onError: (err: Error) => void): { redis: RedisClient; closer: BackgroundWorker } {
+  const redis = duplicateClient(shared, { enableAutoPipelining: true });
   redis.on('error', onError);
   return {
     redis,

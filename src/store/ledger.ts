@@ -3,8 +3,9 @@
  * the sponsor's native-currency balance that pays each settlement's simulated network fee. A
  * settlement is one Lua script, so the nonce check, the balance checks and the movements are atomic.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
+import { replicated, scanKeys } from './redis.js';
 
 /** What a valid payment would move on the ledger, produced by a scheme check. */
 export interface Transfer {
@@ -64,7 +65,7 @@ export class Ledger {
   private readonly keys: RedisKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly sponsorInitialWei: bigint,
   ) {
@@ -122,6 +123,7 @@ export class Ledger {
       record?.value ?? '',
       record?.ttlSeconds ?? 0,
     );
+    await replicated(this.redis, this.sponsorKey(transfer.network));
     return outcome as SettleOutcome;
   }
 
@@ -149,17 +151,14 @@ export class Ledger {
   async balances(network: string): Promise<Array<{ asset: string; address: string; balance: bigint }>> {
     const pattern = this.keys.ledgerBalancesOf(network);
     const out: Array<{ asset: string; address: string; balance: bigint }> = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
-      cursor = next;
-      if (keys.length === 0) continue;
+    // The balances share the ledger's hash slot, so one MGET per batch is answered by one server.
+    await scanKeys(this.redis, pattern, async (keys) => {
       const values = await this.redis.mget(...keys);
       keys.forEach((key, i) => {
         const [asset, address] = key.slice(pattern.length - 1).split(':');
         if (asset && address) out.push({ asset, address, balance: BigInt(values[i] ?? '0') });
       });
-    } while (cursor !== '0');
+    }, 500);
     return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   }
 }

@@ -5,7 +5,8 @@
  * A claim pushes the entry a lease into the future instead of removing it: a worker that dies
  * mid-probe leaves it to be claimed again (at-least-once).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
+import { replicated } from './redis.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export type ProbeStatus = 'pending' | 'listed' | 'rejected';
@@ -81,7 +82,7 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], 2000) end
 return count`;
 
-type ScriptedRedis = Redis & {
+type ScriptedRedis = RedisClient & {
   probeHostSlot(key: string): Promise<number>;
   announceEnqueue(...args: Array<string | number>): Promise<[number, string]>;
   probeClaim(...args: Array<string | number>): Promise<string[]>;
@@ -94,7 +95,7 @@ export class ProbeStore {
 
   private readonly keys: RedisKeys;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: RedisClient, prefix: string) {
     this.keys = redisKeys(prefix);
     if (!('announceEnqueue' in redis)) redis.defineCommand('announceEnqueue', { numberOfKeys: 4, lua: ENQUEUE });
     if (!('probeClaim' in redis)) redis.defineCommand('probeClaim', { numberOfKeys: 1, lua: CLAIM });
@@ -125,6 +126,7 @@ export class ProbeStore {
       request.routeTemplate ?? '',
       request.expected ?? '',
     );
+    await replicated(this.redis, this.dueKey);
     return { queued: queued === 1, status: status as ProbeStatus };
   }
 

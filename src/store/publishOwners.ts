@@ -2,13 +2,13 @@
  * Which seller token published a listing (listing id -> token id), recorded at publish time so an
  * unpublish right after a publish works before the write reached Elasticsearch.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export class PublishOwners {
   private readonly keys: RedisKeys;
 
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(private readonly redis: RedisClient, prefix: string) {
     this.keys = redisKeys(prefix);
   }
 

@@ -1,9 +1,11 @@
 /**
  * Every Redis key of one deployment, from its prefix (REDIS_PREFIX): no key is written as a
  * template anywhere else. Keys are declared in groups; the keys of one group are used together in
- * one multi-key command, Lua script, transaction or stream, so under Redis Cluster a group must
- * live in one hash slot. Adding Cluster hash tags is then a change to `inGroup` alone (for example
- * `${prefix}{${group}}${name}`), plus a one-off migration of the existing keys' names.
+ * one multi-key command, Lua script, transaction, pipeline or stream, so under Redis Cluster a group
+ * lives in one hash slot: its keys carry the group as hash tag, `${prefix}{${group}}${name}` (Redis
+ * hashes only the part between the first `{` and `}`; REDIS_PREFIX cannot hold braces). The same
+ * names on a single Redis, so both modes run the same code (a deployment from before the tags
+ * renames its keys once: `npm run redis:migrate-keys`).
  */
 
 /**
@@ -17,16 +19,44 @@
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
  * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
  *   aging schedule (the record script); its health checks with the dirty set (the health script).
- * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`): only pipelines, which need no
- *   common slot.
+ * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`, `lease`): no tag, so their keys spread
+ *   over the whole Cluster. A payer's payment key is its window counter's name plus the nonce and
+ *   shares the counter's own tag (one script takes both).
  */
-type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit';
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit' | 'lease';
+
+/** The groups whose keys share one hash slot (see above); the rest are single-key. */
+export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals'];
+
+/**
+ * How each shared-slot group's key names begin (after the prefix and tag): what a deployment from
+ * before the hash tags needs to rename its keys (store/keyMigration.ts). A unit test checks that
+ * every key of the builder is covered.
+ */
+export const GROUP_NAME_STARTS: ReadonlyArray<readonly [start: string, group: Group]> = [
+  ['catalog:', 'catalog'],
+  ['probe:', 'probe'],
+  ['ledger:', 'ledger'],
+  ['settle:', 'ledger'],
+  ['seller-token', 'tokens'],
+  ['signals:', 'signals'],
+];
+
+/** The tagged name of a key named before the hash tags, or undefined when its name did not change. */
+export function taggedName(prefix: string, legacyKey: string): string | undefined {
+  if (!legacyKey.startsWith(prefix) || legacyKey.includes('{')) return undefined;
+  const name = legacyKey.slice(prefix.length);
+  const group = GROUP_NAME_STARTS.find(([start]) => name.startsWith(start))?.[1];
+  return group ? `${prefix}{${group}}${name}` : undefined;
+}
 
 export type RedisKeys = ReturnType<typeof redisKeys>;
 
 export function redisKeys(prefix: string) {
-  /** The one place a key is assembled. `group` is not part of the name yet (see the header). */
-  const inGroup = (_group: Group, name: string): string => `${prefix}${name}`;
+  /** The one place a key is assembled (see the header). */
+  const inGroup = (group: Group, name: string): string => (SLOT_GROUPS.includes(group) ? `${prefix}{${group}}${name}` : `${prefix}${name}`);
+  /** A single-key group's key that is its own hash tag, so keys named after it share its slot. */
+  const ownSlot = (name: string): string => `${prefix}{${name}}`;
   return {
     /** Pattern of every key of the deployment (scratch deployments are dropped with it). */
     everything: `${prefix}*`,
@@ -79,8 +109,10 @@ export function redisKeys(prefix: string) {
     trafficAccepts: (listingId: string) => inGroup('traffic', `traffic:accepts:${listingId}`),
     publishedOwner: (listingId: string) => inGroup('owners', `published-owner:${listingId}`),
     cursorSecret: inGroup('cursor', 'cursor-secret'),
+    /** Which instance runs a leased periodic pass (store/lease.ts). */
+    lease: (worker: string) => inGroup('lease', `lease:${worker}`),
     rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
     /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */
-    payerPayments: (operation: string, window: number, payer: string) => inGroup('ratelimit', `ratelimit:${operation}-payer:${window}:${payer}`),
+    payerPayments: (operation: string, window: number, payer: string) => ownSlot(`ratelimit:${operation}-payer:${window}:${payer}`),
   };
 }

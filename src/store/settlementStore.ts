@@ -10,7 +10,7 @@
  * success for money that went to someone else (issue 9, defect 3).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { canonicalJson } from '../core/json.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
@@ -50,7 +50,7 @@ export class SettlementStore {
   private readonly keys: RedisKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly waitMs = 15_000,
   ) {

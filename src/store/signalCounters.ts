@@ -12,7 +12,7 @@
  * the rest do not (docs/facilitator.md "Signals"). Who may count at all (value moved, payer not the
  * payTo, a signature and a funded wallet behind a rejection) is the facilitator's decision.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 import type { Signals } from '../shapes/listing.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -55,7 +55,7 @@ if ARGV[9] ~= '' then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
 if counted or ARGV[9] ~= '' then redis.call('SADD', KEYS[2], ARGV[8]) end
 return counted and 1 or 0`;
 
-type RecordingRedis = Redis & { signalsRecord(...args: Array<string | number>): Promise<number> };
+type RecordingRedis = RedisClient & { signalsRecord(...args: Array<string | number>): Promise<number> };
 
 /** The median is taken over at most this many of the most recent settlements in the window. */
 export const MEDIAN_SAMPLES = 1000;
@@ -74,7 +74,7 @@ export class SignalCounters {
   private readonly recording: RecordingRedis;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly clock: Clock = systemClock,
     private readonly payerDailyCap = DEFAULT_PAYER_DAILY_CAP,

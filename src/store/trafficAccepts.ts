@@ -2,7 +2,7 @@
  * The payment options traffic has shown for a listing, merged by scheme and network across requests
  * and instances (one hash per listing, kept 90 days after its last sighting).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import type { AcceptedPayment } from '../shapes/listingInput.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
@@ -11,7 +11,7 @@ const ACCEPTS_TTL_SECONDS = 90 * 24 * 3600;
 export class TrafficAccepts {
   private readonly keys: RedisKeys;
 
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(private readonly redis: RedisClient, prefix: string) {
     this.keys = redisKeys(prefix);
   }
 

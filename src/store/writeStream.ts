@@ -5,10 +5,11 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../core/clients.js';
 import { redisKeys } from './redisKeys.js';
 import { ChangeLog } from './changeLog.js';
 import { dropRedisPrefix } from './deploymentData.js';
+import { deleteKeys, duplicateClient, replicated } from './redis.js';
 
 export interface StreamEntry {
   entryId: string;
@@ -96,7 +97,7 @@ export class WriteStream {
   private readonly heartbeatPrefix: string;
   private groupReady = false;
 
-  constructor(private readonly redis: Redis, prefix: string) {
+  constructor(private readonly redis: RedisClient, prefix: string) {
     const keys = redisKeys(prefix);
     this.key = keys.writeStream;
     this.deadKey = keys.deadLetters;
@@ -123,6 +124,7 @@ export class WriteStream {
       const replies = (await this.redis.eval(APPEND_SCRIPT, 2, this.key, this.liveKey, ...args)) as number[];
       for (const value of replies) changed.push(value === 1);
     }
+    await replicated(this.redis, this.key);
     return changed;
   }
 
@@ -135,7 +137,7 @@ export class WriteStream {
   }
 
   /** Creates the consumer group (and the stream) once; the group starts at the stream's beginning. */
-  async ensureGroup(redis: Redis = this.redis): Promise<void> {
+  async ensureGroup(redis: RedisClient = this.redis): Promise<void> {
     if (this.groupReady) return;
     try {
       await redis.xgroup('CREATE', this.key, GROUP, '0', 'MKSTREAM');
@@ -155,7 +157,7 @@ export class WriteStream {
    * of the shared connection. `onError` hears that connection's errors (it reconnects by itself).
    */
   openReader(onError: (err: Error) => void): StreamReader {
-    const connection = this.redis.duplicate();
+    const connection = duplicateClient(this.redis);
     connection.on('error', onError);
     return {
       readNew: (consumer, count, blockMs) => this.readNew(connection, consumer, count, blockMs),
@@ -164,7 +166,7 @@ export class WriteStream {
   }
 
   /** New entries for this consumer; blocks up to `blockMs` on `connection` (a dedicated one). */
-  async readNew(connection: Redis, consumer: string, count: number, blockMs: number): Promise<StreamEntry[]> {
+  async readNew(connection: RedisClient, consumer: string, count: number, blockMs: number): Promise<StreamEntry[]> {
     const reply = (await connection.xreadgroup('GROUP', GROUP, consumer, 'COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.key, '>')) as
       | Array<[string, RawEntries]>
       | null;
@@ -284,10 +286,10 @@ export class WriteStream {
 }
 
 /** Deletes the write path's keys under a prefix (benchmarks and tests starting from scratch). */
-export async function dropCatalogKeys(redis: Redis, prefix: string): Promise<void> {
+export async function dropCatalogKeys(redis: RedisClient, prefix: string): Promise<void> {
   const keys = redisKeys(prefix);
   // The change feed's and the listing history's keys too: a fresh catalog has no past.
   const changes = new ChangeLog(redis, prefix);
-  await redis.del(keys.writeStream, keys.deadLetters, keys.writeFailures, keys.liveIds, changes.key, changes.latestKey, changes.seededKey, changes.epochKey);
+  await deleteKeys(redis, [keys.writeStream, keys.deadLetters, keys.writeFailures, keys.liveIds, changes.key, changes.latestKey, changes.seededKey, changes.epochKey]);
   await dropRedisPrefix(redis, keys.historyPrefix);
 }

@@ -10,7 +10,7 @@ import { buildContainer, type Container } from '../../src/container.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
 import { ensureListingIndex } from '../../src/store/listingIndex.js';
-import { createRedisClient, type Redis } from '../../src/store/redis.js';
+import { createRedisClient, type RedisClient } from '../../src/store/redis.js';
 import { dropDeploymentData } from '../../src/store/deploymentData.js';
 
 export const RUN_ID = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -40,7 +40,7 @@ export interface Harness {
   config: Config;
   logger: Logger;
   elasticsearch: ElasticsearchClient;
-  redis: Redis;
+  redis: RedisClient;
   container: Container;
   app: Express;
   close(): Promise<void>;

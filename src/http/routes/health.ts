@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Client } from '@elastic/elasticsearch';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../core/clients.js';
 import { elasticsearchAnswers } from '../../store/elasticsearch.js';
 import { redisAnswers } from '../../store/redis.js';
 
@@ -13,7 +13,7 @@ async function listingIndexExists(client: Client, alias: string): Promise<boolea
   }
 }
 
-export function healthRoutes(deps: { elasticsearch: Client; redis: Redis; config: { listingsAlias: string } }): Router {
+export function healthRoutes(deps: { elasticsearch: Client; redis: RedisClient; config: { listingsAlias: string } }): Router {
   const router = Router();
 
   // Liveness: the process serves requests; dependencies are readiness' business.

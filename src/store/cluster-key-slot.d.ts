@@ -1,0 +1,5 @@
+/** cluster-key-slot (the hash slot function ioredis' Cluster client routes with) ships no types. */
+declare module 'cluster-key-slot' {
+  /** The Redis Cluster hash slot (0-16383) of a key, honouring `{hash tags}`. */
+  export default function calculateSlot(key: string): number;
+}

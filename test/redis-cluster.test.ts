@@ -1,0 +1,163 @@
+/**
+ * The main flows against a real Redis Cluster (3 primaries, 1 replica each, on loopback; started by
+ * scripts/cluster.sh and left running like the single Redis of scripts/services.sh): the app is
+ * built with ioredis' Cluster client from a redis+cluster:// URL. Every multi-key script,
+ * transaction and stream must stay in one hash slot here, or Redis refuses it with CROSSSLOT.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import request from 'supertest';
+import { Cluster } from 'ioredis';
+import { createRedisClient, scanKeys } from '../src/store/redis.js';
+import calculateSlot from 'cluster-key-slot';
+import { redisKeys } from '../src/store/redisKeys.js';
+import { WriteStream } from '../src/store/writeStream.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { announce, listing, settled } from './support/announcing.js';
+import { answers, startServer, v1Challenge, type LocalServer } from './support/sellers.js';
+import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+
+const PORT = Number(process.env.REDIS_CLUSTER_PORT ?? 7100);
+const CLUSTER_URL = `redis+cluster://127.0.0.1:${PORT},127.0.0.1:${PORT + 1},127.0.0.1:${PORT + 2}`;
+const PAYMENT = { scheme: 'exact', network: NETWORK, asset: USDC, amount: '2500', payTo: '0x1111111111111111111111111111111111111111' };
+
+const hasRedisServer = spawnSync('sh', ['-c', 'command -v redis-server && command -v redis-cli'], { stdio: 'ignore' }).status === 0;
+
+describe('Redis Cluster: the main flows through the Cluster client', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let seller: LocalServer;
+  let closed = false;
+
+  before(async function () {
+    if (!hasRedisServer) {
+      console.log('    (skipped: redis-server/redis-cli are not installed, so no local Redis Cluster can be started)');
+      this.skip();
+    }
+    // flock: test runs of several worktrees may start it at the same moment; the second finds it up.
+    // --close: the daemonized redis-servers must not inherit (and hold forever) the lock.
+    const started = spawnSync('flock', ['--close', '--timeout', '50', `/tmp/redis-cluster-${PORT}.lock`, 'bash', 'scripts/cluster.sh', 'redis', 'start'], {
+      env: { ...process.env, REDIS_CLUSTER_PORT: String(PORT) },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(started.status, 0, `scripts/cluster.sh redis start failed:\n${started.stderr}`);
+    seller = await startServer({ '/weather': answers.v1(() => v1Challenge(seller.url('/weather'))) });
+    h = await startHarness({
+      REDIS_URL: CLUSTER_URL,
+      PROBE_ALLOW: `127.0.0.1:${seller.port}`,
+      PROBE_TIMEOUT_MS: '2000',
+      RATE_LIMIT_ANNOUNCE: 'off',
+      RATE_LIMIT_FACILITATOR_PAYER: '3/1m',
+    });
+  });
+  after(async () => {
+    if (!closed) await h?.close();
+    await seller?.close();
+  });
+
+  it('runs on the Cluster client, and the cluster has three primaries', () => {
+    assert.ok(h.redis instanceof Cluster);
+    assert.equal((h.redis as Cluster).nodes('master').length, 3);
+  });
+
+  it('seller tokens and publish: issue, publish through the write stream, search finds it, revoke refuses', async () => {
+    const { secret, token } = await h.container.publishing.tokens.issue(['tools.cluster.test'], 'cluster');
+    assert.ok((await h.container.publishing.tokens.list()).some((t) => t.id === token.id));
+    const tool = {
+      type: 'mcp',
+      resource: 'mcp://tools.cluster.test/slot_counter',
+      name: 'slot_counter',
+      description: 'Counts the hash slots of a Redis Cluster for a keyspace.',
+      inputSchema: { type: 'object', properties: { pattern: { type: 'string' } } },
+      payment: PAYMENT,
+    };
+    const res = await request(h.app).post('/discovery/publish').set('Authorization', `Bearer ${secret}`).send(tool);
+    assert.ok([200, 201, 202].includes(res.status), `${res.status} ${JSON.stringify(res.body)}`);
+    const id = res.body.id as string;
+    await waitFor(async () => {
+      const found = await request(h.app).get('/mcp/tools').query({ q: 'hash slots keyspace' }).expect(200);
+      return (found.body.results as Array<{ id: string }>).some((r) => r.id === id);
+    });
+    await h.container.publishing.tokens.revoke(token.id);
+    await request(h.app).post('/discovery/publish').set('Authorization', `Bearer ${secret}`).send(tool).expect(401);
+  });
+
+  it('announce: the probe schedule, the probe and the write stream list the seller', async () => {
+    const accepted = await announce(h.app, { resource: seller.url('/weather') });
+    assert.equal((await settled(h.app, accepted.id)).status, 'listed');
+    const listed = await listing(h.app, accepted.id);
+    assert.equal(listed.resource, seller.url('/weather'));
+    const stats = await h.container.catalog.queue.stats();
+    assert.equal(stats.deadLetters, 0);
+  });
+
+  it('settle: 10 concurrent duplicates move the funds once; the ledger listing scans every primary', async () => {
+    const payer = newWallet();
+    const payee = newWallet();
+    const ledger = h.container.facilitator.ledger;
+    await ledger.fund(NETWORK, USDC, payer.address, 10_000n);
+    const body = await exactRequest(payer, requirements(payee.address, { amount: '700' }));
+    const responses = await Promise.all(Array.from({ length: 10 }, () => request(h.app).post('/settle').send(body)));
+    for (const res of responses) assert.deepEqual([res.status, res.body], [200, responses[0]!.body]);
+    assert.equal(responses[0]!.body.success, true);
+    assert.equal(await ledger.balance(NETWORK, USDC, payer.address), 9300n);
+    assert.equal(await ledger.balance(NETWORK, USDC, payee.address), 700n);
+    const balances = await ledger.balances(NETWORK);
+    assert.ok(balances.some((b) => b.address === payee.address.toLowerCase() && b.balance === 700n));
+  });
+
+  it('rate limits: the per-payer budget counts distinct payments (a two-key script in one slot)', async () => {
+    const payer = newWallet();
+    const payee = newWallet();
+    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 10_000n);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const body = await exactRequest(payer, requirements(payee.address, { amount: '10' }));
+      statuses.push((await request(h.app).post('/verify').send(body)).status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+  });
+
+  it('an acknowledged catalog write waits for the replica of its primary (WAIT), so a failover cannot drop it', async () => {
+    const cluster = h.redis as Cluster;
+    // A stream no consumer reads, in the catalog group's slot like the real one (the tag ignores the prefix).
+    const stream = new WriteStream(h.redis, `${h.config.redisPrefix}wait:`);
+    const append = async () => {
+      const started = Date.now();
+      await stream.append([{ payload: JSON.stringify({ op: 'noop' }) }]);
+      return Date.now() - started;
+    };
+    const replica = cluster.slots[calculateSlot(redisKeys(h.config.redisPrefix).writeStream)]![1]!;
+    const info = spawnSync('redis-cli', ['-p', replica.split(':')[1]!, 'info', 'server'], { encoding: 'utf8' }).stdout;
+    const pid = Number(/process_id:(\d+)/.exec(info)![1]);
+    // A frozen replica cannot acknowledge: the write waits out the replica timeout (500 ms).
+    process.kill(pid, 'SIGSTOP');
+    let frozen: number;
+    try {
+      frozen = await append();
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const healthy = await append();
+    assert.ok(frozen >= 450, `${frozen} ms with the replica frozen`);
+    assert.ok(healthy < 400, `${healthy} ms with the replica answering`);
+  });
+
+  it('closing drops the deployment\'s keys from every primary', async () => {
+    const prefix = h.config.redisPrefix;
+    let before = 0;
+    await scanKeys(h.redis, redisKeys(prefix).everything, async (keys) => void (before += keys.length));
+    assert.ok(before > 10, `${before} keys before`);
+    closed = true;
+    await h.close();
+    const probe = createRedisClient(CLUSTER_URL);
+    try {
+      let left = 0;
+      await scanKeys(probe, redisKeys(prefix).everything, async (keys) => void (left += keys.length));
+      assert.equal(left, 0);
+    } finally {
+      probe.disconnect();
+    }
+  });
+});
