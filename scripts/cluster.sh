@@ -111,6 +111,17 @@ redis_ports() { local i; for ((i = 0; i < 6; i++)); do echo $((REDIS_CLUSTER_POR
 
 redis_cluster_ok() { redis-cli -p "$REDIS_CLUSTER_PORT" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
 
+# Three connected replicas, each listed in the slot table (CLUSTER SLOTS, what ioredis reads).
+redis_replicas_attached() {
+  local nodes slots port count=0
+  nodes=$(redis-cli -p "$REDIS_CLUSTER_PORT" cluster nodes 2>/dev/null) || return 1
+  slots=$(redis-cli -p "$REDIS_CLUSTER_PORT" cluster slots 2>/dev/null) || return 1
+  for port in $(awk '$3 ~ /slave/ && $8 == "connected" { split($2, a, "[:@]"); print a[2] }' <<<"$nodes"); do
+    grep -qx "$port" <<<"$slots" && count=$((count + 1))
+  done
+  [ "$count" -ge 3 ]
+}
+
 redis_cluster_start() {
   command -v redis-server >/dev/null 2>&1 || apt_install redis-server
   local port addresses=()
@@ -135,6 +146,10 @@ redis_cluster_start() {
   fi
   local waited=0
   until redis_cluster_ok; do [ "$waited" -ge 60 ] && die "the Redis Cluster is not ok"; sleep 0.5; waited=$((waited + 1)); done
+  # cluster_state:ok comes as soon as the primaries own every slot; the replicas attach a moment
+  # later. Clients that read the slot table before then see no replica (no failover, no WAIT).
+  waited=0
+  until redis_replicas_attached; do [ "$waited" -ge 60 ] && die "the Redis Cluster replicas did not attach"; sleep 0.5; waited=$((waited + 1)); done
   log "Redis Cluster is up: $(IFS=,; echo "${addresses[*]}")"
 }
 
