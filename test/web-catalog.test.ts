@@ -35,9 +35,18 @@ describe('web catalog in chromium', function () {
   const open = (path: string) => page.goto(`${world.service.url}${path}`);
   const titles = () => page.locator('.result h2 a').allTextContents();
   const api = async (path: string, query: Record<string, string>) => (await request(world.h.app).get(path).query(query).expect(200)).body;
-  /** Waits until the results (or an error) for the current search are shown. */
+  /**
+   * Waits until the results (or an error) for the current address are shown: the status line names
+   * the address its answer is for, so results of an earlier address (shown until the page's effect
+   * starts the new request) do not count.
+   */
   // Page-side code reaches the DOM through `globalThis`: this file compiles without DOM types.
-  const settled = () => page.waitForFunction(() => !(globalThis as any).document.querySelector('.status-line')?.textContent?.includes('Loading'));
+  const settled = () =>
+    page.waitForFunction(() => {
+      const { document, location } = globalThis as any;
+      const line = document.querySelector('.status-line');
+      return line && !line.textContent.includes('Loading') && line.dataset.shownFor === location.search;
+    });
 
   async function search(fields: { q?: string; type?: string; maxPrice?: string; network?: string; sort?: string; explain?: boolean }) {
     await open('/');

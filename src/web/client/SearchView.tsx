@@ -3,7 +3,7 @@
  * nextCursor. The form's state lives in the page URL (/?q=...), so a search can be shared and the
  * back button works; the API call is built from it (max price typed in USDC, sent in base units).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Listing } from '../../shapes/listing.js';
 import { api, ApiError, queryString } from './api.js';
 import { usdcToBaseUnits } from './format.js';
@@ -53,19 +53,31 @@ export function SearchView(props: { params: URLSearchParams }) {
   const [results, setResults] = useState<Results | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [loading, setLoading] = useState(false);
+  // The address (location.search) whose answer is on screen: scripts and tests wait for it to match the URL.
+  const [shownFor, setShownFor] = useState<string | undefined>();
+  // Only the newest request may fill the page: an older one answering late (a slow first search, a
+  // search typed again before the last answered) would otherwise replace newer results.
+  const latest = useRef(0);
   const urlKey = props.params.toString();
 
   const load = async (query: Record<string, string | undefined>, append?: Results) => {
+    const ticket = ++latest.current;
+    const address = location.search;
     setLoading(true);
     setError(undefined);
     try {
       const page = await api.read(append?.nextCursor ? { ...query, cursor: append.nextCursor } : query);
+      if (ticket !== latest.current) return;
       setResults({ listings: [...(append?.listings ?? []), ...page.results], ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), query });
     } catch (err) {
+      if (ticket !== latest.current) return;
       setError(err instanceof ApiError ? err.message : String(err));
       if (!append) setResults(undefined);
     } finally {
-      setLoading(false);
+      if (ticket === latest.current) {
+        setLoading(false);
+        setShownFor(address);
+      }
     }
   };
 
@@ -75,8 +87,11 @@ export function SearchView(props: { params: URLSearchParams }) {
     setForm(next);
     const built = apiQuery(next);
     if ('error' in built) {
+      latest.current += 1;
       setError(built.error);
       setResults(undefined);
+      setLoading(false);
+      setShownFor(location.search);
     } else void load(built.query);
   }, [urlKey]);
 
@@ -168,7 +183,7 @@ export function SearchView(props: { params: URLSearchParams }) {
           </div>
         </fieldset>
       </form>
-      <div aria-live="polite" class="status-line">
+      <div aria-live="polite" class="status-line" data-shown-for={shownFor}>
         {loading ? 'Loading…' : results ? `${results.listings.length} result${results.listings.length === 1 ? '' : 's'}${results.nextCursor ? ' so far' : ''}` : ''}
       </div>
       {error && (
