@@ -65,6 +65,9 @@ es_cluster_start() {
   local java_home i seeds=() masters=()
   java_home="$(ensure_java)"
   fetch_es
+  # The listing index's analyzers need the dictionary on every node (a node that unpacked the zip
+  # itself, as on a clean clone whose single node runs elsewhere, has none yet).
+  ensure_hunspell
   for ((i = 0; i < ES_CLUSTER_NODES; i++)); do seeds+=("127.0.0.1:$(node_transport "$i")"); masters+=("node-$i"); done
   for ((i = 0; i < ES_CLUSTER_NODES; i++)); do
     start_node "$i" "$java_home" "$(IFS=,; echo "${seeds[*]}")" "$(IFS=,; echo "${masters[*]}")"
