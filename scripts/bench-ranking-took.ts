@@ -40,9 +40,23 @@ function mapKnn(body: unknown, change: (knn: Body) => Body | undefined): unknown
 const VARIANTS: Record<string, (body: Body) => Body> = {
   'no-knn': (body) => mapKnn(body, () => undefined) as Body,
   'knn-no-filter': (body) => mapKnn(body, ({ filter: _filter, ...knn }) => knn) as Body,
-  'k20': (body) => mapKnn(body, (knn) => ({ ...knn, k: 20, num_candidates: 20 })) as Body,
-  'k10': (body) => mapKnn(body, (knn) => ({ ...knn, k: 10, num_candidates: 10 })) as Body,
+  // Only the read's own filters: the kNN filter without its "not removed" clause.
+  'knn-read-filters-only': (body) =>
+    mapKnn(body, ({ filter, ...knn }) => {
+      const kept = (filter as Body[]).filter((clause) => !('bool' in clause));
+      return kept.length > 0 ? { ...knn, filter: kept } : knn;
+    }) as Body,
 };
+
+/** `k=K,nc=N`: the kNN clause with another k and num_candidates. */
+function variant(name: string): ((body: Body) => Body) | undefined {
+  const known = VARIANTS[name];
+  if (known) return known;
+  const match = /^k=(\d+),nc=(\d+)$/.exec(name);
+  if (!match) return undefined;
+  const [k, numCandidates] = [Number(match[1]), Number(match[2])];
+  return (body) => mapKnn(body, (knn) => ({ ...knn, k, num_candidates: numCandidates })) as Body;
+}
 
 async function main(): Promise<void> {
   const { values } = parseCommandLine(
@@ -54,7 +68,7 @@ async function main(): Promise<void> {
         variant: { type: 'string', multiple: true, default: [] },
       },
     },
-    'usage: bench-ranking-took --alias ALIAS [--index NAME] [--rounds N] [--variant ' + Object.keys(VARIANTS).join('|') + ']...',
+    'usage: bench-ranking-took --alias ALIAS [--index NAME] [--rounds N] [--variant ' + [...Object.keys(VARIANTS), 'k=K,nc=N'].join('|') + ']...',
   );
   if (!values.alias) throw new Error('--alias is required (an index kept by bench-search --keep)');
   const rounds = numberOption('rounds', values.rounds);
@@ -78,8 +92,8 @@ async function main(): Promise<void> {
     }
     kinds.push(['BM25 alone', bm25], ['full ranking', full]);
     for (const name of values.variant) {
-      const change = VARIANTS[name];
-      if (!change) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}`);
+      const change = variant(name);
+      if (!change) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(', ')}, k=K,nc=N`);
       kinds.push([`full, ${name}`, full.map(({ body, params }) => ({ body: change(body), params }))]);
     }
     const took = new Map<string, number[]>(kinds.map(([name]) => [name, []]));
