@@ -6,9 +6,10 @@
  *   npx tsx scripts/bench-ranking-took.ts --alias bench-search-xxx     an index of bench-search --keep
  *   options: --rounds N (default 20) --index NAME (send the same bodies to another index, e.g. a
  *            copy with other settings) --variant V (repeatable: also measure the full body changed
- *            by V, see VARIANTS)
+ *            by V: a name of VARIANTS, or k=K,nc=N for another kNN k and num_candidates)
  *
- * Prints the median `took` per query kind and the ratios, and the load average before and after.
+ * Prints the mean and median `took` per query kind, the ratio of means to BM25 alone, and the load
+ * average before and after (took is in whole milliseconds, so the mean separates kinds better).
  */
 import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config.js';
