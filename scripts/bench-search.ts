@@ -10,6 +10,7 @@
  *            --approximate-embeddings  load without the model, then give every listing an
  *                                      approximate embedding (scripts/lib/benchVectors.ts):
  *                                      minutes instead of a quarter of an hour for 100k
+ *            --ranking-cost-only       only the "ranking cost" table (full ranking vs BM25 alone)
  *
  * The machine is shared, so load drifts during a run: each workload alternates direct and gateway
  * runs for several rounds and reports the median of each figure.
@@ -21,7 +22,6 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';
-import type { RankingSettings } from '../src/search/rankingSettings.js';
 import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
@@ -31,6 +31,7 @@ import { addApproximateEmbeddings } from './lib/benchVectors.js';
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from './lib/httpLoad.js';
 import { startServiceProcess } from './lib/benchService.js';
+import { bm25Alone } from './lib/bm25Alone.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
 
@@ -42,6 +43,7 @@ interface Options {
   rounds: number;
   keep: boolean;
   approximateEmbeddings: boolean;
+  rankingCostOnly: boolean;
 }
 
 function readOptions(): Options {
@@ -55,9 +57,10 @@ function readOptions(): Options {
         rounds: { type: 'string', default: '3' },
         keep: { type: 'boolean', default: false },
         'approximate-embeddings': { type: 'boolean', default: false },
+        'ranking-cost-only': { type: 'boolean', default: false },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--approximate-embeddings]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--approximate-embeddings] [--ranking-cost-only]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -67,6 +70,7 @@ function readOptions(): Options {
     rounds: numberOption('rounds', values.rounds),
     keep: values.keep,
     approximateEmbeddings: values['approximate-embeddings'],
+    rankingCostOnly: values['ranking-cost-only'],
   };
 }
 
@@ -118,7 +122,8 @@ async function main(): Promise<void> {
       ['resources', 'resources', '/discovery/resources', resourcesMix()],
     ];
     const rows: Array<{ label: string; gateway: Measured; es: Measured }> = [];
-    for (const [label, endpoint, path, mix] of pairs) {
+    // --ranking-cost-only: the ranking-cost table alone (experiments on a kept index).
+    for (const [label, endpoint, path, mix] of options.rankingCostOnly ? [] : pairs) {
       const esTarget: Target = { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q))) };
       const gwTarget: Target = { name: `${label} (gateway)`, url: service.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) };
       await measure(esTarget, options, cpu, 3); // warm caches for both sides
@@ -140,7 +145,7 @@ async function main(): Promise<void> {
       const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
       return { method: 'POST' as const, path: `/${config.listingsAlias}/_search?${params}`, body: JSON.stringify(body) };
     });
-    printReport(rows, options, count);
+    if (rows.length > 0) printReport(rows, options, count);
     printRankingCost(cost);
   } finally {
     service?.child.kill('SIGTERM');
@@ -176,22 +181,6 @@ function printReport(rows: Array<{ label: string; gateway: Measured; es: Measure
 }
 
 type DirectRequest = { method: 'POST'; path: string; body: string };
-
-/**
- * Issue 10's text relevance without its additions: the typed words on the same boosted fields,
- * times the same price and recency factors, with no typo pass, synonyms, exact tool name, text
- * quality or kNN clause: the ranked query as it was before them.
- */
-function bm25Alone(settings: RankingSettings): RankingSettings {
-  return {
-    ...settings,
-    typos: { ...settings.typos, weight: 0 },
-    synonyms: { ...settings.synonyms, weight: 0 },
-    semantic: { ...settings.semantic, weight: 0 },
-    exactName: 0,
-    stuffing: 'off',
-  };
-}
 
 /** What the full ranking costs Elasticsearch over BM25 alone: both sent directly, alternating rounds. */
 async function rankingCost(
