@@ -27,9 +27,11 @@ const { values } = parseCommandLine(
       count: { type: 'string', default: '50000' },
       configs: { type: 'string', default: '1000x2x1,1000x4x1,2000x2x1,1000x2x2,1000x2x3' },
       chunk: { type: 'string', default: '5000' },
+      // Where the gateways write V8 CPU profiles (node --cpu-prof), to see what the consumer spends its CPU on.
+      'profile-dir': { type: 'string' },
     },
   },
-  'usage: bench-bulk [--count N] [--configs BATCHxCONCURRENCYxGATEWAYS,...] [--chunk N]',
+  'usage: bench-bulk [--count N] [--configs BATCHxCONCURRENCYxGATEWAYS,...] [--chunk N] [--profile-dir DIR]',
 );
 const count = numberOption('count', values.count, { max: 1_000_000 });
 const chunk = numberOption('chunk', values.chunk);
@@ -72,7 +74,8 @@ async function runConfig(config: (typeof configs)[number], listings: unknown[]):
   // The producer's own consumer is never started: only the gateways apply writes.
   const session = await openCatalogSession({ ...process.env, ...env });
   try {
-    gateways = await startGateways(config.gateways, env);
+    const profileDir = values['profile-dir'];
+    gateways = await startGateways(config.gateways, env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     const stop = await startCpuWindow(elasticsearch, gateways.map((g) => g.child.pid));
     const producerBefore = process.cpuUsage();
     const started = performance.now();

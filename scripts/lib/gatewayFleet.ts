@@ -17,10 +17,10 @@ export interface Gateway {
 }
 
 /** Started one after the other: tsx compiling in parallel would only slow every start on 2 cores. */
-export async function startGateways(count: number, env: Record<string, string>): Promise<Gateway[]> {
+export async function startGateways(count: number, env: Record<string, string>, nodeArgs: string[] = []): Promise<Gateway[]> {
   const gateways: Gateway[] = [];
   try {
-    for (let i = 0; i < count; i++) gateways.push(await startServiceProcess(env));
+    for (let i = 0; i < count; i++) gateways.push(await startServiceProcess(env, nodeArgs));
   } catch (err) {
     stopGateways(gateways);
     throw err;
