@@ -22,3 +22,6 @@ run scripts/bench-staleness.ts
 run scripts/bench-health.ts
 run scripts/bench-relevance.ts
 run scripts/bench-embedding.ts
+# Scale-out (issue 14): 1-3 gateway processes on one catalog, and bulk load through the gateways' consumers.
+run scripts/bench-gateways.ts
+run scripts/bench-bulk.ts

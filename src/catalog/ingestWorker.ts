@@ -170,6 +170,7 @@ export class IngestWorker implements BackgroundWorker {
         // No vector here (the model would cut ingest about 10x): the store keeps the stored one
         // while the text is unchanged, and src/semantic/embeddingWorker.ts computes the others.
         operation.textHash = embeddedTextHash(operation.doc);
+        operation.encodedLength = entry.payload.length;
       }
       if (operation) decoded.push({ entry, operation });
       else await this.stream.deadLetter(entry, 'unreadable entry: not a catalog write operation', 1, new Date(this.clock()));

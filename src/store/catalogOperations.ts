@@ -26,6 +26,11 @@ export type CatalogOperation =
        * computes a new one (src/semantic/embeddingWorker.ts).
        */
       textHash?: string;
+      /**
+       * Set by the consumer (never stored in the stream payload): the length of the entry's JSON,
+       * which sizes the `_bulk` request without serializing the document a second time.
+       */
+      encodedLength?: number;
     }
   | { op: 'touch'; id: string; seenAt: string }
   | { op: 'remove'; id: string; reason: RemovalReason; at: string }

@@ -107,7 +107,8 @@ export function withoutNulls<T>(value: T): T {
 const MAX_BULK_BYTES = 8 * 1024 * 1024;
 
 function approximateBytes(operation: CatalogOperation): number {
-  return operation.op === 'upsert' ? JSON.stringify(operation.doc).length : 256;
+  if (operation.op !== 'upsert') return 256;
+  return operation.encodedLength ?? JSON.stringify(operation.doc).length;
 }
 
 function isConflict(outcome: ApplyOutcome): boolean {

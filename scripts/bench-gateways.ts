@@ -1,0 +1,131 @@
+/**
+ * Gateway scaling benchmark (issue 14, docs/elasticsearch-cluster.md): the same catalog served by
+ * 1, 2 and 3 gateway processes (src/server.ts, each on its own port, one Elasticsearch and one
+ * Redis) while a fixed number of client connections is spread round robin over them (autocannon
+ * against each gateway at once, so no proxy takes CPU of its own). Per gateway count and workload:
+ * req/s, p50/p99, and the CPU Elasticsearch, the gateways and the whole machine used meanwhile.
+ *
+ *   npx tsx scripts/bench-gateways.ts [--listings 10000] [--gateways 1,2,3] [--connections 12] [--duration 10] [--rounds 3]
+ *
+ * The catalog is loaded through the write path into a scratch index, without the embedding model
+ * (EMBEDDING_MODEL_DIR=/nonexistent: text ranking only), and deleted afterwards.
+ */
+import { loadConfig } from '../src/config.js';
+import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createRedisClient } from '../src/store/redis.js';
+import { loadGeneratedListings } from './lib/benchCatalog.js';
+import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { describeCpu, startCpuWindow, startGateways, stopGateways, type CpuUse, type Gateway } from './lib/gatewayFleet.js';
+import { measure, median, type Measured } from './lib/httpLoad.js';
+import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
+
+const { values } = parseCommandLine(
+  {
+    options: {
+      listings: { type: 'string', default: '10000' },
+      gateways: { type: 'string', default: '1,2,3' },
+      connections: { type: 'string', default: '12' },
+      duration: { type: 'string', default: '10' },
+      rounds: { type: 'string', default: '3' },
+    },
+  },
+  'usage: bench-gateways [--listings N] [--gateways 1,2,3] [--connections N] [--duration S] [--rounds N]',
+);
+const listings = numberOption('listings', values.listings, { max: 1_000_000 });
+const gatewayCounts = values.gateways.split(',').map((n) => numberOption('gateways', n.trim(), { max: 8 }));
+const connections = numberOption('connections', values.connections);
+const duration = numberOption('duration', values.duration, { integer: false });
+const rounds = numberOption('rounds', values.rounds);
+if (gatewayCounts.some((n) => connections % n !== 0)) fail('--connections must divide evenly among every gateway count (e.g. 12 for 1,2,3)');
+
+interface Row {
+  gateways: number;
+  workload: string;
+  load: Measured;
+  cpu: CpuUse;
+}
+
+/** One round: every gateway loaded at once with its share of the connections. */
+async function loadAll(gateways: Gateway[], path: string, mix: string[], durationS: number): Promise<Measured> {
+  const requests = mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` }));
+  // Elasticsearch CPU is counted once for all gateways by the caller's window, not per autocannon run.
+  const perGateway = await Promise.all(
+    gateways.map((g) => measure({ name: path, url: g.url, requests }, { connections: connections / gateways.length, duration: durationS }, { esUrl: '', es: async () => 0, gateway: () => undefined })),
+  );
+  const rps = perGateway.reduce((sum, m) => sum + m.rps, 0);
+  return {
+    name: path,
+    // autocannon gives percentiles per run, not histograms: the request-weighted mean of the gateways' p50s, the worst p99.
+    p50: Math.round((perGateway.reduce((sum, m) => sum + m.p50 * m.rps, 0) / Math.max(rps, 1)) * 10) / 10,
+    p99: Math.max(...perGateway.map((m) => m.p99)),
+    rps,
+    errors: perGateway.reduce((sum, m) => sum + m.errors, 0),
+    esCpuMs: 0,
+  };
+}
+
+async function main(): Promise<void> {
+  const stamp = Date.now().toString(36);
+  const env: Record<string, string> = {
+    LISTINGS_ALIAS: `bench-gateways-${stamp}`,
+    LISTINGS_INDEX: `bench-gateways-${stamp}-v1`,
+    REDIS_PREFIX: `bench-gateways:${stamp}:`,
+    CURSOR_SECRET: `bench-gateways-secret-${stamp}`,
+    EMBEDDING_MODEL_DIR: '/nonexistent',
+  };
+  const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 120_000 });
+  const redis = createRedisClient(config.redisUrl);
+  const rows: Row[] = [];
+  let gateways: Gateway[] = [];
+  try {
+    await loadGeneratedListings(env, listings);
+    await elasticsearch.indices.forcemerge({ index: config.listingsAlias, max_num_segments: 5 });
+    for (const count of gatewayCounts) {
+      gateways = await startGateways(count, env);
+      for (const [workload, path, mix] of [
+        ['search', '/discovery/search', searchMix()],
+        ['resources', '/discovery/resources', resourcesMix()],
+      ] as const) {
+        await loadAll(gateways, path, mix, 3); // warm-up: JIT, connection pools, ES caches
+        const runs: Array<{ load: Measured; cpu: CpuUse }> = [];
+        for (let round = 0; round < rounds; round++) {
+          const stop = await startCpuWindow(elasticsearch, gateways.map((g) => g.child.pid));
+          const load = await loadAll(gateways, path, mix, duration);
+          runs.push({ load, cpu: await stop() });
+        }
+        const load = median(runs.map((r) => r.load));
+        const cpu = runs.find((r) => r.load.rps === load.rps)!.cpu;
+        rows.push({ gateways: count, workload, load, cpu });
+        process.stderr.write(`${count} gateway(s) ${workload}: ${load.rps.toFixed(0)} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms; ${describeCpu(cpu)}\n`);
+      }
+      stopGateways(gateways);
+      gateways = [];
+    }
+    printReport(rows);
+  } finally {
+    stopGateways(gateways);
+    await dropDeploymentData(elasticsearch, redis, config);
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+  }
+}
+
+function printReport(rows: Row[]): void {
+  const lines = [
+    `${listings} listings, ${connections} connections spread over the gateways, median of ${rounds} ${duration} s rounds (CPU of the median round)`,
+    '',
+    '| gateways | workload | req/s | p50 / p99 | errors | ES CPU (cores) | ES CPU per request | gateways CPU (cores) | machine busy | load average |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { gateways, workload, load, cpu } of rows) {
+    const perRequest = cpu.elasticsearchCpuMs / Math.max(load.rps * (cpu.wallMs / 1000), 1);
+    lines.push(
+      `| ${gateways} | ${workload} | ${load.rps.toFixed(0)} | ${load.p50} / ${load.p99} ms | ${load.errors} | ${cpu.elasticsearchCores.toFixed(2)} | ` +
+        `${perRequest.toFixed(2)} ms | ${cpu.gatewayCores.toFixed(2)} | ${(cpu.machineBusy * 100).toFixed(0)}% | ${cpu.loadAverage.toFixed(1)} |`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+runMain('bench-gateways', main);
