@@ -5,8 +5,8 @@
  * queries (README "Ranking cost"). One look-up per distinct query, kept for a minute in a small LRU,
  * so a word that sellers start using is known soon after.
  */
-import type { Clock } from '../core/clock.js';
-import { systemClock } from '../core/clock.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { LruCache, normalizedQuery } from '../core/lruCache.js';
 
 export interface Vocabulary {
   knowsEveryWord(text: string): Promise<boolean>;
@@ -15,23 +15,23 @@ export interface Vocabulary {
 const TTL_MS = 60_000;
 
 export class TypoPass {
-  private readonly cache = new Map<string, { needed: boolean; at: number }>();
+  private readonly cache: LruCache<{ needed: boolean; at: number }>;
 
   constructor(
     private readonly vocabulary: Vocabulary,
     private readonly now: Clock = systemClock,
-    private readonly capacity = 1000,
-  ) {}
+    capacity = 1000,
+  ) {
+    this.cache = new LruCache(capacity);
+  }
 
   async neededFor(query: string): Promise<boolean> {
-    const key = query.trim().replace(/\s+/g, ' ').toLowerCase();
+    const key = normalizedQuery(query);
     const hit = this.cache.get(key);
     if (hit && this.now() - hit.at < TTL_MS) return hit.needed;
     // A failed look-up keeps the pass (the search itself reports an unavailable index).
     const needed = await this.vocabulary.knowsEveryWord(key).then((known) => !known, () => true);
-    this.cache.delete(key);
     this.cache.set(key, { needed, at: this.now() });
-    if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
     return needed;
   }
 }

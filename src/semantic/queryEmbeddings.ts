@@ -3,31 +3,28 @@
  * later pages and popular queries reuse it). Whitespace and case are normalised first: the model's
  * tokenizer lowercases anyway.
  */
+import { LruCache, normalizedQuery } from '../core/lruCache.js';
 import type { Embedder } from './textEmbedder.js';
 
 export class QueryEmbeddings {
-  private readonly cache = new Map<string, number[]>();
+  private readonly cache: LruCache<number[]>;
 
   constructor(
     private readonly embedder: Embedder,
-    private readonly capacity = 1000,
-  ) {}
+    capacity = 1000,
+  ) {
+    this.cache = new LruCache(capacity);
+  }
 
   async vectorFor(query: string): Promise<number[] | undefined> {
-    const key = query.trim().replace(/\s+/g, ' ').toLowerCase();
+    const key = normalizedQuery(query);
     if (key === '') return undefined;
     const hit = this.cache.get(key);
-    if (hit) {
-      // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
-      this.cache.delete(key);
-      this.cache.set(key, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const [vector] = (await this.embedder.embed([key])) ?? [];
     if (!vector) return undefined;
     const values = Array.from(vector);
     this.cache.set(key, values);
-    if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
     return values;
   }
 }
