@@ -29,9 +29,20 @@ import { rawExchange, type RawRequest } from './lib/rawHttp.js';
 
 const USAGE = 'usage: fuzz [--requests N] [--seed N] [--concurrency N] [--listings N]';
 
+/**
+ * The stored listings, without the vector and its text hash: the service's own embedding worker
+ * writes those in the background (src/semantic/embeddingWorker.ts) while the requests run, which is
+ * no caller changing a listing. Every field a request could reach is compared.
+ */
 async function snapshot(client: ElasticsearchClient, alias: string): Promise<Map<string, string>> {
   await client.indices.refresh({ index: alias });
-  const response = await client.search<Record<string, unknown>>({ index: alias, size: 10_000, sort: [{ id: 'asc' }], query: { match_all: {} } });
+  const response = await client.search<Record<string, unknown>>({
+    index: alias,
+    size: 10_000,
+    sort: [{ id: 'asc' }],
+    query: { match_all: {} },
+    _source_excludes: ['embedding', 'embeddedTextHash'],
+  });
   return new Map(response.hits.hits.map((hit) => [hit._id!, JSON.stringify(hit._source)]));
 }
 
