@@ -78,10 +78,21 @@ async function main(): Promise<void> {
     // finish their writes before what they write through stops, and the catalog ingest worker,
     // registered first, stops last. The facilitator's Redis connection closes only after its
     // flusher pass and traffic writes completed.
+    // A stop that never ends (a Redis Cluster client waiting on a node that died, a pass stuck on
+    // an unanswered call) must not keep the process from exiting: what a worker had not finished
+    // is still in the durable stream or the dirty set and is taken up by another instance.
+    let pending = 'workers';
+    const deadline = setTimeout(() => {
+      logger.warn('stop did not finish within the grace period; exiting', { pending, graceMs: config.shutdownGraceMs });
+      process.exit(1);
+    }, config.shutdownGraceMs);
     for (const worker of [...container.workers].reverse()) {
+      pending = worker.name;
       await worker.stop().catch((err: unknown) => logger.warn('worker stop failed', { worker: worker.name, err: (err as Error).message }));
     }
+    pending = 'closing the Elasticsearch and Redis clients';
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+    clearTimeout(deadline);
     logger.info('stopped');
     process.exit(0);
   };
