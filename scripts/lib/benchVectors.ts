@@ -6,20 +6,20 @@
  * sentence, brand removed (under a thousand distinct texts), plus a little random noise so that
  * no two vectors are equal, normalized. The kNN clause then searches an HNSW graph of the
  * catalog's size with clustered vectors, as a real catalog's are; the vectors are approximate,
- * the search cost is what is measured.
+ * the search cost is what is measured. Each also gets the `embeddedTextHash` of its text, as the
+ * embedding worker writes it, so the gateways' embedding workers take the listings as embedded and
+ * do not spend the measurement re-embedding the catalog.
  */
 import type { Client } from '@elastic/elasticsearch';
+import { embeddedTextHash } from '../../src/semantic/listingText.js';
 import type { Embedder } from '../../src/semantic/textEmbedder.js';
+import { EMBEDDED_TEXT_FIELDS, type EmbeddedFields } from '../../src/store/listingEmbeddings.js';
 
 const PAGE = 2000;
 /** Per-dimension noise; a unit vector's components are about 1/sqrt(384) = 0.05. */
 const NOISE = 0.01;
 
-interface Source {
-  name?: string;
-  description?: string;
-  describe?: { title?: string; description?: string };
-}
+type Source = EmbeddedFields;
 
 function keyText(doc: Source): string {
   const title = doc.describe?.title ?? (doc.name ?? '').replace(/_/g, ' ');
@@ -41,7 +41,7 @@ export async function addApproximateEmbeddings(client: Client, alias: string, em
   let done = 0;
   for (;;) {
     const page = await client.search<Source>({
-      index: alias, size: PAGE, sort: [{ id: 'asc' }], _source: ['name', 'description', 'describe.title', 'describe.description'],
+      index: alias, size: PAGE, sort: [{ id: 'asc' }], _source: EMBEDDED_TEXT_FIELDS,
       ...(after ? { search_after: after as never } : {}),
     });
     const hits = page.hits.hits;
@@ -52,7 +52,7 @@ export async function addApproximateEmbeddings(client: Client, alias: string, em
       if (!vectors) throw new Error('the embedding model is not installed (npm run services -- model)');
       missing.forEach((k, i) => cache.set(k, vectors[i]!));
     }
-    const operations = hits.flatMap((h) => [{ update: { _index: h._index, _id: h._id } }, { doc: { embedding: noisy(cache.get(keyText(h._source!))!, random) } }]);
+    const operations = hits.flatMap((h) => [{ update: { _index: h._index, _id: h._id } }, { doc: { embedding: noisy(cache.get(keyText(h._source!))!, random), embeddedTextHash: embeddedTextHash(h._source!) } }]);
     const result = await client.bulk({ operations, refresh: false });
     if (result.errors) throw new Error('bulk update of embeddings failed');
     done += hits.length;

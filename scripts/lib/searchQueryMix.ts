@@ -26,3 +26,22 @@ export function searchMix(extra = ''): string[] {
 export function resourcesMix(): string[] {
   return RESOURCE_FILTERS.flatMap((f) => [f, `${f}${f ? '&' : ''}limit=50`]);
 }
+
+const QUALIFIERS = ['', 'cheap', 'fast', 'realtime', 'bulk', 'accurate', 'simple', 'low latency', 'pay per call', 'reliable'];
+const PURPOSES = ['', 'api', 'for agents', 'json', 'with webhooks', 'per request', 'tool', 'service', 'endpoint', 'in europe', 'for developers', 'mcp tool'];
+
+/**
+ * `count` different search query strings (without the leading `?`), the same for the same count:
+ * what many agents typing their own words send, so that no query repeats within a run and every
+ * one costs the gateway its query embedding (the gateway caches embeddings of repeated queries).
+ * Terms alone and in pairs, each with a qualifier and a purpose, in a shuffled but fixed order.
+ */
+export function distinctSearchQueries(count: number): string[] {
+  const subjects = [...TERMS, ...TERMS.flatMap((a, i) => TERMS.filter((_, j) => j !== i).map((b) => `${a} and ${b}`))];
+  const all: string[] = [];
+  for (const subject of subjects) for (const qualifier of QUALIFIERS) for (const purpose of PURPOSES) all.push([qualifier, subject, purpose].filter(Boolean).join(' '));
+  if (count > all.length) throw new Error(`at most ${all.length} distinct queries`);
+  // A fixed stride through the whole product (coprime with its size), so consecutive queries differ in subject.
+  const stride = 7919;
+  return Array.from({ length: count }, (_, i) => `q=${encodeURIComponent(all[(i * stride) % all.length]!)}`);
+}

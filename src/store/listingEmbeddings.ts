@@ -14,7 +14,8 @@ import { isElasticsearchUnavailable } from './elasticsearch.js';
 
 /** The fields a listing's embedded text is built from (semantic/listingText.ts). */
 export type EmbeddedFields = Pick<ListingDocument, 'name' | 'description' | 'tags' | 'describe'>;
-const TEXT_FIELDS = ['name', 'description', 'tags', 'describe.title', 'describe.description', 'describe.tags'];
+/** The source fields listingText reads (semantic/listingText.ts). */
+export const EMBEDDED_TEXT_FIELDS = ['name', 'description', 'tags', 'describe.title', 'describe.description', 'describe.tags'];
 
 export interface PendingEmbedding {
   id: string;
@@ -67,7 +68,7 @@ export class ListingEmbeddingStore {
     const current = await this.client.mget<Partial<ListingDocument>>({
       index: this.alias,
       ids,
-      _source_includes: [...TEXT_FIELDS, 'embeddedTextHash', 'removed'],
+      _source_includes: [...EMBEDDED_TEXT_FIELDS, 'embeddedTextHash', 'removed'],
     });
     const seen: Array<{ id: string; seqNo: number }> = [];
     const listings: PendingEmbedding[] = [];
