@@ -5,12 +5,22 @@
  * benchmark and the report gives p50/p99, throughput and the CPU Elasticsearch spent per request.
  *
  *   npx tsx scripts/bench-growth.ts [--sizes 10000,100000,1000000] [--connections 4] [--duration 10]
+ *                                   [--stamp NAME --keep] [--load-only]
+ *
+ * Each size is its own scratch deployment (index + Redis prefix), loaded with the first N listings
+ * of the same generated sequence and force-merged to 5 segments, as a long-lived index would be.
+ * Loading 1M takes long on a small machine and its rate does not matter here, while the
+ * measurements want a quiet one: `--stamp g1 --keep --load-only` loads (and keeps) the catalogs,
+ * and a later `--stamp g1` measures them (a size already loaded is not loaded again; without
+ * --keep the deployments are deleted at the end). The embedding model is off (text ranking): the
+ * gateway's embedding worker would otherwise embed the catalog during the measurement.
  *
  * CPU per request is only meaningful when nothing else uses the Elasticsearch node: point
  * ELASTICSEARCH_URL at a node of your own (e.g. `npm run cluster -- es start`), not a shared one.
  * Target: p50 at the largest size at most 2x the p50 at the smallest.
  */
 import type { ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
@@ -28,9 +38,12 @@ const { values } = parseCommandLine(
       connections: { type: 'string', default: '4' },
       duration: { type: 'string', default: '10' },
       rounds: { type: 'string', default: '3' },
+      stamp: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      'load-only': { type: 'boolean', default: false },
     },
   },
-  'usage: bench-growth [--sizes N,N,...] [--connections N] [--duration S] [--rounds N]',
+  'usage: bench-growth [--sizes N,N,...] [--connections N] [--duration S] [--rounds N] [--stamp NAME] [--keep] [--load-only]',
 );
 const sizes = values.sizes.split(',').map((size) => numberOption('sizes', size.trim(), { max: 10_000_000 }));
 if (sizes.some((size, i) => i > 0 && size <= sizes[i - 1]!)) fail('--sizes must grow: e.g. 10000,100000,1000000');
@@ -40,36 +53,55 @@ const options = {
   rounds: numberOption('rounds', values.rounds),
 };
 
+const stamp = values.stamp ?? Date.now().toString(36);
+if (!/^[a-z0-9-]{1,20}$/.test(stamp)) fail('--stamp: 1-20 characters of a-z, 0-9 and -');
+const keep = values.keep || values['load-only'];
+
 interface Row {
   size: number;
-  loadPerSecond: number;
+  /** Listings/s of the load that filled this size's catalog, when this run loaded it. */
+  loadPerSecond?: number;
   search: Measured;
   resources: Measured;
+  /** 1-minute load average after this size's measurement. */
+  loadAverage: number;
+}
+
+/** One size's scratch deployment: the same names in every run with the same stamp. */
+function deploymentOf(size: number): Record<string, string> {
+  return {
+    LISTINGS_ALIAS: `bench-growth-${stamp}-${size}`,
+    LISTINGS_INDEX: `bench-growth-${stamp}-${size}-v1`,
+    REDIS_PREFIX: `bench-growth:${stamp}:${size}:`,
+    CURSOR_SECRET: `bench-growth-secret-${stamp}`,
+    EMBEDDING_MODEL_DIR: '/nonexistent',
+  };
 }
 
 async function main(): Promise<void> {
-  const stamp = Date.now().toString(36);
-  const env: Record<string, string> = {
-    LISTINGS_ALIAS: `bench-growth-${stamp}`,
-    LISTINGS_INDEX: `bench-growth-${stamp}-v1`,
-    REDIS_PREFIX: `bench-growth:${stamp}:`,
-    CURSOR_SECRET: `bench-growth-secret-${stamp}`,
-  };
-  const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
-  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 120_000 });
-  const redis = createRedisClient(config.redisUrl);
+  const base = loadConfig({ ...process.env, LOG_LEVEL: 'warn' });
+  // Force-merging a million listings takes minutes.
+  const elasticsearch = createElasticsearchClient(base.elasticsearchUrl, { requestTimeoutMs: 3_600_000 });
+  const redis = createRedisClient(base.redisUrl);
   const rows: Row[] = [];
   let service: { child: ChildProcess; url: string } | undefined;
   try {
-    let loaded = 0;
     for (const size of sizes) {
-      service?.child.kill('SIGTERM');
-      const started = Date.now();
-      await loadGeneratedListings(env, size, { from: loaded });
-      const loadPerSecond = Math.round((size - loaded) / ((Date.now() - started) / 1000));
-      loaded = size;
-      // Merged down as a long-lived index would be, so each size is measured in its steady state.
-      await elasticsearch.indices.forcemerge({ index: config.listingsAlias, max_num_segments: 5 });
+      const env = deploymentOf(size);
+      const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
+      const present = await elasticsearch.count({ index: config.listingsAlias }).then((r) => r.count, () => 0);
+      let loadPerSecond: number | undefined;
+      if (present < size) {
+        const started = Date.now();
+        await loadGeneratedListings(env, size, { from: present });
+        loadPerSecond = Math.round((size - present) / ((Date.now() - started) / 1000));
+        // Merged down as a long-lived index would be, so each size is measured in its steady state.
+        await elasticsearch.indices.forcemerge({ index: config.listingsAlias, max_num_segments: 5 });
+      }
+      if (values['load-only']) {
+        process.stderr.write(`${size}: loaded${loadPerSecond ? ` at ${loadPerSecond}/s` : ' already'}, kept as ${config.listingsAlias}\n`);
+        continue;
+      }
       service = await startServiceProcess(env);
       const child = service.child;
       const cpu = { esUrl: '', es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) };
@@ -80,15 +112,22 @@ async function main(): Promise<void> {
         for (let round = 0; round < options.rounds; round++) runs.push(await measure(target, options, cpu));
         return median(runs);
       };
-      const row = { size, loadPerSecond, search: await run('search', '/discovery/search', searchMix()), resources: await run('resources', '/discovery/resources', resourcesMix()) };
+      const row = { size, loadPerSecond, search: await run('search', '/discovery/search', searchMix()), resources: await run('resources', '/discovery/resources', resourcesMix()), loadAverage: loadavg()[0]! };
       rows.push(row);
-      process.stderr.write(`${size}: search p50 ${row.search.p50} ms, resources p50 ${row.resources.p50} ms\n`);
+      process.stderr.write(`${size}: search p50 ${row.search.p50} ms, resources p50 ${row.resources.p50} ms, load average ${row.loadAverage.toFixed(1)}\n`);
+      service.child.kill('SIGTERM');
+      service = undefined;
     }
-    printReport(rows);
+    if (rows.length > 0) printReport(rows);
   } finally {
     service?.child.kill('SIGTERM');
-    await dropDeploymentIndices(elasticsearch, config.listingsIndex, config.listingsAlias);
-    await dropRedisPrefix(redis, config.redisPrefix);
+    if (!keep) {
+      for (const size of sizes) {
+        const config = loadConfig({ ...process.env, ...deploymentOf(size), LOG_LEVEL: 'warn' });
+        await dropDeploymentIndices(elasticsearch, config.listingsIndex, config.listingsAlias);
+        await dropRedisPrefix(redis, config.redisPrefix);
+      }
+    }
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
 }
@@ -97,13 +136,13 @@ function printReport(rows: Row[]): void {
   const lines = [
     `${options.connections} connections, median of ${options.rounds} ${options.duration} s runs per size and workload`,
     '',
-    '| listings | loaded at | search p50 / p99 | search req/s | ES CPU per search | resources p50 / p99 | resources req/s | ES CPU per resources page |',
-    '|---|---|---|---|---|---|---|---|',
+    '| listings | loaded at | search p50 / p99 | search req/s | ES CPU per search | resources p50 / p99 | resources req/s | ES CPU per resources page | load average |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const { size, loadPerSecond, search, resources } of rows) {
+  for (const { size, loadPerSecond, search, resources, loadAverage } of rows) {
     lines.push(
-      `| ${size} | ${loadPerSecond}/s | ${search.p50} / ${search.p99} ms | ${search.rps.toFixed(0)} | ${search.esCpuMs.toFixed(2)} ms | ` +
-        `${resources.p50} / ${resources.p99} ms | ${resources.rps.toFixed(0)} | ${resources.esCpuMs.toFixed(2)} ms |`,
+      `| ${size} | ${loadPerSecond ? `${loadPerSecond}/s` : 'earlier run'} | ${search.p50} / ${search.p99} ms | ${search.rps.toFixed(0)} | ${search.esCpuMs.toFixed(2)} ms | ` +
+        `${resources.p50} / ${resources.p99} ms | ${resources.rps.toFixed(0)} | ${resources.esCpuMs.toFixed(2)} ms | ${loadAverage.toFixed(1)} |`,
     );
   }
   const first = rows[0]!;

@@ -21,7 +21,8 @@ export async function loadGeneratedListings(env: Record<string, string>, count: 
       process.stderr.write(`\rqueued ${Math.min(offset + CHUNK, listings.length)}/${count}`);
     }
     await drainQueue(session, {
-      timeoutMs: 600_000,
+      // 500 listings/s at worst (a busy 2-core machine), and never less than 10 minutes.
+      timeoutMs: Math.max(600_000, (count - from) * 2),
       pollMs: 500,
       onProgress: (stats) => process.stderr.write(`\rapplying: ${stats.depth} writes left      `),
     });
