@@ -5,7 +5,8 @@
  *
  * Each key goes over as DUMP + RESTORE, so every type keeps its exact content (a stream keeps its
  * consumer groups, their last-delivered ids and pending entries; sorted sets their scores), with the
- * time it had left to live (PTTL; shortened by the copy's own delay, never lengthened). Keys named
+ * time it had left to live (PTTL, less the time since it was read; RESTORE sets it relative to the
+ * target's clock, so the deadline is the source's within the copy's round trips). Keys named
  * before the hash tags get their tagged name on the way (`taggedName`). The source is walked with
  * SCAN, and reads and writes are auto-pipelined per batch (per primary on a Cluster).
  *
