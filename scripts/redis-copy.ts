@@ -100,7 +100,8 @@ runMain('redis:copy', async () => {
     differs = (report.verification?.problems.length ?? 0) > 0;
   } catch (err) {
     if (err instanceof CopyRefused) fail(`redis:copy refused: ${err.message}`, 1);
-    throw err;
+    // Part of the keys may be on the target already: a new attempt needs --replace.
+    fail(`redis:copy failed: ${(err as Error).message}${dryRun ? '' : ' (the target may hold part of the copy; run again with --replace)'}`, 1);
   } finally {
     source.disconnect();
     target.disconnect();
