@@ -209,6 +209,16 @@ describe('npm run redis:copy: a deployment on one Redis moves into a Redis Clust
       assert.deepEqual(await cluster.zrange(redisKeys(prefix).signalsDirty, 0, -1, 'WITHSCORES'), ['lst_a', '1', 'lst_b', '2']);
     });
 
+    it('an old name whose tagged name exists too is skipped (the tagged one is copied), and said so', async () => {
+      const keys = redisKeys(prefix);
+      await single.set(`${prefix}ledger:sponsor:${NETWORK}`, '5'); // from before the tags
+      await single.set(keys.ledgerSponsor(NETWORK), '7'); // written by the new version since
+      const report = await copyDeployment(single, cluster, prefix);
+      assert.deepEqual(report.skipped.map((s) => s.key), [`${prefix}ledger:sponsor:${NETWORK}`]);
+      assert.deepEqual([report.copied, report.renamed, report.verification?.problems], [1, 0, []]);
+      assert.equal(await cluster.get(keys.ledgerSponsor(NETWORK)), '7');
+    });
+
     it('keeps each key\'s remaining time to live (within the copy\'s own delay); keys without one stay without', async () => {
       const keys = redisKeys(prefix);
       await single.set(keys.lease('ranking'), 'gateway-1', 'PX', 600_000);
