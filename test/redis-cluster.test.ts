@@ -16,12 +16,10 @@ import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { announce, listing, settled } from './support/announcing.js';
 import { answers, startServer, v1Challenge, type LocalServer } from './support/sellers.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+import { ensureRedisCluster, REDIS_CLUSTER_URL } from './support/redisCluster.js';
 
-const PORT = Number(process.env.REDIS_CLUSTER_PORT ?? 7100);
-const CLUSTER_URL = `redis+cluster://127.0.0.1:${PORT},127.0.0.1:${PORT + 1},127.0.0.1:${PORT + 2}`;
+const CLUSTER_URL = REDIS_CLUSTER_URL;
 const PAYMENT = { scheme: 'exact', network: NETWORK, asset: USDC, amount: '2500', payTo: '0x1111111111111111111111111111111111111111' };
-
-const hasRedisServer = spawnSync('sh', ['-c', 'command -v redis-server && command -v redis-cli'], { stdio: 'ignore' }).status === 0;
 
 describe('Redis Cluster: the main flows through the Cluster client', function () {
   this.timeout(60_000);
@@ -30,18 +28,7 @@ describe('Redis Cluster: the main flows through the Cluster client', function ()
   let closed = false;
 
   before(async function () {
-    if (!hasRedisServer) {
-      console.log('    (skipped: redis-server/redis-cli are not installed, so no local Redis Cluster can be started)');
-      this.skip();
-    }
-    // flock: test runs of several worktrees may start it at the same moment; the second finds it up.
-    // --close: the daemonized redis-servers must not inherit (and hold forever) the lock.
-    const started = spawnSync('flock', ['--close', '--timeout', '50', `/tmp/redis-cluster-${PORT}.lock`, 'bash', 'scripts/cluster.sh', 'redis', 'start'], {
-      env: { ...process.env, REDIS_CLUSTER_PORT: String(PORT) },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    assert.equal(started.status, 0, `scripts/cluster.sh redis start failed:\n${started.stderr}`);
+    ensureRedisCluster(this);
     seller = await startServer({ '/weather': answers.v1(() => v1Challenge(seller.url('/weather'))) });
     h = await startHarness({
       REDIS_URL: CLUSTER_URL,
