@@ -264,6 +264,11 @@ export interface CatalogIngestSettings {
   maxAttempts: number;
   /** Entries another consumer received and left unacknowledged this long are taken over. */
   claimIdleMs: number;
+  /**
+   * How long a stopping consumer waits for the batches it is applying; what is still in flight
+   * then stays unacknowledged in the stream, and another consumer (or the next start) applies it.
+   */
+  stopWaitMs: number;
   retryBaseMs: number;
   retryMaxMs: number;
 }
@@ -275,6 +280,7 @@ function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
     blockMs: read.integer('CATALOG_BLOCK_MS', 200, 1, 5000),
     maxAttempts: read.integer('CATALOG_MAX_ATTEMPTS', 5, 1, 1000),
     claimIdleMs: read.integer('CATALOG_CLAIM_IDLE_MS', 30_000, 10, 3_600_000),
+    stopWaitMs: read.integer('CATALOG_STOP_WAIT_MS', 3000, 0, 120_000),
     retryBaseMs: read.integer('CATALOG_RETRY_BASE_MS', 200, 1, 60_000),
     retryMaxMs: read.integer('CATALOG_RETRY_MAX_MS', 5000, 1, 300_000),
   };

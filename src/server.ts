@@ -86,12 +86,20 @@ async function main(): Promise<void> {
       logger.warn('stop did not finish within the grace period; exiting', { pending, graceMs: config.shutdownGraceMs });
       process.exit(1);
     }, config.shutdownGraceMs);
+    const step = async (name: string, run: () => Promise<unknown>) => {
+      pending = name;
+      const started = performance.now();
+      logger.debug('stop step started', { step: name });
+      await run();
+      logger.debug('stop step done', { step: name, ms: Math.round(performance.now() - started) });
+    };
     for (const worker of [...container.workers].reverse()) {
-      pending = worker.name;
-      await worker.stop().catch((err: unknown) => logger.warn('worker stop failed', { worker: worker.name, err: (err as Error).message }));
+      await step(worker.name, () =>
+        worker.stop().catch((err: unknown) => logger.warn('worker stop failed', { worker: worker.name, err: (err as Error).message })),
+      );
     }
-    pending = 'closing the Elasticsearch and Redis clients';
-    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+    await step('closing the Elasticsearch client', () => elasticsearch.close().catch(() => undefined));
+    await step('closing the Redis client', () => redis.quit().catch(() => undefined));
     clearTimeout(deadline);
     logger.info('stopped');
     process.exit(0);

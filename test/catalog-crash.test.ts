@@ -4,6 +4,7 @@
  * defect 10).
  */
 import assert from 'node:assert/strict';
+import { createServer, type Socket } from 'node:net';
 import { createLogger } from '../src/logger.js';
 import { appliedWritesRecorder } from '../src/lifecycle/index.js';
 import { buildCatalog } from '../src/catalog/index.js';
@@ -68,5 +69,44 @@ describe('catalog ingest after a crash', function () {
     await stream.forgetHeartbeat('busy-consumer');
     const claimed = await stream.claimFromDeadConsumers('another-consumer', 0, 100);
     assert.deepEqual(claimed.map((e) => e.entryId), [delivered[0]!.entryId]);
+  });
+
+  it('a consumer stopping while Elasticsearch does not answer stops after CATALOG_STOP_WAIT_MS; what it held is applied by another consumer', async () => {
+    const names = uniqueNames('stopwait');
+    const shared = { LISTINGS_ALIAS: names.listingsAlias, LISTINGS_INDEX: names.listingsIndex, REDIS_PREFIX: names.redisPrefix };
+    // An Elasticsearch that accepts connections and never answers: each request waits for its timeout.
+    const sockets = new Set<Socket>();
+    const blackHole = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    const config = testConfig({ ...shared, CATALOG_STOP_WAIT_MS: '500' });
+    const redis = createRedisClient(config.redisUrl);
+    const stuckEs = createElasticsearchClient(`http://127.0.0.1:${(blackHole.address() as { port: number }).port}`);
+    const stuck = buildCatalog(config, silent, { elasticsearch: stuckEs, redis }, appliedWritesRecorder(config, redis));
+    let next: Harness | undefined;
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await stuck.writer.upsert(httpInput({ resource: `https://stopwait.example/r${i}` }), { source: 'announce' })).id);
+      stuck.worker.start();
+      // Delivered to the stuck consumer, its _bulk on the way to the black hole.
+      await waitFor(async () => (await stuck.queue.stats()).pending === ids.length || undefined, 10_000, 20);
+      const stopping = Date.now();
+      await stuck.worker.stop();
+      const took = Date.now() - stopping;
+      assert.ok(took < 2000, `stop took ${took} ms (the _bulk waits up to 2 x 10 s)`);
+      assert.equal((await stuck.queue.stats()).depth, ids.length, 'nothing acknowledged: every entry is still in the stream');
+
+      const restarted = (next = await startHarness(shared));
+      await waitFor(async () => (await restarted.container.catalog.reader.getMany(ids)).size === ids.length, 15_000, 100);
+      const stats = await waitFor(async () => {
+        const s = await restarted.container.catalog.queue.stats();
+        return s.depth === 0 ? s : undefined;
+      });
+      assert.equal(stats.pending, 0);
+    } finally {
+      await next?.close();
+      for (const socket of sockets) socket.destroy();
+      blackHole.close();
+      await Promise.allSettled([stuckEs.close(), redis.quit()]);
+    }
   });
 });

@@ -114,4 +114,35 @@ describe('facilitator: cataloging from traffic', () => {
     await appliedSoFar();
     assert.equal(await h.container.catalog.reader.get(httpListingId('http://rejected.test/x')), undefined);
   });
+
+  it('a burst of payments for one resource is written a few times, not once per payment, and ends with the latest price of each scheme', async () => {
+    const resource = { url: 'https://burst.example.com/quote', description: 'Quotes under load', mimeType: 'application/json' };
+    const id = httpListingId(resource.url, 'GET');
+    const writer = h.container.catalog.writer;
+    const upsert = writer.upsert.bind(writer);
+    let writes = 0;
+    writer.upsert = async (...args) => {
+      if (args[0].resource === 'https://burst.example.com/quote') writes += 1;
+      return upsert(...args);
+    };
+    try {
+      // A new payee and price each time, exact and upto alternating: no sighting repeats another.
+      const burst = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          (i % 2 ? uptoRequest : exactRequest)(payer, requirements(newWallet().address, { amount: String(2000 + i) }), {}, resource),
+        ),
+      );
+      await Promise.all(burst.map(settle));
+      // The last sightings, after the burst: what the listing must show once everything is written.
+      await settle(await exactRequest(payer, requirements(newWallet().address, { amount: '7001' }), {}, resource));
+      await settle(await uptoRequest(payer, requirements(newWallet().address, { amount: '9001' }), {}, resource));
+      await appliedSoFar();
+    } finally {
+      writer.upsert = upsert;
+    }
+    const doc = await h.container.catalog.reader.get(id);
+    assert.deepEqual(doc?.accepts?.map((a) => `${a.scheme} ${a.amount}`).sort(), ['exact 7001', 'upto 9001']);
+    // Without coalescing: 62 writes, one after another (a stopping instance waited for every one).
+    assert.ok(writes <= 20, `${writes} catalog writes for 62 payments`);
+  });
 });

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { Ledger } from '../src/store/ledger.js';
 import { testConfig } from './support/harness.js';
+import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 
 const ENTRY = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 
@@ -76,6 +78,38 @@ describe('the server process', function () {
     assert.match(answer, /^HTTP\/1\.1 202/);
     assert.equal(await run.exited, 0);
     assert.match(run.stdout(), /"message":"stopped"/);
+  });
+
+  it('stops within its grace period right after a burst of settlements for one resource (exit 0, not the deadline)', async function () {
+    this.timeout(90_000);
+    // Each settlement asks for a catalog write of the resource it paid for. Those once ran one per
+    // payment, one after another, and SIGTERM waited for all of them: minutes after a busy spell
+    // (a test:cluster gateway sat idle for 8), cut off only by the SHUTDOWN_GRACE_MS deadline.
+    const grace = 3000;
+    const run = startServer({
+      ...env,
+      SHUTDOWN_GRACE_MS: String(grace),
+      ...Object.fromEntries(['FACILITATOR', 'FACILITATOR_PAYER'].map((n) => [`RATE_LIMIT_${n}`, 'off'])),
+    });
+    const url = await listeningUrl(run);
+    const redis = createRedisClient(config.redisUrl);
+    const payer = newWallet();
+    await new Ledger(redis, config.redisPrefix, 10n ** 18n).fund(NETWORK, USDC, payer.address, 10n ** 12n);
+    await redis.quit();
+    // Every payment names a new payee and price, so no sighting repeats another (each needs its write).
+    const bodies = await Promise.all(Array.from({ length: 400 }, (_, i) => exactRequest(payer, requirements(newWallet().address, { amount: String(1000 + i) }))));
+    const settle = async (body: object) => {
+      const res = await fetch(`${url}/settle`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as { success: boolean }).success, true);
+    };
+    for (let i = 0; i < bodies.length; i += 40) await Promise.all(bodies.slice(i, i + 40).map(settle));
+    const signalled = Date.now();
+    run.child.kill('SIGTERM');
+    const code = await run.exited;
+    const took = Date.now() - signalled;
+    assert.equal(code, 0, `exit ${code} after ${took} ms: ${run.stdout().split('\n').filter((l) => l.includes('grace')).join('\n')}`);
+    assert.ok(took < grace + 1000, `stopped after ${took} ms`);
   });
 
   it('refuses to start with invalid configuration, listing every bad variable (exit 2)', async () => {

@@ -26,6 +26,8 @@ export class IngestWorker implements BackgroundWorker {
   private readonly consumer = consumerName();
   private running?: Promise<void>;
   private stopping = false;
+  /** Which start() a loop belongs to: a loop a stop left running ends when the worker starts again. */
+  private generation = 0;
   private wake?: () => void;
   private reader?: StreamReader;
   private heartbeat?: NodeJS.Timeout;
@@ -47,6 +49,7 @@ export class IngestWorker implements BackgroundWorker {
   start(): void {
     if (this.running) return;
     this.stopping = false;
+    const generation = ++this.generation;
     // Blocking reads get their own connection so they never hold up other commands.
     this.reader = this.stream.openReader((err) => this.logger.debug('ingest connection error', { error: err.message }));
     // A timer of its own: a loop waiting on a slow Elasticsearch is alive all the same.
@@ -54,16 +57,28 @@ export class IngestWorker implements BackgroundWorker {
     beat();
     this.heartbeat = setInterval(beat, HEARTBEAT_MS);
     this.heartbeat.unref();
-    this.running = this.loop();
+    this.running = this.loop(generation);
   }
 
+  /**
+   * Waits up to `stopWaitMs` for the batches in flight (an Elasticsearch `_bulk` can take its whole
+   * request timeout, a Redis call on a dead Cluster primary its redirections). Past that it stops
+   * anyway: those entries stay unacknowledged in the stream, and with this consumer's heartbeat
+   * gone another consumer takes them over within a second or two (or this one at its next start).
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      (this.running ?? Promise.resolve()).then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.options.stopWaitMs))),
+    ]);
+    clearTimeout(timer);
     this.running = undefined;
     clearInterval(this.heartbeat);
-    await this.stream.removeConsumerIfIdle(this.consumer).catch(() => undefined);
+    if (finished) await this.stream.removeConsumerIfIdle(this.consumer).catch(() => undefined);
+    else this.logger.warn('catalog ingest: stopped with writes still being applied; they stay in the stream for another consumer', { entries: this.held.size, waitedMs: this.options.stopWaitMs });
     await this.stream.forgetHeartbeat(this.consumer).catch(() => undefined);
     this.reader?.close();
     this.reader = undefined;
@@ -75,7 +90,7 @@ export class IngestWorker implements BackgroundWorker {
    * in stream order. Entries to retry go first into the next batch, after everything in flight;
    * that is checked after waiting for the overlapping batches, since one of them can fail meanwhile.
    */
-  private async loop(): Promise<void> {
+  private async loop(generation: number): Promise<void> {
     const inflight = new Map<Promise<void>, Set<string>>();
     let retry: StreamEntry[] = [];
     let backoff = this.options.retryBaseMs;
@@ -83,7 +98,7 @@ export class IngestWorker implements BackgroundWorker {
     const settle = async () => {
       await Promise.allSettled([...inflight.keys()]);
     };
-    while (!this.stopping) {
+    while (!this.stopping && generation === this.generation) {
       try {
         await this.stream.ensureGroup();
         // After a failure, one batch at a time until one succeeds: an outage must not pull the

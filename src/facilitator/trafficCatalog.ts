@@ -12,7 +12,7 @@
  */
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
-import type { HttpListingInput, ListingInput } from '../shapes/listingInput.js';
+import type { AcceptedPayment, HttpListingInput, ListingInput } from '../shapes/listingInput.js';
 import { InvalidInput } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import type { TrafficAccepts } from '../store/trafficAccepts.js';
@@ -26,6 +26,18 @@ export interface ProbeScheduler {
 }
 
 const MAX_REMEMBERED = 10_000;
+
+/** Sightings of one listing written by one write: the latest one's input, each payment option's latest accept. */
+interface SightingBatch {
+  latest: TrafficSighting;
+  accepts: Map<string, AcceptedPayment>;
+}
+
+interface QueuedBatch extends SightingBatch {
+  /** The `recent` keys answered with this batch's outcome. */
+  keys: Set<string>;
+  outcome: Promise<BazaarOutcome>;
+}
 
 export interface TrafficCatalogerDeps {
   /** The payment options traffic has shown per listing (store/trafficAccepts.ts). */
@@ -55,6 +67,13 @@ export class TrafficCataloger {
    * slower, older snapshot could land last and undo a newer price.
    */
   private readonly tails = new Map<string, Promise<void>>();
+  /**
+   * Per listing and event, the write queued behind the running one and not started yet. New
+   * sightings join it, so the queue of a listing stays short however fast it is paid for. (One
+   * write per payment, one after another, fell minutes behind under load, and a stopping instance
+   * waited for all of them: README, SHUTDOWN_GRACE_MS.)
+   */
+  private readonly waiting = new Map<string, QueuedBatch>();
 
   constructor(private readonly deps: TrafficCatalogerDeps) {}
 
@@ -64,20 +83,20 @@ export class TrafficCataloger {
    * whether or not anyone waits for it.
    */
   settled(sighting: TrafficSighting): Promise<BazaarOutcome> {
-    return this.enqueue('settled', sighting, () => this.write(sighting));
+    return this.enqueue('settled', sighting, (batch) => this.write(batch));
   }
 
   /** A payment that passed /verify: no evidence yet, so at most a probe of the resource. */
   verified(sighting: TrafficSighting): Promise<BazaarOutcome> {
-    return this.enqueue('verified', sighting, async () => {
-      if (await this.listed(sighting.listingId)) return { status: 'success' }; // its own re-probes, publishes or settlements keep it
+    return this.enqueue('verified', sighting, async ({ latest }) => {
+      if (await this.listed(latest.listingId)) return { status: 'success' }; // its own re-probes, publishes or settlements keep it
       // Nothing to probe behind an MCP tool.
-      if (sighting.input.type !== 'http') return rejected('a verification alone lists no MCP tool: its first settlement does');
-      return this.scheduleProbe(sighting.input);
+      if (latest.input.type !== 'http') return rejected('a verification alone lists no MCP tool: its first settlement does');
+      return this.scheduleProbe(latest.input);
     });
   }
 
-  private enqueue(event: 'settled' | 'verified', sighting: TrafficSighting, work: () => Promise<BazaarOutcome>): Promise<BazaarOutcome> {
+  private enqueue(event: 'settled' | 'verified', sighting: TrafficSighting, work: (batch: SightingBatch) => Promise<BazaarOutcome>): Promise<BazaarOutcome> {
     // Per payment option: a resource paid by several schemes alternates sightings without rewriting each time.
     const key = `${event} ${sighting.listingId} ${sighting.acceptKey}`;
     const fingerprint = JSON.stringify([sighting.input, sighting.accept]);
@@ -86,12 +105,32 @@ export class TrafficCataloger {
     // A repeat within the refresh interval is answered with what became of the sighting it repeats.
     if (seen && seen.fingerprint === fingerprint && now - seen.at < this.deps.refreshMs) return seen.outcome;
     if (this.recent.size >= MAX_REMEMBERED) this.recent.clear();
+    // A write of this listing and event that has not started yet takes this sighting too: steady
+    // traffic to one listing queues at most one write behind the running one, never one per payment.
+    const batchKey = `${event} ${sighting.listingId}`;
+    const waiting = this.waiting.get(batchKey);
+    if (waiting) {
+      waiting.latest = sighting;
+      waiting.accepts.set(sighting.acceptKey, sighting.accept);
+      waiting.keys.add(key);
+      this.recent.set(key, { fingerprint, at: now, outcome: waiting.outcome });
+      return waiting.outcome;
+    }
+    const batch = { latest: sighting, accepts: new Map([[sighting.acceptKey, sighting.accept]]), keys: new Set([key]) } as QueuedBatch;
+    this.waiting.set(batchKey, batch);
     const previous = this.tails.get(sighting.listingId) ?? Promise.resolve();
-    const outcome: Promise<BazaarOutcome> = previous.then(work).catch((err: unknown) => {
-      this.recent.delete(key);
-      this.deps.logger.warn('traffic cataloging failed', { listingId: sighting.listingId, err: (err as Error).message });
-      return rejected('the catalog could not be updated; the next payment retries');
-    });
+    const outcome: Promise<BazaarOutcome> = previous
+      .then(() => {
+        // Started: a sighting from now on waits for the next write (this one's snapshot is taken).
+        if (this.waiting.get(batchKey) === batch) this.waiting.delete(batchKey);
+        return work(batch);
+      })
+      .catch((err: unknown) => {
+        for (const k of batch.keys) if (this.recent.get(k)?.outcome === outcome) this.recent.delete(k);
+        this.deps.logger.warn('traffic cataloging failed', { listingId: sighting.listingId, err: (err as Error).message });
+        return rejected('the catalog could not be updated; the next payment retries');
+      });
+    batch.outcome = outcome;
     const task: Promise<void> = outcome.then(() => {
       this.inFlight.delete(task);
       if (this.tails.get(sighting.listingId) === task) this.tails.delete(sighting.listingId);
@@ -107,7 +146,8 @@ export class TrafficCataloger {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private async write(sighting: TrafficSighting): Promise<BazaarOutcome> {
+  private async write(batch: SightingBatch): Promise<BazaarOutcome> {
+    const sighting = batch.latest;
     const writer = this.deps.writer();
     if (!writer) return rejected('this instance does not write the catalog');
     const existing = await this.deps.reader.get(sighting.listingId);
@@ -123,7 +163,7 @@ export class TrafficCataloger {
       this.deps.logger.debug('traffic listing refused', { listingId: sighting.listingId, resource: sighting.input.resource, refusal });
       return rejected(refusal);
     }
-    const accepts = await this.deps.accepts.merge(sighting.listingId, sighting.acceptKey, sighting.accept, 16);
+    const accepts = await this.deps.accepts.merge(sighting.listingId, batch.accepts, 16);
     const input: ListingInput = { ...sighting.input, ...(sighting.input.type === 'http' ? { accepts } : {}) } as ListingInput;
     await writer.upsert(input, { source: 'traffic' });
     await this.deps.reflushSignals([sighting.listingId]);

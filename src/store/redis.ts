@@ -116,6 +116,8 @@ export function isRedisUnavailable(err: unknown): boolean {
   if (err.name === 'ClusterAllFailedError') return true;
   return (
     err.name === 'MaxRetriesPerRequestError' ||
-    /Connection is closed|Stream isn't writeable|enableOfflineQueue|CLUSTERDOWN|Failed to refresh slots cache|None of startup nodes is available/.test(err.message)
+    // "Too many Cluster redirections": the slot's primary died and no replica has taken over yet
+    // (every retry met the closed connection or a MOVED back to the dead node).
+    /Connection is closed|Stream isn't writeable|enableOfflineQueue|CLUSTERDOWN|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available/.test(err.message)
   );
 }

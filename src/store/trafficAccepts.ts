@@ -15,10 +15,11 @@ export class TrafficAccepts {
     this.keys = redisKeys(prefix);
   }
 
-  /** Records `accept` under `acceptKey`; returns every option of the listing, by key order, at most `max`. */
-  async merge(listingId: string, acceptKey: string, accept: AcceptedPayment, max: number): Promise<AcceptedPayment[]> {
+  /** Records each accept under its key; returns every option of the listing, by key order, at most `max`. */
+  async merge(listingId: string, accepts: ReadonlyMap<string, AcceptedPayment>, max: number): Promise<AcceptedPayment[]> {
     const key = this.keys.trafficAccepts(listingId);
-    const results = await this.redis.pipeline().hset(key, acceptKey, JSON.stringify(accept)).expire(key, ACCEPTS_TTL_SECONDS).hgetall(key).exec();
+    const fields = Object.fromEntries([...accepts].map(([acceptKey, accept]) => [acceptKey, JSON.stringify(accept)]));
+    const results = await this.redis.pipeline().hset(key, fields).expire(key, ACCEPTS_TTL_SECONDS).hgetall(key).exec();
     const all = (results?.[2]?.[1] ?? {}) as Record<string, string>;
     return Object.keys(all)
       .sort()
