@@ -42,9 +42,9 @@ describe('upto listings: median settled amount beside the ceiling', () => {
     const id = httpListingId(resource.url, 'GET');
     const ceiling = { scheme: 'upto' as const, network: NETWORK, asset: USDC, amount: '5000', payTo: seller.address };
     await h.container.catalog.writer.upsert(httpInput({ resource: resource.url, payment: ceiling }), { source: 'import' });
-    // Settle only once the import is applied: traffic catalogs a resource it finds unlisted with the
-    // amount it saw paid, and under load the write stream applied the import after the settlements.
-    await waitFor(async () => h.container.catalog.reader.get(id));
+    // Settled at once, the import possibly still in the write stream: the settlements' traffic writes
+    // land after it and only mark it seen (test/facilitator-settle-race.test.ts holds the consumer to
+    // make that order certain).
     await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
     const settled = ['100', '5000', '300', '700', '2500'];
     for (const amount of settled) {
