@@ -110,4 +110,20 @@ describe('facilitator: a settlement racing a declared write in the stream', () =
     assert.equal(announced.describe?.description, 'Declared by the seller');
     assert.equal(announced.accepts, undefined, 'traffic added its payment options');
   });
+
+  it('what traffic listed itself it still rewrites: a new amount refreshes it, and paid again it comes back from stale', async () => {
+    const url = 'http://race-traffic.test/quote';
+    const id = httpListingId(url, 'GET');
+    await settleFor(url, '7');
+    await waitFor(async () => (await h.container.catalog.reader.get(id))?.source === 'traffic');
+    await h.container.catalog.writer.remove(id, 'stale');
+    await waitFor(async () => (await h.container.catalog.reader.get(id))?.removed === true);
+    await settleFor(url, '8');
+    const back = await waitFor(async () => {
+      const doc = await h.container.catalog.reader.get(id);
+      return doc && !doc.removed ? doc : undefined;
+    });
+    assert.equal(back.source, 'traffic');
+    assert.equal(back.payment.amount, '8');
+  });
 });

@@ -51,9 +51,10 @@ function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, sto
 
 /**
  * A traffic upsert of a listing traffic does not own (declared by a seller or an import, or removed
- * for a reason other than staleness) only marks it seen. Decided here, on the stored state the
- * write is applied against (guarded by its seq_no), because the settlement that queued the upsert
- * read the catalog before earlier writes in the stream (an import, a publish, a removal) landed.
+ * for a reason other than staleness) only marks it seen. Decided here, on the state read once every
+ * earlier write to the listing in this consumer's stream order is applied, because the settlement
+ * that queued the upsert read the catalog before earlier writes (an import, a publish, a removal)
+ * landed (docs/facilitator.md "Evidence before listing").
  */
 function yieldedTouch(operation: CatalogOperation, stored: StoredState | undefined): Extract<CatalogOperation, { op: 'touch' }> | undefined {
   if (operation.op !== 'upsert' || operation.doc.source !== 'traffic' || !stored || trafficMayRewrite(stored)) return undefined;
@@ -62,11 +63,9 @@ function yieldedTouch(operation: CatalogOperation, stored: StoredState | undefin
 
 function operationLines(operation: CatalogOperation, stored: Map<string, StoredState>): BulkLine[] {
   const touch = yieldedTouch(operation, stored.get(operation.id));
-  if (touch) {
-    // Guarded like the upsert: a change since the read (e.g. the listing removed as stale) is retried with fresh state.
-    const { seqNo, primaryTerm } = stored.get(operation.id)!;
-    return [{ update: { _id: touch.id, if_seq_no: seqNo, if_primary_term: primaryTerm } }, { doc: { lastSeen: touch.seenAt } }];
-  }
+  // Unguarded, like any touch: it moves lastSeen only, so a change since the read loses nothing, and
+  // a guard would only add conflicts with the embedding worker's writes.
+  if (touch) return operationLines(touch, stored);
   switch (operation.op) {
     case 'upsert':
       return upsertLines(operation, stored.get(operation.id));
