@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
+import { buildListingDocument } from '../src/catalog/document.js';
+import { ListingStore } from '../src/store/listingStore.js';
+import type { ApplyOutcome, CatalogOperation } from '../src/store/catalogOperations.js';
 import type { HttpListingInput } from '../src/shapes/listingInput.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
@@ -125,5 +128,39 @@ describe('facilitator: a settlement racing a declared write in the stream', () =
     });
     assert.equal(back.source, 'traffic');
     assert.equal(back.payment.amount, '8');
+  });
+
+  it('several consumers: the declared listing wins whichever order (or both at once) they apply the two writes in', async () => {
+    // Two gateways' consumers, each handed one of the two entries of a listing.
+    const [first, second] = [new ListingStore(h.elasticsearch, h.config.listingsAlias), new ListingStore(h.elasticsearch, h.config.listingsAlias)];
+    /** As a consumer does: a conflicted write is applied again with fresh state. */
+    const applyUntilDone = async (store: ListingStore, operation: CatalogOperation): Promise<ApplyOutcome> => {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const [outcome] = await store.apply([operation]);
+        if (outcome!.status !== 'retry') return outcome!;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('never applied');
+    };
+    for (const order of ['traffic first', 'declared first', 'at once'] as const) {
+      const url = `http://race-consumers.test/${order.replace(' ', '-')}`;
+      const id = httpListingId(url, 'GET');
+      const now = new Date();
+      const declaredOp: CatalogOperation = { op: 'upsert', id, doc: buildListingDocument(declared(url, '5000'), { source: 'import' }, now), replaceSignals: false, probablyNew: true };
+      const paid = { type: 'http' as const, resource: url, payment: { scheme: 'exact' as const, network: NETWORK, asset: USDC, amount: '1' }, describe: { description: 'Listed by a payer' } };
+      const trafficOp: CatalogOperation = { op: 'upsert', id, doc: buildListingDocument(paid, { source: 'traffic' }, now), replaceSignals: false };
+      if (order === 'traffic first') {
+        await applyUntilDone(first, trafficOp);
+        await applyUntilDone(second, declaredOp);
+      } else if (order === 'declared first') {
+        await applyUntilDone(first, declaredOp);
+        const outcome = await applyUntilDone(second, trafficOp);
+        assert.deepEqual(outcome, { status: 'applied', as: { op: 'touch', id, seenAt: now.toISOString() } }, 'observers are told a touch');
+      } else await Promise.all([applyUntilDone(first, declaredOp), applyUntilDone(second, trafficOp)]);
+      const doc = (await h.container.catalog.reader.get(id))!;
+      assert.equal(doc.source, 'import', order);
+      assert.equal(doc.payment.amount, '5000', order);
+      assert.equal(doc.describe?.description, 'Declared by the seller', order);
+    }
   });
 });
