@@ -35,7 +35,9 @@ describe('upto listings: median settled amount beside the ceiling', () => {
     assert.equal(toListing(doc).signals.medianSettledAmount7d, '700');
   });
 
-  it('signals carry the median actually settled; maxPrice keeps comparing the ceiling', async () => {
+  it('signals carry the median actually settled; maxPrice keeps comparing the ceiling', async function () {
+    // The import, six traffic writes and the signals flushes are all applied inside the first wait below.
+    this.timeout(40_000);
     const seller = newWallet();
     const payer = newWallet();
     const resource = { ...RESOURCE, url: 'http://upto-seller.test/summarize' };
@@ -62,7 +64,7 @@ describe('upto listings: median settled amount beside the ceiling', () => {
     const listing = await waitFor(async () => {
       const res = await request(h.app).get(`/discovery/resources/${id}`);
       return res.status === 200 && res.body.signals?.settleCount7d === settled.length ? res.body : undefined;
-    });
+    }, 25_000);
     assert.equal(listing.signals.medianSettledAmount7d, '700');
     assert.equal(listing.payment.amount, '5000', 'the ceiling stays in payment.amount');
     const exactListing = await waitFor(async () => {
