@@ -200,7 +200,7 @@ export class IngestWorker implements BackgroundWorker {
     for (let i = 0; i < decoded.length; i++) {
       const { entry, operation } = decoded[i]!;
       const outcome = outcomes[i] ?? { status: 'failed', reason: 'no outcome' };
-      if (outcome.status === 'applied') applied.push({ entryId: entry.entryId, operation });
+      if (outcome.status === 'applied') applied.push({ entryId: entry.entryId, operation: outcome.as ?? operation });
       if (outcome.status === 'applied' || outcome.status === 'dropped') done.push(entry.entryId);
       else if (outcome.status === 'retry') {
         transient = outcome.reason;

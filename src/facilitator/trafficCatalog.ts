@@ -16,6 +16,7 @@ import type { AcceptedPayment, HttpListingInput, ListingInput } from '../shapes/
 import { InvalidInput } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 import type { TrafficAccepts } from '../store/trafficAccepts.js';
+import { trafficMayRewrite } from '../store/listingDocument.js';
 import type { TrafficGate } from './trafficGate.js';
 import type { TrafficSighting } from './trafficSighting.js';
 import type { BazaarOutcome } from '../x402/wire.js';
@@ -152,8 +153,9 @@ export class TrafficCataloger {
     if (!writer) return rejected('this instance does not write the catalog');
     const existing = await this.deps.reader.get(sighting.listingId);
     // Traffic owns only what traffic created; a stale traffic listing comes back when it is paid for again.
-    const ownedByTraffic = !existing || (existing.source === 'traffic' && (!existing.removed || existing.removedReason === 'stale'));
-    if (!ownedByTraffic) {
+    // This read only saves work: a declared write still in the stream is invisible to it, and the
+    // store, applying writes in order, turns the upsert below into a touch then (trafficMayRewrite).
+    if (existing && !trafficMayRewrite(existing)) {
       await writer.touch(sighting.listingId);
       // Listed with the content its seller declared (publish or announce); traffic does not rewrite it.
       return existing.removed ? rejected(`the listing was removed (${existing.removedReason ?? 'removed'}); a payment does not revive it`) : { status: 'success' };

@@ -38,7 +38,11 @@ export type CatalogOperation =
 
 /** How applying one operation went. */
 export type ApplyOutcome =
-  | { status: 'applied' }
+  /**
+   * `as`: what the store applied when it is not the operation asked for (a traffic upsert of a
+   * listing traffic does not own is applied as a touch): observers are told what really happened.
+   */
+  | { status: 'applied'; as?: CatalogOperation }
   /** touch/remove/signals on a listing that does not exist: nothing to do, not an error. */
   | { status: 'dropped'; reason: string }
   /** Elasticsearch unavailable or overloaded: retried after a backoff, not counted as a failure. */

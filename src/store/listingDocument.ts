@@ -65,3 +65,15 @@ export function keptFromStored(doc: ListingDocument, stored: KeptFields | undefi
   if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
   return merged;
 }
+
+/**
+ * Whether a settlement may write a listing's content (docs/facilitator.md "Evidence before
+ * listing"): only a listing traffic created itself, live or removed as stale (paid for again, it
+ * comes back), or none at all. A listing a seller published, announced or imported keeps its
+ * declared content and price, and one removed for another reason stays removed: traffic only marks
+ * them seen. The store applies this where writes land in order (ListingStore.apply); the cataloger
+ * asks it too, only to skip needless work.
+ */
+export function trafficMayRewrite(stored: Partial<Pick<ListingDocument, 'source' | 'removed' | 'removedReason'>> | undefined): boolean {
+  return !stored || (stored.source === 'traffic' && (!stored.removed || stored.removedReason === 'stale'));
+}

@@ -5,7 +5,7 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
-import { keptFromStored, type ListingDocument } from './listingDocument.js';
+import { keptFromStored, trafficMayRewrite, type ListingDocument } from './listingDocument.js';
 import type { ApplyOutcome, CatalogOperation } from './catalogOperations.js';
 import { isElasticsearchUnavailable } from './elasticsearch.js';
 
@@ -21,6 +21,10 @@ interface StoredState {
   firstSeen?: string;
   signals?: ListingDocument['signals'];
   owner?: string;
+  /** Who wrote it and whether it is removed: decide whether a traffic upsert may rewrite it. */
+  source?: ListingDocument['source'];
+  removed?: boolean;
+  removedReason?: ListingDocument['removedReason'];
   embeddedTextHash?: string;
   /** Read only when the upsert's text hash equals `embeddedTextHash` (384 numbers: not read for nothing). */
   embedding?: number[];
@@ -45,7 +49,23 @@ function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, sto
   return [{ index: { _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }, merged as unknown as BulkLine];
 }
 
+/**
+ * A traffic upsert of a listing traffic does not own (declared by a seller or an import, or removed
+ * for a reason other than staleness) only marks it seen. Decided here, on the state read once every
+ * earlier write to the listing in this consumer's stream order is applied, because the settlement
+ * that queued the upsert read the catalog before earlier writes (an import, a publish, a removal)
+ * landed (docs/facilitator.md "Evidence before listing").
+ */
+function yieldedTouch(operation: CatalogOperation, stored: StoredState | undefined): Extract<CatalogOperation, { op: 'touch' }> | undefined {
+  if (operation.op !== 'upsert' || operation.doc.source !== 'traffic' || !stored || trafficMayRewrite(stored)) return undefined;
+  return { op: 'touch', id: operation.id, seenAt: operation.doc.lastSeen };
+}
+
 function operationLines(operation: CatalogOperation, stored: Map<string, StoredState>): BulkLine[] {
+  const touch = yieldedTouch(operation, stored.get(operation.id));
+  // Unguarded, like any touch: it moves lastSeen only, so a change since the read loses nothing, and
+  // a guard would only add conflicts with the embedding worker's writes.
+  if (touch) return operationLines(touch, stored);
   switch (operation.op) {
     case 'upsert':
       return upsertLines(operation, stored.get(operation.id));
@@ -165,9 +185,10 @@ export class ListingStore {
 
   private async applyRun(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
     let items: Array<Record<string, BulkItemResult>>;
+    let stored: Map<string, StoredState>;
     try {
       const toRead = operations.filter((o) => o.op === 'upsert' && !o.probablyNew).map((o) => o.id);
-      const stored = await this.storedState(toRead);
+      stored = await this.storedState(toRead);
       await this.readKeptEmbeddings(operations, stored);
       const lines = operations.flatMap((operation) => operationLines(operation, stored));
       const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false });
@@ -177,7 +198,11 @@ export class ListingStore {
       if (isElasticsearchUnavailable(err) || isMissingIndex(err)) return operations.map(() => ({ status: 'retry', reason }));
       return operations.map(() => ({ status: 'failed', reason: `bulk request rejected: ${reason}` }));
     }
-    const outcomes = operations.map((operation, i) => itemOutcome(operation, items[i] ? Object.values(items[i]!)[0] : undefined));
+    const outcomes = operations.map((operation, i): ApplyOutcome => {
+      const outcome = itemOutcome(operation, items[i] ? Object.values(items[i]!)[0] : undefined);
+      const touch = outcome.status === 'applied' ? yieldedTouch(operation, stored.get(operation.id)) : undefined;
+      return touch ? { status: 'applied', as: touch } : outcome;
+    });
     // Created blindly but already there (e.g. a removed listing): apply again, reading it first.
     const again = operations.flatMap((operation, i) =>
       operation.op === 'upsert' && operation.probablyNew && isConflict(outcomes[i]!) ? [i] : [],
@@ -195,7 +220,7 @@ export class ListingStore {
     const response = await this.client.mget<Partial<ListingDocument>>({
       index: this.alias,
       ids,
-      _source_includes: ['firstSeen', 'signals', 'owner', 'embeddedTextHash'],
+      _source_includes: ['firstSeen', 'signals', 'owner', 'source', 'removed', 'removedReason', 'embeddedTextHash'],
     });
     for (const doc of response.docs) {
       if (!('found' in doc) || !doc.found) continue;
@@ -206,6 +231,9 @@ export class ListingStore {
         ...(source.firstSeen ? { firstSeen: source.firstSeen } : {}),
         ...(source.signals ? { signals: source.signals } : {}),
         ...(source.owner ? { owner: source.owner } : {}),
+        ...(source.source ? { source: source.source } : {}),
+        ...(source.removed !== undefined ? { removed: source.removed } : {}),
+        ...(source.removedReason ? { removedReason: source.removedReason } : {}),
         ...(source.embeddedTextHash ? { embeddedTextHash: source.embeddedTextHash } : {}),
       });
     }
