@@ -109,7 +109,7 @@ async function runConfig(config: (typeof configs)[number], listings: unknown[]):
       cpu,
     };
   } finally {
-    stopGateways(gateways);
+    await stopGateways(gateways);
     await session.close();
     await dropDeploymentData(elasticsearch, redis, serviceConfig);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
