@@ -2,7 +2,7 @@
  * Listing identity (README "Writing the catalog: the choices", Identity): seeing the same resource again must
  * land on the same listing, so ids are a hash of a canonical key, never random.
  */
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 export class InvalidResourceError extends Error {
   constructor(readonly resource: string, reason: string) {
@@ -79,7 +79,7 @@ export function mcpCanonicalKey(server: string, toolName: string): string {
 }
 
 export function listingIdForKey(canonicalKey: string): string {
-  return `lst_${hash('sha256', canonicalKey, 'hex').slice(0, 24)}`;
+  return `lst_${createHash('sha256').update(canonicalKey).digest('hex').slice(0, 24)}`;
 }
 
 /** The id a listing will have, without writing anything (announce answers with it at once). */

@@ -5,7 +5,7 @@
  * state. Writes to one listing reach here in stream order (never two batches with the same listing
  * at once), and a write replayed after a crash is skipped by its stream entry id.
  */
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { AppliedWrite } from '../store/catalogOperations.js';
 import type { Payment } from '../shapes/listing.js';
 import type { ListingDocument, RemovalReason } from '../store/listingDocument.js';
@@ -31,9 +31,8 @@ interface RecordedState {
   removed: boolean;
 }
 
-/** One-shot crypto.hash: the same digest as createHash(...).update(...).digest(), without the Hash object per call. */
 function fingerprint(value: unknown): string {
-  return hash('sha256', JSON.stringify(value ?? null), 'base64url').slice(0, 16);
+  return createHash('sha256').update(JSON.stringify(value ?? null)).digest('base64url').slice(0, 16);
 }
 
 function priceOf(doc: ListingDocument): Price {

@@ -2,7 +2,7 @@
  * The text of a listing that its embedding represents: what a buyer reads to judge it (title or
  * tool name, description, tags), not the URL or payment terms.
  */
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { EmbeddedFields } from '../store/listingEmbeddings.js';
 
 /** A tool name's words ("get_weather_forecast" -> "get weather forecast"): the model knows words, not identifiers. */
@@ -22,5 +22,5 @@ export function listingText(doc: EmbeddedFields): string {
  * with the same text keeps the vector and one with a new text drops it (store/listingStore.ts).
  */
 export function embeddedTextHash(doc: EmbeddedFields): string {
-  return hash('sha256', listingText(doc), 'base64url').slice(0, 22);
+  return createHash('sha256').update(listingText(doc)).digest('base64url').slice(0, 22);
 }
