@@ -135,12 +135,12 @@ async function main(): Promise<void> {
         rows.push({ gateways: count, workload, load, cpu });
         process.stderr.write(`${count} gateway(s) ${workload}: ${load.rps.toFixed(0)} req/s, p50 ${load.p50} ms, p99 ${load.p99} ms; ${describeCpu(cpu)}\n`);
       }
-      stopGateways(gateways);
+      await stopGateways(gateways);
       gateways = [];
     }
     printReport(rows);
   } finally {
-    stopGateways(gateways);
+    await stopGateways(gateways);
     await dropDeploymentData(elasticsearch, redis, config);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }

@@ -19,10 +19,44 @@ function pathOf(frame: Frame): string[] {
 }
 
 /**
+ * Whether any container is nested deeper than `maxDepth`: the same walk as pathBeyondDepth without
+ * its frames and entry arrays (every listing write goes through it; almost none is too deep).
+ */
+function nestsBeyond(value: unknown, maxDepth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const values: object[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop()!;
+    const depth = depths.pop()!;
+    if (depth > maxDepth) return true;
+    if (Array.isArray(current)) {
+      for (const child of current as unknown[]) {
+        if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    } else {
+      for (const key in current) {
+        if (!Object.hasOwn(current, key)) continue;
+        const child = (current as Record<string, unknown>)[key];
+        if (child !== null && typeof child === 'object') {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * The path (keys and array indexes) to the first container nested deeper than `maxDepth`, the
  * value itself counting as depth 1 when it is an object or array; `undefined` when none is.
  */
 export function pathBeyondDepth(value: unknown, maxDepth: number): string[] | undefined {
+  if (!nestsBeyond(value, maxDepth)) return undefined;
   const stack: Frame[] = [{ value, depth: 1, key: '', parent: undefined }];
   while (stack.length > 0) {
     const frame = stack.pop()!;

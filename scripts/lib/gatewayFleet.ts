@@ -22,14 +22,30 @@ export async function startGateways(count: number, env: Record<string, string>, 
   try {
     for (let i = 0; i < count; i++) gateways.push(await startServiceProcess(env, nodeArgs));
   } catch (err) {
-    stopGateways(gateways);
+    await stopGateways(gateways);
     throw err;
   }
   return gateways;
 }
 
-export function stopGateways(gateways: Gateway[]): void {
-  for (const gateway of gateways) gateway.child.kill('SIGTERM');
+/**
+ * Resolves once every gateway exited (SIGKILL after `graceMs`): a gateway still stopping when the
+ * caller drops the scratch deployment would re-create its index (the index keeper) and write keys.
+ */
+export async function stopGateways(gateways: Gateway[], graceMs = 30_000): Promise<void> {
+  await Promise.all(
+    gateways.map(({ child }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      });
+    }),
+  );
 }
 
 /** Busy and total jiffies of all cores since boot (first line of /proc/stat; idle and iowait are not busy). */

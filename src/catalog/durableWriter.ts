@@ -42,7 +42,11 @@ export class DurableCatalogWriter implements CatalogWriter {
     inputs.forEach((input, index) => {
       const checked = checkListingInput(input);
       if (!checked.ok) result.rejected.push({ index, errors: checked.errors });
-      else requests.push({ ...this.upsertRequest(checked.listing, context), index });
+      else {
+        const request = this.upsertRequest(checked.listing, context) as AppendRequest & { document: ListingDocument; index: number };
+        request.index = index;
+        requests.push(request);
+      }
     });
     const created = await this.stream.append(requests);
     requests.forEach((request, i) => result.accepted.push({ index: request.index, id: request.document.id, created: created[i] === true }));

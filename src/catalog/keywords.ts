@@ -46,13 +46,14 @@ function pathSegments(resource: string): string[] {
 }
 
 /** Space-separated distinct words from the listing's identifiers, in first-seen order. */
+function addWords(words: string[], identifier: string): void {
+  for (const w of identifierWords(identifier)) if (!words.includes(w)) words.push(w);
+}
+
 export function listingKeywords(parts: { resource: string; name?: string; inputNames?: string[] }): string {
   const words: string[] = [];
-  const add = (identifier: string) => {
-    for (const w of identifierWords(identifier)) if (!words.includes(w)) words.push(w);
-  };
-  if (parts.name) add(parts.name);
-  for (const input of parts.inputNames ?? []) add(input);
-  for (const segment of pathSegments(parts.resource)) add(segment);
+  if (parts.name) addWords(words, parts.name);
+  for (const input of parts.inputNames ?? []) addWords(words, input);
+  for (const segment of pathSegments(parts.resource)) addWords(words, segment);
   return words.join(' ');
 }

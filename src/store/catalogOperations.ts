@@ -31,6 +31,12 @@ export type CatalogOperation =
        * which sizes the `_bulk` request without serializing the document a second time.
        */
       encodedLength?: number;
+      /**
+       * Set by the consumer (never stored in the stream payload): the document's JSON exactly as
+       * the stream entry carries it, sent to `_bulk` as is when the listing is created, instead of
+       * serializing the parsed document again.
+       */
+      encodedDoc?: string;
     }
   | { op: 'touch'; id: string; seenAt: string }
   | { op: 'remove'; id: string; reason: RemovalReason; at: string }
@@ -51,13 +57,51 @@ export type ApplyOutcome =
   | { status: 'failed'; reason: string };
 
 export function encodeOperation(operation: CatalogOperation): string {
-  return JSON.stringify(operation);
+  if (operation.op !== 'upsert') return JSON.stringify(operation);
+  // Members in this order, and never the consumer's own (decodeEncodedUpsert reads this form).
+  const { id, doc, replaceSignals } = operation;
+  return JSON.stringify({ op: 'upsert', id, doc, replaceSignals });
 }
 
 const OPS = new Set(['upsert', 'touch', 'remove', 'signals']);
 
+/** How encodeOperation writes an upsert: `{"op":"upsert","id":ID,"doc":DOC,"replaceSignals":BOOL}`. */
+const UPSERT_START = '{"op":"upsert","id":';
+const DOC_MEMBER = ',"doc":';
+const REPLACE_SIGNALS = [',"replaceSignals":false}', ',"replaceSignals":true}'] as const;
+
+/**
+ * An upsert as encodeOperation wrote it, parsed member by member so the document's JSON text is
+ * kept (the consumer sends it to `_bulk` as is). Undefined for any other payload, which the
+ * general parse handles. A quote cannot appear unescaped inside a JSON string, so the first
+ * `,"doc":` after a string id ends the id; the document text must parse as one JSON object
+ * (JSON.parse refuses anything after it), so the payload is exactly those four members and parsing
+ * it whole would give the same operation.
+ */
+function decodeEncodedUpsert(payload: string): CatalogOperation | undefined {
+  if (!payload.startsWith(UPSERT_START)) return undefined;
+  const idEnd = payload.indexOf(DOC_MEMBER, UPSERT_START.length);
+  const replaceSignals = payload.endsWith(REPLACE_SIGNALS[1]);
+  const tail = REPLACE_SIGNALS[replaceSignals ? 1 : 0];
+  if (idEnd < 0 || !payload.endsWith(tail)) return undefined;
+  const id: unknown = JSON.parse(payload.slice(UPSERT_START.length, idEnd));
+  const docStart = idEnd + DOC_MEMBER.length;
+  const docEnd = payload.length - tail.length;
+  if (typeof id !== 'string' || docEnd <= docStart || payload[docStart] !== '{') return undefined;
+  const encodedDoc = payload.slice(docStart, docEnd);
+  const doc: unknown = JSON.parse(encodedDoc);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+  return { op: 'upsert', id, doc: doc as ListingDocument, replaceSignals, encodedDoc };
+}
+
 /** Parses a stream payload; `undefined` for an entry nobody can apply (dead-lettered at once). */
 export function decodeOperation(payload: string): CatalogOperation | undefined {
+  try {
+    const upsert = decodeEncodedUpsert(payload);
+    if (upsert) return upsert;
+  } catch {
+    // Not an upsert as encodeOperation writes it: parsed whole below.
+  }
   try {
     const value = JSON.parse(payload) as Partial<CatalogOperation>;
     if (!value || typeof value !== 'object' || typeof value.id !== 'string' || !OPS.has(String(value.op))) return undefined;

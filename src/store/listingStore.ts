@@ -9,7 +9,8 @@ import { keptFromStored, trafficMayRewrite, type ListingDocument } from './listi
 import type { ApplyOutcome, CatalogOperation } from './catalogOperations.js';
 import { isElasticsearchUnavailable } from './elasticsearch.js';
 
-type BulkLine = Record<string, unknown>;
+/** An action or a document; a string is a document's JSON, sent as is. */
+type BulkLine = Record<string, unknown> | string;
 
 /** Stored for search only (the listing's embedding, 384 numbers, and its text hash): by-id reads never need them. */
 const NOT_READ = ['embedding', 'embeddedTextHash'];
@@ -38,7 +39,7 @@ interface StoredState {
  */
 function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, stored: StoredState | undefined): BulkLine[] {
   const { doc, id, replaceSignals } = operation;
-  if (!stored) return [{ create: { _id: id } }, doc as unknown as BulkLine];
+  if (!stored) return [{ create: { _id: id } }, operation.encodedDoc ?? (doc as unknown as BulkLine)];
   const merged = keptFromStored(doc, stored, replaceSignals);
   // The text the vector represents is unchanged: keep it, or the listing would drop out of
   // semantic retrieval until the embedding worker computed the same vector again.
@@ -80,6 +81,12 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
       return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, health: null, ...operation.signals } } }];
   }
 }
+
+/**
+ * Only what itemOutcome reads from a `_bulk` response (every item keeps its status, so items stay
+ * one per operation, in order): a tenth of the response to serialize, send and parse.
+ */
+const BULK_RESULT = ['errors', 'items.*.status', 'items.*.error.type', 'items.*.error.reason'];
 
 interface BulkItemResult {
   status: number;
@@ -191,8 +198,8 @@ export class ListingStore {
       stored = await this.storedState(toRead);
       await this.readKeptEmbeddings(operations, stored);
       const lines = operations.flatMap((operation) => operationLines(operation, stored));
-      const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false });
-      items = response.items as unknown as Array<Record<string, BulkItemResult>>;
+      const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false, filter_path: BULK_RESULT });
+      items = (response.items ?? []) as unknown as Array<Record<string, BulkItemResult>>;
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       if (isElasticsearchUnavailable(err) || isMissingIndex(err)) return operations.map(() => ({ status: 'retry', reason }));

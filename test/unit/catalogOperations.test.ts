@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { buildListingDocument } from '../../src/catalog/document.js';
+import { decodeOperation, encodeOperation, type CatalogOperation } from '../../src/store/catalogOperations.js';
+import { httpInput, mcpInput } from '../support/listings.js';
+
+/**
+ * The consumer decodes an upsert so that the document's JSON text is kept and sent to `_bulk` as is
+ * (store/listingStore.ts). Whatever the payload, the operation must be the one parsing it whole
+ * gives, and the kept text exactly the document's JSON.
+ */
+describe('catalog operations: stream payload codec', () => {
+  const doc = buildListingDocument(httpInput({ resource: 'https://codec.example/ünïcode/"quoted"' }), { source: 'import' }, new Date());
+  const mcpDoc = buildListingDocument(mcpInput(), { source: 'publish', owner: 'tok_1' }, new Date());
+
+  it('an upsert decodes to what was encoded, with the document JSON kept verbatim', () => {
+    for (const [d, replaceSignals] of [[doc, false], [mcpDoc, true]] as const) {
+      const decoded = decodeOperation(encodeOperation({ op: 'upsert', id: d.id, doc: d, replaceSignals }));
+      assert.ok(decoded && decoded.op === 'upsert');
+      const { encodedDoc, ...operation } = decoded;
+      assert.deepEqual(operation, { op: 'upsert', id: d.id, doc: d, replaceSignals });
+      assert.equal(encodedDoc, JSON.stringify(d));
+    }
+  });
+
+  it("never writes the consumer's own members into the payload", () => {
+    const payload = encodeOperation({
+      op: 'upsert', id: doc.id, doc, replaceSignals: false, probablyNew: true, textHash: 'h', encodedLength: 12, encodedDoc: '{"stale":1}',
+    });
+    assert.deepEqual(JSON.parse(payload), { op: 'upsert', id: doc.id, doc: JSON.parse(JSON.stringify(doc)), replaceSignals: false });
+  });
+
+  it('payloads in another form decode as a whole parse does, without kept text that could differ', () => {
+    const docJson = JSON.stringify(doc);
+    const cases = [
+      // A repeated member: the last one wins in JSON.parse; a slice would have sent both.
+      `{"op":"upsert","id":"${doc.id}","doc":{"id":"x"},"replaceSignals":true,"doc":${docJson},"replaceSignals":false}`,
+      // Other member order and spacing (an older producer, a hand-requeued entry).
+      `{"id":"${doc.id}","op":"upsert","replaceSignals":false,"doc":${docJson}}`,
+      `{"op": "upsert", "id": "${doc.id}", "doc": ${docJson}, "replaceSignals": false}`,
+      // An id that is not a string, a document that is not an object.
+      `{"op":"upsert","id":{"a":1,"doc":2},"doc":${docJson},"replaceSignals":false}`,
+      `{"op":"upsert","id":"${doc.id}","doc":[1],"replaceSignals":false}`,
+      `{"op":"upsert","id":"${doc.id}","doc":${docJson} ,"replaceSignals":false}`,
+    ];
+    for (const payload of cases) {
+      const whole = JSON.parse(payload) as CatalogOperation;
+      const decoded = decodeOperation(payload);
+      const expected = typeof whole.id === 'string' ? whole : undefined;
+      if (decoded?.op === 'upsert' && decoded.encodedDoc !== undefined) {
+        // Kept text is allowed only where it is the document parsing the whole payload gives.
+        assert.deepEqual(JSON.parse(decoded.encodedDoc), (whole as { doc: unknown }).doc, payload);
+        const { encodedDoc: _kept, ...rest } = decoded;
+        assert.deepEqual(rest, expected, payload);
+      } else assert.deepEqual(decoded, expected, payload);
+    }
+  });
+
+  it('unreadable payloads stay unreadable', () => {
+    for (const payload of ['', 'nope', '{"op":"upsert","id":"a","doc":{', '{"op":"upsert","id":"a","doc":{}', '{"op":"explode","id":"a"}', 'null']) {
+      assert.equal(decodeOperation(payload), undefined, payload);
+    }
+  });
+
+  it('other operations round-trip unchanged', () => {
+    const operations: CatalogOperation[] = [
+      { op: 'touch', id: doc.id, seenAt: new Date(0).toISOString() },
+      { op: 'remove', id: doc.id, reason: 'operator', at: new Date(0).toISOString() },
+      { op: 'signals', id: doc.id, signals: { settleCount7d: 3, rejectionRate7d: 0 } },
+    ];
+    for (const operation of operations) assert.deepEqual(decodeOperation(encodeOperation(operation)), operation);
+  });
+});
