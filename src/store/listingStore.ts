@@ -63,10 +63,6 @@ function yieldedTouch(operation: CatalogOperation, stored: StoredState | undefin
 }
 
 function operationLines(operation: CatalogOperation, stored: Map<string, StoredState>): BulkLine[] {
-  const touch = yieldedTouch(operation, stored.get(operation.id));
-  // Unguarded, like any touch: it moves lastSeen only, so a change since the read loses nothing, and
-  // a guard would only add conflicts with the embedding worker's writes.
-  if (touch) return operationLines(touch, stored);
   switch (operation.op) {
     case 'upsert':
       return upsertLines(operation, stored.get(operation.id));
@@ -192,12 +188,15 @@ export class ListingStore {
 
   private async applyRun(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
     let items: Array<Record<string, BulkItemResult>>;
-    let stored: Map<string, StoredState>;
+    /** What is applied: each operation, or the touch a traffic upsert yields to (unguarded, like any touch: it moves lastSeen only). */
+    let applied: CatalogOperation[];
     try {
       const toRead = operations.filter((o) => o.op === 'upsert' && !o.probablyNew).map((o) => o.id);
-      stored = await this.storedState(toRead);
-      await this.readKeptEmbeddings(operations, stored);
-      const lines = operations.flatMap((operation) => operationLines(operation, stored));
+      const stored = await this.storedState(toRead);
+      applied = operations.map((operation) => yieldedTouch(operation, stored.get(operation.id)) ?? operation);
+      // After the yield: a traffic upsert turned into a touch keeps the stored vector without reading it.
+      await this.readKeptEmbeddings(applied, stored);
+      const lines = applied.flatMap((operation) => operationLines(operation, stored));
       const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false, filter_path: BULK_RESULT });
       items = (response.items ?? []) as unknown as Array<Record<string, BulkItemResult>>;
     } catch (err) {
@@ -205,10 +204,9 @@ export class ListingStore {
       if (isElasticsearchUnavailable(err) || isMissingIndex(err)) return operations.map(() => ({ status: 'retry', reason }));
       return operations.map(() => ({ status: 'failed', reason: `bulk request rejected: ${reason}` }));
     }
-    const outcomes = operations.map((operation, i): ApplyOutcome => {
+    const outcomes = applied.map((operation, i): ApplyOutcome => {
       const outcome = itemOutcome(operation, items[i] ? Object.values(items[i]!)[0] : undefined);
-      const touch = outcome.status === 'applied' ? yieldedTouch(operation, stored.get(operation.id)) : undefined;
-      return touch ? { status: 'applied', as: touch } : outcome;
+      return outcome.status === 'applied' && operation !== operations[i] ? { status: 'applied', as: operation } : outcome;
     });
     // Created blindly but already there (e.g. a removed listing): apply again, reading it first.
     const again = operations.flatMap((operation, i) =>
