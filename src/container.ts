@@ -26,6 +26,14 @@ import { buildEmbeddingWorker, type EmbeddingWorker } from './semantic/index.js'
 export interface Container {
   routers: Router[];
   workers: BackgroundWorker[];
+  /**
+   * The same workers in the order a stopping process stops them: the workers of a wave side by
+   * side, the waves one after another. Everything that writes into the catalog stream first, the
+   * catalog ingest consumer last, so a single instance still applies what they wrote while it
+   * stops. Side by side because each step of a stop can wait out a dead Redis primary's
+   * redirections: one after another they added up to 10 s.
+   */
+  stopOrder: BackgroundWorker[][];
   /** The catalog write path every producer uses, the by-id reader and the write queue's stats. */
   catalog: { writer: CatalogWriter; reader: CatalogReader; queue: CatalogQueue };
   /** Catalog reads: the search service and its ranking-tunables cache. */
@@ -73,9 +81,11 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     bazaar: new BazaarDiscovery(search.search),
     rateLimits: { counter: new RateLimitCounter(clients.redis, config.redisPrefix), rules: config.rateLimits, logger },
   });
+  const producers = [catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers];
   return {
     routers,
-    workers: [catalog.worker, catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers],
+    workers: [catalog.worker, ...producers],
+    stopOrder: [producers, [catalog.worker]],
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     publishing,

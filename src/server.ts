@@ -74,32 +74,39 @@ async function main(): Promise<void> {
     await closed;
     clearInterval(sweep);
     clearTimeout(grace);
-    // One at a time, last registered first: producers (signal flusher, traffic cataloger, probes)
-    // finish their writes before what they write through stops, and the catalog ingest worker,
-    // registered first, stops last. The facilitator's Redis connection closes only after its
-    // flusher pass and traffic writes completed.
+    // In the waves of container.stopOrder: producers (signal flusher, traffic cataloger, probes,
+    // ...) side by side, then the catalog ingest consumer, then the clients. The facilitator's Redis
+    // connection closes only after its flusher pass and traffic writes completed (its closer waits
+    // for them), whatever the order.
     // A stop that never ends (a Redis Cluster client waiting on a node that died, a pass stuck on
     // an unanswered call) must not keep the process from exiting: what a worker had not finished
     // is still in the durable stream or the dirty set and is taken up by another instance.
-    let pending = 'workers';
+    const pending = new Set<string>();
     const deadline = setTimeout(() => {
-      logger.warn('stop did not finish within the grace period; exiting', { pending, graceMs: config.shutdownGraceMs });
+      logger.warn('stop did not finish within the grace period; exiting', { pending: [...pending], graceMs: config.shutdownGraceMs });
       process.exit(1);
     }, config.shutdownGraceMs);
     const step = async (name: string, run: () => Promise<unknown>) => {
-      pending = name;
+      pending.add(name);
       const started = performance.now();
       logger.debug('stop step started', { step: name });
       await run();
+      pending.delete(name);
       logger.debug('stop step done', { step: name, ms: Math.round(performance.now() - started) });
     };
-    for (const worker of [...container.workers].reverse()) {
-      await step(worker.name, () =>
-        worker.stop().catch((err: unknown) => logger.warn('worker stop failed', { worker: worker.name, err: (err as Error).message })),
+    for (const wave of container.stopOrder) {
+      await Promise.all(
+        wave.map((worker) =>
+          step(worker.name, () =>
+            worker.stop().catch((err: unknown) => logger.warn('worker stop failed', { worker: worker.name, err: (err as Error).message })),
+          ),
+        ),
       );
     }
-    await step('closing the Elasticsearch client', () => elasticsearch.close().catch(() => undefined));
-    await step('closing the Redis client', () => redis.quit().catch(() => undefined));
+    await Promise.all([
+      step('closing the Elasticsearch client', () => elasticsearch.close().catch(() => undefined)),
+      step('closing the Redis client', () => redis.quit().catch(() => undefined)),
+    ]);
     clearTimeout(deadline);
     logger.info('stopped');
     process.exit(0);

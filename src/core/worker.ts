@@ -29,6 +29,7 @@ export class PeriodicTask {
   private stopped = true;
   /** Whether the last pass found this instance holding the lease (only then is there one to give back). */
   private holding = false;
+  private stopping: Promise<void> | undefined;
 
   constructor(
     private readonly pass: () => Promise<unknown>,
@@ -43,7 +44,19 @@ export class PeriodicTask {
     this.schedule();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Callers may stop it concurrently (shutdown stops workers side by side while the facilitator's
+   * connection closer also waits for its flusher): they share one stop, so the lease is handed
+   * back once.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopOnce().finally(() => {
+      this.stopping = undefined;
+    });
+    return this.stopping;
+  }
+
+  private async stopOnce(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
