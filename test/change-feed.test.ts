@@ -4,6 +4,8 @@ import { toListing } from '../src/catalog/listing.js';
 import type { Listing } from '../src/shapes/listing.js';
 import { ChangeFeedSeeder } from '../src/lifecycle/feedSeeder.js';
 import { ChangeLog } from '../src/store/changeLog.js';
+import { dropDeploymentData } from '../src/store/deploymentData.js';
+import { drainQueue, openCatalogSession } from '../scripts/lib/catalogSession.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 
@@ -132,6 +134,26 @@ describe('change feed (GET /discovery/changes)', () => {
     assert.equal(await seeder.seed(), 0, 'done once');
     const page = await feed({ limit: '1000' });
     assert.ok(page.changes.some((c) => c.id === id && c.listing?.resource === 'https://seed.example/old'));
+  });
+
+  it('a catalog imported into a new deployment is in the feed already: no gateway has to seed it', async () => {
+    const stamp = `feedload${Date.now().toString(36)}`;
+    const session = await openCatalogSession({ ...process.env, LISTINGS_ALIAS: `${stamp}-listings`, LISTINGS_INDEX: `${stamp}-listings-v1`, REDIS_PREFIX: `${stamp}:` });
+    try {
+      const log = new ChangeLog(session.redis, session.config.redisPrefix);
+      const written = await session.catalog.writer.upsertMany(
+        [1, 2, 3].map((i) => httpInput({ resource: `https://feedload.example/v1/r${i}` })),
+        { source: 'import' },
+      );
+      await drainQueue(session, { timeoutMs: 15_000, pollMs: 50 });
+      // Without the mark, the first server start would read the whole catalog for nothing new.
+      assert.equal(await log.isSeeded(), true);
+      const logged = (await log.after(undefined, 100)).map((entry) => entry.listingId);
+      assert.deepEqual([...logged].sort(), written.accepted.map((a) => a.id).sort());
+    } finally {
+      await dropDeploymentData(session.elasticsearch, session.redis, session.config);
+      await session.close();
+    }
   });
 
   it('validates the query strictly with problem+json', async () => {

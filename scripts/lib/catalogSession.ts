@@ -4,7 +4,7 @@
  * durable write queue is applied.
  */
 import { buildCatalog, type Catalog } from '../../src/catalog/index.js';
-import { appliedWritesRecorder } from '../../src/lifecycle/index.js';
+import { appliedWritesRecorder, markFeedCompleteForNewIndex } from '../../src/lifecycle/index.js';
 import type { Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
@@ -29,7 +29,8 @@ export async function openCatalogSession(env: Record<string, string | undefined>
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 60_000 });
   const redis = createRedisClient(config.redisUrl);
   try {
-    await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex, config.listingsLayout);
+    const bootstrap = await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex, config.listingsLayout);
+    if (bootstrap.created) await markFeedCompleteForNewIndex(config, redis);
   } catch (err) {
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
     fail(`cannot prepare the listing index "${config.listingsAlias}" at ${config.elasticsearchUrl}: ${(err as Error).message}`, 1);

@@ -9,7 +9,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import type { ChangeLog } from '../store/changeLog.js';
-import { scanLiveListings } from '../store/listingScan.js';
+import { scanLiveListingIds } from '../store/listingScan.js';
 
 export class ChangeFeedSeeder implements BackgroundWorker {
   readonly name = 'change-feed-seeder';
@@ -45,9 +45,9 @@ export class ChangeFeedSeeder implements BackgroundWorker {
     if (await this.log.isSeeded()) return 0;
     const startedAt = new Date();
     let added = 0;
-    for await (const page of scanLiveListings(this.elasticsearch, this.alias)) {
+    for await (const ids of scanLiveListingIds(this.elasticsearch, this.alias)) {
       if (this.stopping) return added;
-      added += await this.log.append(page.map((doc) => doc.id), { onlyNew: true });
+      added += await this.log.append(ids, { onlyNew: true });
     }
     await this.log.markSeeded(startedAt);
     if (added > 0) this.logger.info('change feed: seeded from the index', { listings: added });

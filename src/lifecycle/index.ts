@@ -40,6 +40,16 @@ export function appliedWritesRecorder(config: Pick<Config, 'redisPrefix'>, redis
   };
 }
 
+/**
+ * For a listing index that was just created: it holds nothing the change feed has not seen, since
+ * every write from now on is logged as it is applied, so the feed needs no seeding. Without this a
+ * catalog that import or a loader put into a new deployment before the first server start was
+ * read whole by every gateway's seeder at its start.
+ */
+export async function markFeedCompleteForNewIndex(config: Pick<Config, 'redisPrefix'>, redis: Clients['redis'], now = new Date()): Promise<void> {
+  await new ChangeLog(redis, config.redisPrefix).markSeeded(now);
+}
+
 export function buildLifecycle(config: Config, logger: Logger, clients: Clients): Lifecycle {
   const log = new ChangeLog(clients.redis, config.redisPrefix);
   const history = new ListingHistory(new HistoryLog(clients.redis, config.redisPrefix, HISTORY_MAX_LIMIT));
