@@ -100,7 +100,7 @@ const EMBEDDING_FIELD = 'embedding';
  * - the listings nearest in meaning to the query (`knn` on their embeddings), at `semantic.weight`.
  * The extras weigh less than the typed words, so an exact match still wins.
  */
-function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true): Json {
+export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true): Json {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
   const list = (keep: (field: string) => boolean) => boosted.filter(([field]) => keep(field)).map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;
