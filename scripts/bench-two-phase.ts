@@ -30,6 +30,7 @@ import { createElasticsearchClient } from '../src/store/elasticsearch.js';
 import { createRedisClient } from '../src/store/redis.js';
 import { dropRedisPrefix } from '../src/store/deploymentData.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { percentile } from './lib/latency.js';
 import { searchMix } from './lib/searchQueryMix.js';
 
 type Body = Record<string, unknown>;
@@ -100,7 +101,6 @@ async function main(): Promise<void> {
         }
       }
     }
-    const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
     const lines = [
       `${alias}: ${searchMix().length} queries x ${rounds} rounds, one at a time; load average ${loadavg()[0]!.toFixed(2)} after`,
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
       ...kinds.map((kind) => {
         const t = tallies.get(kind)!;
         const quality = kind === 'exact' ? '1.000 | 1.000' : `${(t.kept / Math.max(1, judged)).toFixed(3)} | ${mean(t.scoreRatio).toFixed(3)}`;
-        return `| ${kind} | ${middle(t.took)} ms | ${mean(t.took).toFixed(1)} ms | ${quality} |`;
+        return `| ${kind} | ${percentile([...t.took].sort((a, b) => a - b), 50)} ms | ${mean(t.took).toFixed(1)} ms | ${quality} |`;
       }),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
