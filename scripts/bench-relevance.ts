@@ -1,5 +1,5 @@
 /**
- * Relevance benchmark (eval/relevance/README.md): how well ranked search puts the listings people
+ * Relevance benchmark (eval/relevance/README.md, eval/heldout/README.md): how well ranked search puts the listings people
  * want first, on the hand-judged set, for BM25 alone and for the full ranking, side by side.
  *
  *   npm run bench:relevance [-- --verbose]
@@ -21,11 +21,11 @@ import { setRanking } from '../src/search/rankingCommand.js';
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 import { createLogger } from '../src/logger.js';
 import { startServiceInProcess, type InProcessService } from './lib/benchService.js';
-import { parseCommandLine, runMain } from './lib/cliOptions.js';
-import { entriesAsOf, loadJudgedSet, type JudgedQuery, type JudgedSet } from './lib/judgedSet.js';
+import { fail, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { entriesAsOf, HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, type JudgedQuery, type JudgedSet } from './lib/judgedSet.js';
 import { perQuery, summarize, RELEVANT_GRADE, type QueryOutcome, type RunSummary } from './lib/relevanceMetrics.js';
 
-const USAGE = 'usage: bench-relevance [--verbose] [--semantic-weight W]';
+const USAGE = 'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
@@ -125,7 +125,7 @@ interface Column {
   runs: Ranked[];
 }
 
-function printSummary(set: JudgedSet, listings: number, columns: Column[]): void {
+function printSummary(set: JudgedSet, setName: string, listings: number, columns: Column[]): void {
   const summaries = columns.map((c) => summarize(c.runs.map((r) => r.outcome)));
   const row = (measure: string, value: (s: RunSummary) => string) => `| ${measure} | ${summaries.map(value).join(' | ')} |`;
   const rows = [
@@ -137,7 +137,7 @@ function printSummary(set: JudgedSet, listings: number, columns: Column[]): void
     row('spam listing first', (s) => String(s.spamFirst)),
   ];
   process.stdout.write(
-    `\nrelevance set: ${listings} listings, ${set.queries.length} queries, ${set.spam.size} spam listings (eval/relevance); ` +
+    `\n${setName}: ${listings} listings, ${set.queries.length} queries, ${set.spam.size} spam listings; ` +
       `relevant = grade >= ${RELEVANT_GRADE}, unjudged = grade 0\n\n` +
       `| measure | ${columns.map((c) => c.label).join(' | ')} |\n|---|${columns.map(() => '---|').join('')}\n` +
       rows.join('\n') +
@@ -194,13 +194,22 @@ function printVerbose(bm25: Ranked[], full: Ranked[], set: JudgedSet): void {
   });
 }
 
-async function main(): Promise<void> {
-  const { values } = parseCommandLine(
-    { options: { verbose: { type: 'boolean', default: false }, 'semantic-weight': { type: 'string' } } },
-    USAGE,
-  );
-  const set = loadJudgedSet();
-  const stamp = Date.now().toString(36);
+/** The two judged sets: tuned on (eval/relevance) and held out (eval/heldout, never tuned on). */
+const SETS = [
+  { name: 'tuning set (eval/relevance)', dir: JUDGED_SET_DIR, key: 'tuning' },
+  { name: 'held-out set (eval/heldout, never tuned on)', dir: HELDOUT_SET_DIR, key: 'heldout' },
+] as const;
+
+interface SetRun {
+  name: string;
+  set: JudgedSet;
+  listings: number;
+  columns: Column[];
+}
+
+/** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
+async function runSet(name: string, set: JudgedSet, semanticWeightOption: string | undefined): Promise<SetRun> {
+  const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   // Always names of its own, whatever the environment says: the run rewrites the index's ranking
   // tunables and deletes the index and Redis keys at the end.
   const env = {
@@ -211,7 +220,7 @@ async function main(): Promise<void> {
   };
   const service = await startServiceInProcess({ ...env, LOG_LEVEL: 'warn', CURSOR_SECRET: `bench-relevance-secret-${stamp}` });
   const started = Date.now();
-  const progress = (what: string) => process.stderr.write(`${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
+  const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
   try {
     const imported = await importListings(service.container.catalog.writer, entriesAsOf(set, new Date()), { source: 'import' });
     if (imported.rejected.length > 0) {
@@ -223,7 +232,7 @@ async function main(): Promise<void> {
     const embedded = await waitUntilEmbedded(service, progress);
     if (embedded === 0) progress('WARNING: no listing has an embedding (model not installed: npm run services -- model); semantic columns equal the others');
     const alias = service.config.listingsAlias;
-    const semanticWeight = values['semantic-weight'] ?? String((await service.container.search.ranking.current()).semantic.weight);
+    const semanticWeight = semanticWeightOption ?? String((await service.container.search.ranking.current()).semantic.weight);
     await setRanking(service.elasticsearch, alias, 'semantic.weight', semanticWeight);
     await service.container.search.ranking.refresh();
     const full = await rankAll(service, set, resourceById);
@@ -236,20 +245,67 @@ async function main(): Promise<void> {
     progress('price and recency factors set to 1 (checked with explain=1)');
     const bm25 = await rankAll(service, set, resourceById);
     progress(`${set.queries.length} queries ranked by BM25 alone`);
-    const columns: Column[] = [
-      { label: 'BM25 alone', runs: bm25 },
-      { label: 'full, semantic off', runs: lexical },
-      { label: `full ranking (semantic ${semanticWeight})`, runs: full },
-    ];
-    printSummary(set, imported.accepted.length, columns);
-    printCategories(columns);
-    printFirstResultFailures('BM25 alone', bm25, set);
-    printFirstResultFailures('full ranking, semantic off', lexical, set);
-    printFirstResultFailures('full ranking', full, set);
-    if (values.verbose) printVerbose(lexical, full, set);
+    return {
+      name,
+      set,
+      listings: imported.accepted.length,
+      columns: [
+        { label: 'BM25 alone', runs: bm25 },
+        { label: 'full, semantic off', runs: lexical },
+        { label: `full ranking (semantic ${semanticWeight})`, runs: full },
+      ],
+    };
   } finally {
     await service.close();
   }
+}
+
+/** The headline: the full ranking on both sets side by side, and the gap between them. */
+function printSideBySide(runs: SetRun[]): void {
+  const full = runs.map((run) => summarize(run.columns[2]!.runs.map((r) => r.outcome)));
+  const lexical = runs.map((run) => summarize(run.columns[1]!.runs.map((r) => r.outcome)));
+  const row = (measure: string, values: string[]) => `| ${measure} | ${values.join(' | ')} |`;
+  const lines = [
+    '',
+    'side by side: the full ranking on the set it was tuned on and on the held-out set',
+    '',
+    `| measure | ${runs.map((r) => r.name).join(' | ')} |`,
+    `|---|${runs.map(() => '---|').join('')}`,
+    row('nDCG@10, full ranking', full.map((s) => fixed(s.ndcg10))),
+    row('nDCG@10, full, semantic off', lexical.map((s) => fixed(s.ndcg10))),
+    row('MRR@10', full.map((s) => fixed(s.mrr10))),
+    row('precision@3', full.map((s) => fixed(s.precision3))),
+    row('first result graded 0', full.map((s) => pct(s.grade0First, s.queries))),
+    row('spam listing first', full.map((s) => String(s.spamFirst))),
+  ];
+  if (full.length === 2) lines.push('', `held-out nDCG@10 minus tuning nDCG@10: ${(full[1]!.ndcg10 - full[0]!.ndcg10).toFixed(3)}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(
+    {
+      options: {
+        verbose: { type: 'boolean', default: false },
+        'semantic-weight': { type: 'string' },
+        set: { type: 'string', default: 'both' },
+      },
+    },
+    USAGE,
+  );
+  const chosen = SETS.filter((s) => values.set === 'both' || values.set === s.key);
+  if (chosen.length === 0) fail(`--set must be tuning, heldout or both\n${USAGE}`);
+  const runs: SetRun[] = [];
+  for (const { name, dir } of chosen) runs.push(await runSet(name, loadJudgedSet(dir), values['semantic-weight']));
+  for (const run of runs) {
+    printSummary(run.set, run.name, run.listings, run.columns);
+    printCategories(run.columns);
+    printFirstResultFailures(`${run.name}, BM25 alone`, run.columns[0]!.runs, run.set);
+    printFirstResultFailures(`${run.name}, full ranking, semantic off`, run.columns[1]!.runs, run.set);
+    printFirstResultFailures(`${run.name}, full ranking`, run.columns[2]!.runs, run.set);
+    if (values.verbose) printVerbose(run.columns[1]!.runs, run.columns[2]!.runs, run.set);
+  }
+  printSideBySide(runs);
 }
 
 runMain('bench-relevance', main);

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { parseListingFile, type ParsedEntry } from '../../src/catalog/transfer.js';
 
 export const JUDGED_SET_DIR = fileURLToPath(new URL('../../eval/relevance/', import.meta.url));
+/** The held-out set (eval/heldout/README.md): it measures, it is never tuned on. */
+export const HELDOUT_SET_DIR = fileURLToPath(new URL('../../eval/heldout/', import.meta.url));
 
 export interface JudgedQuery {
   id: string;
@@ -59,7 +61,7 @@ export function loadJudgedSet(dir = JUDGED_SET_DIR): JudgedSet {
       if (grade > 0 && raw.spam.includes(resource)) problems.push(`${query.id}: spam listing ${resource} judged ${grade}`);
     }
   }
-  if (problems.length > 0) throw new Error(`eval/relevance is inconsistent:\n${problems.join('\n')}`);
+  if (problems.length > 0) throw new Error(`${dir} is inconsistent:\n${problems.join('\n')}`);
   return { referenceTime, entries, spam: new Set(raw.spam), queries: raw.queries };
 }
 

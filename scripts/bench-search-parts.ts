@@ -1,0 +1,152 @@
+/**
+ * Where a ranked search's Elasticsearch cost goes (docs/catalog-reads.md, "Where the cost goes"):
+ * the search benchmark's query mix sent straight to Elasticsearch as the shipped ranked query, as
+ * the fixed reference query (scripts/lib/referenceQuery.ts), and with one part of the ranking
+ * switched off at a time (scripts/lib/searchVariants.ts), in alternating rounds on one settled index.
+ * Reports Elasticsearch CPU per request, absolute and as a multiple of the reference, and the
+ * profile API's split of the shipped query's time (rewrite, which holds the kNN search, query
+ * clauses, collector, fetch).
+ *
+ *   npx tsx scripts/bench-search-parts.ts --alias ALIAS [--connections 4] [--duration 5] [--rounds 3]
+ *                                         [--force-merge N] [--only LABEL,LABEL]
+ *
+ * ALIAS is a kept catalog (bench-search --keep, bench-growth --keep). Only targets 127.0.0.1.
+ */
+import { loadavg } from 'node:os';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';
+import { parseReadRequest, type ReadRequest } from '../src/search/readRequest.js';
+import { shippedRanking, type RankingSettings } from '../src/search/rankingSettings.js';
+import { RankingTunablesIndex } from '../src/store/rankingTunables.js';
+import { validateRanking, textFieldsOf } from '../src/search/rankingSettings.js';
+import { QueryEmbeddings } from '../src/semantic/queryEmbeddings.js';
+import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
+import { TypoPass } from '../src/search/typoPass.js';
+import { ListingVocabulary } from '../src/store/listingVocabulary.js';
+import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch.js';
+import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { elasticsearchCpuMs, measure, median, type CpuProbe, type Measured, type Target } from './lib/httpLoad.js';
+import { describeSettled, settleIndex } from './lib/indexSettle.js';
+import { referenceSearchBody } from './lib/referenceQuery.js';
+import { searchMix } from './lib/searchQueryMix.js';
+import { SEARCH_VARIANTS, type SearchVariant } from './lib/searchVariants.js';
+
+type Json = Record<string, unknown>;
+
+interface Prepared {
+  request: ReadRequest;
+  vector?: number[];
+  typoPass: boolean;
+}
+
+function directRequest(alias: string, request: ReadRequest, body: Json): Target['requests'][number] {
+  const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
+  return { method: 'POST', path: `/${alias}/_search?${params}`, body: JSON.stringify(body) };
+}
+
+function variantBody(prepared: Prepared, base: RankingSettings, variant: SearchVariant, now: number): Json {
+  const settings = variant.settings ? variant.settings(base) : base;
+  const body = buildSearchBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass });
+  return variant.body ? variant.body(body) : body;
+}
+
+/** Sums the profile's time per phase over the mix: where the shipped query's time goes. */
+async function profileSplit(send: (body: Json) => Promise<Json>, bodies: Json[]): Promise<Record<string, number>> {
+  const split: Record<string, number> = {};
+  const add = (key: string, ns: number) => (split[key] = (split[key] ?? 0) + ns / 1e6);
+  for (const body of bodies) {
+    const answer = (await send({ ...body, profile: true })) as { profile: { shards: Json[] } };
+    for (const shard of answer.profile.shards) {
+      const searches = shard.searches as Array<{ query: Array<{ type: string; description: string; time_in_nanos: number; children?: Json[] }>; rewrite_time: number; collector: Array<{ time_in_nanos: number }> }>;
+      for (const search of searches) {
+        add('rewrite (kNN search and its filter, term statistics)', search.rewrite_time);
+        for (const node of search.query) add(node.type === 'BooleanQuery' && /FieldExistsQuery \[field=embedding\]/.test(node.description) ? 'kNN filter bitset' : node.type === 'DocAndScoreQuery' ? 'kNN hits' : 'ranked query (text clauses and factors)', node.time_in_nanos);
+        for (const collector of search.collector) add('collector (sort by score, id)', collector.time_in_nanos);
+      }
+      const fetch = shard.fetch as { time_in_nanos?: number } | undefined;
+      if (fetch?.time_in_nanos) add('fetch', fetch.time_in_nanos);
+    }
+  }
+  for (const key of Object.keys(split)) split[key] = split[key]! / bodies.length;
+  return split;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(
+    {
+      options: {
+        alias: { type: 'string' },
+        connections: { type: 'string', default: '4' },
+        duration: { type: 'string', default: '5' },
+        rounds: { type: 'string', default: '3' },
+        'force-merge': { type: 'string' },
+        only: { type: 'string' },
+      },
+    },
+    'usage: bench-search-parts --alias ALIAS [--connections N] [--duration S] [--rounds N] [--force-merge N] [--only LABEL,LABEL]',
+  );
+  if (!values.alias) fail('--alias is required (a catalog kept by bench-search --keep or bench-growth --keep)');
+  const alias = values.alias;
+  const options = {
+    connections: numberOption('connections', values.connections),
+    duration: numberOption('duration', values.duration, { integer: false }),
+    rounds: numberOption('rounds', values.rounds),
+  };
+  const config = loadConfig({ ...process.env, LISTINGS_ALIAS: alias, LISTINGS_INDEX: `${alias}-unused`, LOG_LEVEL: 'warn' });
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 120_000 });
+  try {
+    const settled = await settleIndex(elasticsearch, alias, values['force-merge'] ? { maxSegments: numberOption('force-merge', values['force-merge']) } : {});
+    const stored = await new RankingTunablesIndex(elasticsearch, alias).read();
+    const base = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties)).settings ?? shippedRanking();
+    const embeddings = new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, createLogger('warn')));
+    const typos = new TypoPass(new ListingVocabulary(elasticsearch, alias));
+    const prepared: Prepared[] = [];
+    for (const query of searchMix()) {
+      const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
+      const vector = base.semantic.weight > 0 ? await embeddings.vectorFor(request.q!) : undefined;
+      prepared.push({ request, ...(vector ? { vector } : {}), typoPass: base.typos.weight > 0 && (await typos.neededFor(request.q!)) });
+    }
+    if (!prepared.some((p) => p.vector)) process.stderr.write('WARNING: no query embedding (model not installed): kNN rows equal the others\n');
+    const now = Date.now();
+    const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
+    const cpu: CpuProbe = { esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => undefined };
+    const only = values.only?.split(',').map((s) => s.trim());
+    const variants = SEARCH_VARIANTS.filter((v) => !only || only.some((o) => v.label.includes(o)) || v.label === 'shipped ranking');
+    const targets: Target[] = [
+      { name: 'reference query', url: esUrl, requests: prepared.map((p) => directRequest(alias, p.request, referenceSearchBody(p.request))) },
+      ...variants.map((variant) => ({ name: variant.label, url: esUrl, requests: prepared.map((p) => directRequest(alias, p.request, variantBody(p, base, variant, now))) })),
+    ];
+    for (const target of targets) await measure(target, options, cpu, 2); // warm caches
+    const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < options.rounds; round++) {
+      for (const target of targets) runs.get(target.name)!.push(await measure(target, options, cpu));
+      process.stderr.write(`round ${round + 1}/${options.rounds} done\n`);
+    }
+    const send = async (body: Json) => (await elasticsearch.search({ index: alias, ...body } as never)) as unknown as Json;
+    const split = await profileSplit(send, prepared.map((p) => variantBody(p, base, SEARCH_VARIANTS[0]!, now)));
+    const reference = median(runs.get('reference query')!);
+    const shipped = median(runs.get('shipped ranking')!);
+    const lines = [
+      describeSettled(alias, settled),
+      `${prepared.length} queries (bench-search's mix), ${options.connections} connections, median of ${options.rounds} alternating ${options.duration} s rounds; load average ${loadavg()[0]!.toFixed(2)} after`,
+      '',
+      '| query | ES CPU ms/search | x reference | saved vs shipped | p50 | req/s | errors |',
+      '|---|---|---|---|---|---|---|',
+      ...targets.map((target) => {
+        const m = median(runs.get(target.name)!);
+        const saved = target.name === 'shipped ranking' || target.name === 'reference query' ? '' : `${(shipped.esCpuMs - m.esCpuMs).toFixed(2)} ms`;
+        return `| ${target.name} | ${m.esCpuMs.toFixed(2)} | ${(m.esCpuMs / reference.esCpuMs).toFixed(2)}x | ${saved} | ${m.p50} ms | ${m.rps.toFixed(0)} | ${m.errors} |`;
+      }),
+      '',
+      'profile API, shipped ranking, mean ms per search over the mix (profiling inflates every figure; the shares are what count):',
+      '',
+      ...Object.entries(split).map(([part, ms]) => `- ${part}: ${ms.toFixed(2)} ms`),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    await elasticsearch.close();
+  }
+}
+
+runMain('bench-search-parts', main);
