@@ -9,7 +9,7 @@
  * bench-listings-v1, bench:). The index is recreated at the start and deleted at the end unless
  * --keep (the search benchmark reuses it).
  */
-import { dropCatalogKeys } from '../src/store/writeStream.js';
+import { dropCatalogKeys } from '../src/store/redis/writeStream.js';
 import { generateListings } from './lib/listingGenerator.js';
 import { benchmarkEnv, openCatalogSession } from './lib/catalogSession.js';
 import { fail, numberOption, parseCommandLine } from './lib/cliOptions.js';

@@ -12,7 +12,7 @@
  * within RANKING_REFRESH_MS (default 5 s).
  */
 import { loadConfig } from '../src/config.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { changeSynonyms, flattenRanking, RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
 
 const USAGE = 'usage: npm run ranking [-- set <key> <value> | synonyms add "<phrase>, <phrase>, ..." | synonyms remove <n>]';

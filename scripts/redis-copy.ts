@@ -9,7 +9,7 @@
  * is refused, fails, or the check of the target finds a difference; 2 on a usage error.
  */
 import { CLUSTER_SCHEME, clusterUrl, redisUrlProblem } from '../src/core/redisTarget.js';
-import { createRedisClient, redisAnswers, type RedisClient } from '../src/store/redis.js';
+import { createRedisClient, redisAnswers, type RedisClient } from '../src/store/redis/client.js';
 import { copyDeployment, CopyRefused, type CopyReport } from '../src/store/redisCopy.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 

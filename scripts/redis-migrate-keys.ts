@@ -4,7 +4,7 @@
  *   npm run redis:migrate-keys        (REDIS_URL and REDIS_PREFIX as for the service)
  */
 import { migrateKeysToHashTags } from '../src/store/keyMigration.js';
-import { createRedisClient } from '../src/store/redis.js';
+import { createRedisClient } from '../src/store/redis/client.js';
 import { loadConfigOrFail } from './lib/cliOptions.js';
 
 const config = loadConfigOrFail();

@@ -4,7 +4,7 @@
  * LISTINGS_SHARDS / LISTINGS_REPLICAS layout, while the service keeps serving (docs/reindex.md).
  * Same environment as the service (ELASTICSEARCH_URL, LISTINGS_ALIAS). Progress on stderr.
  */
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { reindexListings, ReindexError, type ReindexProgress } from '../src/store/listingReindex.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 

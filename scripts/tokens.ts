@@ -6,7 +6,7 @@
  * `issue` prints the token once; only its sha256 is stored.
  */
 import { InvalidTokenRequestError, SellerTokenStore, type SellerToken } from '../src/publish/sellerTokens.js';
-import { createRedisClient } from '../src/store/redis.js';
+import { createRedisClient } from '../src/store/redis/client.js';
 import { fail, loadConfigOrFail, parseCommandLine } from './lib/cliOptions.js';
 
 const USAGE = `usage:

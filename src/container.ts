@@ -17,7 +17,7 @@ import { buildAnnouncing, type Announcing } from './ingest/index.js';
 import { registerAnnounceMetrics } from './ingest/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
-import { RateLimitCounter } from './store/rateLimitCounter.js';
+import { RateLimitCounter } from './store/redis/rateLimitCounter.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
 import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
 import { buildLifecycle } from './lifecycle/index.js';

@@ -8,9 +8,9 @@ import { createServer, type Socket } from 'node:net';
 import { createLogger } from '../src/logger.js';
 import { appliedWritesRecorder } from '../src/lifecycle/index.js';
 import { buildCatalog } from '../src/catalog/index.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { WriteStream } from '../src/store/writeStream.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { WriteStream } from '../src/store/redis/writeStream.js';
 import { startHarness, testConfig, uniqueNames, waitFor, type Harness } from './support/harness.js';
 import { httpInput } from './support/listings.js';
 

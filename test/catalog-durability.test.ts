@@ -4,9 +4,9 @@ import { appliedWritesRecorder } from '../src/lifecycle/index.js';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { encodeOperation, type CatalogOperation } from '../src/store/catalogOperations.js';
 import { createLogger } from '../src/logger.js';
-import { createElasticsearchClient, type ElasticsearchClient } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { WriteStream, type AppendRequest } from '../src/store/writeStream.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { WriteStream, type AppendRequest } from '../src/store/redis/writeStream.js';
 import { startHarness, testConfig, uniqueNames, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 

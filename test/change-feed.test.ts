@@ -3,7 +3,7 @@ import request from 'supertest';
 import { toListing } from '../src/catalog/listing.js';
 import type { Listing } from '../src/shapes/listing.js';
 import { ChangeFeedSeeder } from '../src/lifecycle/feedSeeder.js';
-import { ChangeLog } from '../src/store/changeLog.js';
+import { ChangeLog } from '../src/store/redis/changeLog.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from '../scripts/lib/catalogSession.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';

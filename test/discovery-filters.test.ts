@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { discoveryRoutes } from '../src/http/routes/discovery.js';
 import { buildCatalogSearch } from '../src/search/index.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { startHarness, testConfig, waitFor, type Harness } from './support/harness.js';
 import { BASE, BASE_SEPOLIA, httpListing, mcpListing, seed, waitSearchable } from './support/discoveryFixtures.js';
 

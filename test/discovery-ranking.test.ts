@@ -5,7 +5,7 @@ import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtu
 import { parseReadRequest } from '../src/search/readRequest.js';
 import { RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
 import { RankingCache } from '../src/search/rankingCache.js';
-import { RankingTunablesIndex } from '../src/store/rankingTunables.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 import { shippedRanking } from '../src/search/rankingSettings.js';
 import type { Logger } from '../src/logger.js';
 

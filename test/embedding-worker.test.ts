@@ -6,7 +6,7 @@ import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
 import { embeddedTextHash } from '../src/semantic/listingText.js';
 import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
-import { ListingEmbeddingStore } from '../src/store/listingEmbeddings.js';
+import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
 import type { ListingDocument } from '../src/store/listingDocument.js';
 
 /**

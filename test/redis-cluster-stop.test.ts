@@ -13,11 +13,11 @@ import { fileURLToPath } from 'node:url';
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster } from 'ioredis';
 import { SellerTokenStore } from '../src/publish/sellerTokens.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { dropDeploymentIndices } from '../src/store/deploymentData.js';
-import { Ledger } from '../src/store/ledger.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
+import { Ledger } from '../src/store/redis/ledger.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { testConfig } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { changeSynonyms, setRanking } from '../src/search/rankingCommand.js';
-import { ListingVocabulary } from '../src/store/listingVocabulary.js';
+import { ListingVocabulary } from '../src/store/elasticsearch/listingVocabulary.js';
 
 interface Result {
   id: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
-import { SignalCounters } from '../src/store/signalCounters.js';
+import { SignalCounters } from '../src/store/redis/signalCounters.js';
 import { SignalFlusher } from '../src/signals/flusher.js';
 import type { CatalogWriter } from '../src/catalog/writer.js';
 import { buildListingDocument } from '../src/catalog/document.js';
@@ -9,7 +9,7 @@ import { buildFacilitator } from '../src/facilitator/index.js';
 import { createMetrics } from '../src/metrics.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 
 const DAY = 24 * 3600 * 1000;
 const PAYER_A = '0x00000000000000000000000000000000000000aa';

@@ -4,7 +4,7 @@ import { httpListingId } from '../src/catalog/identity.js';
 import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

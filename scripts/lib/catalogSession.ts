@@ -7,10 +7,10 @@ import { buildCatalog, type Catalog } from '../../src/catalog/index.js';
 import { appliedWritesRecorder, markFeedCompleteForNewIndex } from '../../src/lifecycle/index.js';
 import type { Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
-import { ensureListingIndex } from '../../src/store/listingIndex.js';
-import { createRedisClient, type RedisClient } from '../../src/store/redis.js';
-import type { QueueStats } from '../../src/store/writeStream.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
+import { ensureListingIndex } from '../../src/store/elasticsearch/listingIndex.js';
+import { createRedisClient, type RedisClient } from '../../src/store/redis/client.js';
+import type { QueueStats } from '../../src/store/redis/writeStream.js';
 import { fail, loadConfigOrFail } from './cliOptions.js';
 
 export interface CatalogSession {

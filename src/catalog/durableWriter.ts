@@ -4,7 +4,7 @@
  * consumer (ingestWorker.ts) applies it to Elasticsearch.
  */
 import { systemClock, type Clock } from '../core/clock.js';
-import type { AppendRequest, WriteStream } from '../store/writeStream.js';
+import type { AppendRequest, WriteStream } from '../store/redis/writeStream.js';
 import { buildListingDocument } from './document.js';
 import type { Signals } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';

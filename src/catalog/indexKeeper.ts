@@ -8,8 +8,8 @@ import type { Client } from '@elastic/elasticsearch';
 import type { BackgroundWorker, PassLease } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import { elasticsearchAnswers } from '../store/elasticsearch.js';
-import { ensureListingIndex } from '../store/listingIndex.js';
+import { elasticsearchAnswers } from '../store/elasticsearch/client.js';
+import { ensureListingIndex } from '../store/elasticsearch/listingIndex.js';
 
 export const CHECK_INTERVAL_MS = 5000;
 

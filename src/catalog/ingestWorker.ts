@@ -10,8 +10,8 @@ import type { CatalogIngestSettings } from '../config.js';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import type { ListingStore } from '../store/listingStore.js';
-import { consumerName, type StreamEntry, type StreamReader, type WriteStream } from '../store/writeStream.js';
+import type { ListingStore } from '../store/elasticsearch/listingStore.js';
+import { consumerName, type StreamEntry, type StreamReader, type WriteStream } from '../store/redis/writeStream.js';
 import { decodeOperation, type AppliedWrite, type AppliedWritesObserver, type CatalogOperation } from '../store/catalogOperations.js';
 import { embeddedTextHash } from '../semantic/listingText.js';
 

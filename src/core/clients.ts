@@ -4,7 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 /**
  * A Redis connection: one server (the default) or a Redis Cluster through ioredis' own Cluster
  * client (REDIS_CLUSTER_NODES or a redis+cluster:// URL). Both answer the same commands; the store
- * keeps every multi-key command in one hash slot (store/redisKeys.ts) so either works.
+ * keeps every multi-key command in one hash slot (store/redis/redisKeys.ts) so either works.
  */
 export type RedisClient = Redis | Cluster;
 

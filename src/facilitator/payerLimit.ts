@@ -6,7 +6,7 @@
  * saw it can do, does not spend it either. Fixed windows in Redis, shared by every instance.
  */
 import type { RedisClient } from '../core/clients.js';
-import { redisKeys } from '../store/redisKeys.js';
+import { redisKeys } from '../store/redis/redisKeys.js';
 import type { RateLimitRule } from '../config.js';
 import type { Transfer } from './transfer.js';
 

@@ -11,7 +11,7 @@ import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../cat
 import type { CatalogReader } from '../catalog/reader.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
 import { ChallengeError, parseAnnouncedChallenge, paymentOf, type ParsedChallenge } from './challenge.js';
-import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/probeStore.js';
+import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/redis/probeStore.js';
 import { isValidRouteTemplate, templateMatchesPath } from './routeTemplate.js';
 import { systemClock, type Clock } from '../core/clock.js';
 

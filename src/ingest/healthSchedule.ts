@@ -6,7 +6,7 @@
  * a re-probe, not a second path.
  */
 import type { AnnounceSettings } from '../config.js';
-import type { HealthChecks } from '../store/healthChecks.js';
+import type { HealthChecks } from '../store/redis/healthChecks.js';
 
 /** "Recently active": settled within this long (the signals' 7-day window). */
 export const ACTIVE_WINDOW_MS = 7 * 86_400_000;

@@ -8,16 +8,16 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
-import { ElasticsearchStaleListingFinder } from '../store/staleListings.js';
+import { ElasticsearchStaleListingFinder } from '../store/elasticsearch/staleListings.js';
 import { AnnounceService } from './announceService.js';
 import { Prober } from './prober.js';
-import { ProbeStore } from '../store/probeStore.js';
+import { ProbeStore } from '../store/redis/probeStore.js';
 import { ProbeWorker } from './probeWorker.js';
 import { StalenessWorker } from './stalenessWorker.js';
 import { HealthSchedule } from './healthSchedule.js';
-import { HealthChecks } from '../store/healthChecks.js';
-import { RedisLease, leaseTtlFor } from '../store/lease.js';
-import { redisKeys } from '../store/redisKeys.js';
+import { HealthChecks } from '../store/redis/healthChecks.js';
+import { RedisLease, leaseTtlFor } from '../store/redis/lease.js';
+import { redisKeys } from '../store/redis/redisKeys.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface Announcing {

@@ -7,7 +7,7 @@
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import type { Prober } from './prober.js';
-import type { ProbeStore } from '../store/probeStore.js';
+import type { ProbeStore } from '../store/redis/probeStore.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface ProbeWorkerOptions {

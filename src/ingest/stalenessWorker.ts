@@ -4,11 +4,11 @@
  * most `maxPerSweep` listings so a backlog drains over several sweeps instead of one long burst.
  */
 import type { BackgroundWorker, PassLease } from '../core/worker.js';
-import type { StaleListingFinder } from '../store/staleListings.js';
+import type { StaleListingFinder } from '../store/elasticsearch/staleListings.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import type { ProbeStore } from '../store/probeStore.js';
+import type { ProbeStore } from '../store/redis/probeStore.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface StalenessOptions {

@@ -8,8 +8,8 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
-import type { ChangeLog } from '../store/changeLog.js';
-import { scanLiveListingIds } from '../store/listingScan.js';
+import type { ChangeLog } from '../store/redis/changeLog.js';
+import { scanLiveListingIds } from '../store/elasticsearch/listingScan.js';
 
 export class ChangeFeedSeeder implements BackgroundWorker {
   readonly name = 'change-feed-seeder';

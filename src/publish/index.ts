@@ -3,7 +3,7 @@ import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
-import { PublishOwners } from '../store/publishOwners.js';
+import { PublishOwners } from '../store/redis/publishOwners.js';
 import { BoundHosts } from './boundHosts.js';
 import { PublishService } from './publishService.js';
 import { SellerTokenStore } from './sellerTokens.js';

@@ -6,8 +6,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from '../core/clients.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { redisKeys, type RedisKeys } from '../store/redisKeys.js';
-import { replicated } from '../store/redis.js';
+import { redisKeys, type RedisKeys } from '../store/redis/redisKeys.js';
+import { replicated } from '../store/redis/client.js';
 import { normalizeBoundHost } from './hostBinding.js';
 
 /** Recognisable prefix so a leaked token is easy to spot in logs and secret scanners. */

@@ -3,7 +3,7 @@
  * pairs, or change one on the live index after validating the result as a whole.
  */
 import type { Client } from '@elastic/elasticsearch';
-import { readTunables, writeRankingMeta, writeSimilarity } from '../store/rankingTunables.js';
+import { readTunables, writeRankingMeta, writeSimilarity } from '../store/elasticsearch/rankingTunables.js';
 import { SIMILARITY_NAME, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
 
 export class RankingChangeError extends Error {

@@ -5,7 +5,7 @@
 import type { Clients } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import { ListingEmbeddingStore } from '../store/listingEmbeddings.js';
+import { ListingEmbeddingStore } from '../store/elasticsearch/listingEmbeddings.js';
 import { EmbeddingWorker } from './embeddingWorker.js';
 import { sharedEmbedder, type Embedder } from './textEmbedder.js';
 

@@ -6,8 +6,8 @@
  * are left alone, and RENAMENX never overwrites a key the new version already wrote.
  */
 import type { RedisClient } from '../core/clients.js';
-import { scanKeys } from './redis.js';
-import { redisKeys, taggedName } from './redisKeys.js';
+import { scanKeys } from './redis/client.js';
+import { redisKeys, taggedName } from './redis/redisKeys.js';
 
 export interface KeyMigration {
   renamed: number;

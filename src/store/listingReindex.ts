@@ -17,9 +17,9 @@
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
 import type { IndexLayout } from '../config.js';
-import { settingsWithLayout } from './indexLayout.js';
-import { loadIndexDefinition } from './listingIndex.js';
-import { allWritesProcessed, primaryTerms, readCheckpoints, type Checkpoints } from './shardCheckpoints.js';
+import { settingsWithLayout } from './elasticsearch/indexLayout.js';
+import { loadIndexDefinition } from './elasticsearch/listingIndex.js';
+import { allWritesProcessed, primaryTerms, readCheckpoints, type Checkpoints } from './elasticsearch/shardCheckpoints.js';
 
 export type ReindexPhase = 'prepare' | 'copy' | 'catch-up' | 'switch' | 'done';
 

@@ -15,8 +15,8 @@
  */
 import { Cluster } from 'ioredis';
 import type { RedisClient } from '../core/clients.js';
-import { deleteKeys, duplicateClient, scanKeys } from './redis.js';
-import { redisKeys, taggedName } from './redisKeys.js';
+import { deleteKeys, duplicateClient, scanKeys } from './redis/client.js';
+import { redisKeys, taggedName } from './redis/redisKeys.js';
 
 /** The copy would not be safe or meaningful; nothing was written. */
 export class CopyRefused extends Error {}

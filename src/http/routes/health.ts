@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import type { Client } from '@elastic/elasticsearch';
 import type { RedisClient } from '../../core/clients.js';
-import { elasticsearchAnswers } from '../../store/elasticsearch.js';
-import { redisAnswers } from '../../store/redis.js';
+import { elasticsearchAnswers } from '../../store/elasticsearch/client.js';
+import { redisAnswers } from '../../store/redis/client.js';
 
 /** The listings alias exists (it disappears with its index; IndexKeeper puts both back). */
 async function listingIndexExists(client: Client, alias: string): Promise<boolean> {

@@ -12,10 +12,10 @@
  * the rest do not (docs/facilitator.md "Signals"). Who may count at all (value moved, payer not the
  * payTo, a signature and a funded wallet behind a rejection) is the facilitator's decision.
  */
-import type { RedisClient } from '../core/clients.js';
+import type { RedisClient } from '../../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
-import type { Signals } from '../shapes/listing.js';
-import { systemClock, type Clock } from '../core/clock.js';
+import type { Signals } from '../../shapes/listing.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -3,7 +3,7 @@
  * built from and the clause "live listings only". The catalog read's body is built by
  * search/queryBuilder.ts from these.
  */
-import type { ListingType, Scheme } from '../shapes/listing.js';
+import type { ListingType, Scheme } from '../../shapes/listing.js';
 
 /** A `search_after` value: a sort key of the last hit of a page. */
 export type SortValue = string | number;

@@ -1,6 +1,6 @@
-/** Runs a catalog read's search body (store/listingQueries.ts) against the listing alias. */
+/** Runs a catalog read's search body (store/elasticsearch/listingQueries.ts) against the listing alias. */
 import type { Client } from '@elastic/elasticsearch';
-import type { ListingDocument } from './listingDocument.js';
+import type { ListingDocument } from '../listingDocument.js';
 import type { SortValue } from './listingQueries.js';
 
 export interface SearchHit {

@@ -109,7 +109,7 @@ export function redisKeys(prefix: string) {
     trafficAccepts: (listingId: string) => inGroup('traffic', `traffic:accepts:${listingId}`),
     publishedOwner: (listingId: string) => inGroup('owners', `published-owner:${listingId}`),
     cursorSecret: inGroup('cursor', 'cursor-secret'),
-    /** Which instance runs a leased periodic pass (store/lease.ts). */
+    /** Which instance runs a leased periodic pass (store/redis/lease.ts). */
     lease: (worker: string) => inGroup('lease', `lease:${worker}`),
     rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
     /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */

@@ -10,8 +10,8 @@
  * success for money that went to someone else (issue 9, defect 3).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { RedisClient } from '../core/clients.js';
-import { canonicalJson } from '../core/json.js';
+import type { RedisClient } from '../../core/clients.js';
+import { canonicalJson } from '../../core/json.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export const RESULT_TTL_SECONDS = 8 * 24 * 3600;

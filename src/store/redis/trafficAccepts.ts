@@ -2,8 +2,8 @@
  * The payment options traffic has shown for a listing, merged by scheme and network across requests
  * and instances (one hash per listing, kept 90 days after its last sighting).
  */
-import type { RedisClient } from '../core/clients.js';
-import type { AcceptedPayment } from '../shapes/listingInput.js';
+import type { RedisClient } from '../../core/clients.js';
+import type { AcceptedPayment } from '../../shapes/listingInput.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 const ACCEPTS_TTL_SECONDS = 90 * 24 * 3600;

@@ -1,9 +1,10 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { RedisClient } from '../core/clients.js';
-import { clusterSeeds } from '../core/redisTarget.js';
+import type { RedisClient } from '../../core/clients.js';
+import { clusterSeeds } from '../../core/redisTarget.js';
+import { redisKeys } from './redisKeys.js';
 
-export type { RedisClient } from '../core/clients.js';
+export type { RedisClient } from '../../core/clients.js';
 export type { Redis } from 'ioredis';
 
 function connectionOptions(options: { lazyConnect?: boolean }): RedisOptions {
@@ -120,4 +121,9 @@ export function isRedisUnavailable(err: unknown): boolean {
     // (every retry met the closed connection or a MOVED back to the dead node).
     /Connection is closed|Stream isn't writeable|enableOfflineQueue|CLUSTERDOWN|Too many Cluster redirections|Failed to refresh slots cache|None of startup nodes is available/.test(err.message)
   );
+}
+
+/** Every key under `prefix` (on a Cluster, on every primary). */
+export async function dropRedisPrefix(redis: RedisClient, prefix: string): Promise<void> {
+  await scanKeys(redis, redisKeys(prefix).everything, (keys) => deleteKeys(redis, keys));
 }

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
-import type { IndexLayout } from '../config.js';
+import type { IndexLayout } from '../../config.js';
 import { settingsWithLayout } from './indexLayout.js';
 
 interface FieldMapping {
@@ -22,8 +22,8 @@ export interface IndexDefinition {
   mappings: { dynamic?: string; _meta?: Record<string, unknown>; properties: Record<string, FieldMapping> };
 }
 
-const DEFINITION_PATH = fileURLToPath(new URL('../../../mappings/listings.json', import.meta.url));
-const SOURCE_DEFINITION_PATH = fileURLToPath(new URL('../../mappings/listings.json', import.meta.url));
+const DEFINITION_PATH = fileURLToPath(new URL('../../../../mappings/listings.json', import.meta.url));
+const SOURCE_DEFINITION_PATH = fileURLToPath(new URL('../../../mappings/listings.json', import.meta.url));
 
 /** mappings/listings.json, found both when running from src/ (tsx) and from dist/src (node). */
 export function loadIndexDefinition(): IndexDefinition {
@@ -158,4 +158,13 @@ async function checkAndExtend(client: Client, index: string, definition: IndexDe
     await client.indices.putMapping({ index, properties: definition.mappings.properties as never });
   }
   return missing;
+}
+
+/**
+ * A wildcard delete needs action.destructive_requires_name=false (scripts/services.sh sets it).
+ * Errors are swallowed: cleanup must not hide the outcome of the run it follows.
+ */
+export async function dropDeploymentIndices(elasticsearch: Client, listingsIndex: string, listingsAlias?: string): Promise<void> {
+  const patterns = [`${listingsIndex}*`, ...(listingsAlias ? [`${listingsAlias}-v*`] : [])];
+  await elasticsearch.indices.delete({ index: patterns.join(','), ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
 }

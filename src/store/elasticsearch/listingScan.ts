@@ -3,7 +3,7 @@
  * one consistent snapshot however long it takes and however many writes land meanwhile.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { ListingDocument } from './listingDocument.js';
+import type { ListingDocument } from '../listingDocument.js';
 import { NOT_REMOVED } from './listingQueries.js';
 import { withoutNulls } from './listingStore.js';
 

@@ -6,9 +6,9 @@
  * `signals.health` to Elasticsearch with the other signals, in one script (the keys share the
  * `signals` group).
  */
-import type { RedisClient } from '../core/clients.js';
+import type { RedisClient } from '../../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
-import type { Health } from '../shapes/listing.js';
+import type { Health } from '../../shapes/listing.js';
 
 export const HEALTH_WINDOW_MS = 7 * 86_400_000;
 /** 7 days at one check a minute (the shortest interval config allows) is 10,080; this bounds it. */

@@ -4,8 +4,8 @@
  * instance of this deployment and every restart accept the same cursors.
  */
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../core/clients.js';
-import type { Logger } from '../logger.js';
+import type { RedisClient } from '../../core/clients.js';
+import type { Logger } from '../../logger.js';
 import { redisKeys } from './redisKeys.js';
 
 export function cursorSecretProvider(options: { configured?: string; redis: RedisClient; redisPrefix: string; logger: Logger }): () => Promise<Buffer> {

@@ -4,13 +4,13 @@
  * conditional partial update.
  *
  * "Needs embedding" is "has no `embeddedTextHash`": an upsert that changes the text drops the stored
- * vector and its hash (store/listingStore.ts keeps them only while the text hash matches), so a
+ * vector and its hash (store/elasticsearch/listingStore.ts keeps them only while the text hash matches), so a
  * stale vector is a missing one and the query needs no per-document script.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { ListingDocument } from './listingDocument.js';
+import type { ListingDocument } from '../listingDocument.js';
 import { NOT_REMOVED } from './listingQueries.js';
-import { isElasticsearchUnavailable } from './elasticsearch.js';
+import { isElasticsearchUnavailable } from './client.js';
 
 /** The fields a listing's embedded text is built from (semantic/listingText.ts). */
 export type EmbeddedFields = Pick<ListingDocument, 'name' | 'description' | 'tags' | 'describe'>;

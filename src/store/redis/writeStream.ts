@@ -5,11 +5,10 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../core/clients.js';
+import type { RedisClient } from '../../core/clients.js';
 import { redisKeys } from './redisKeys.js';
 import { ChangeLog } from './changeLog.js';
-import { dropRedisPrefix } from './deploymentData.js';
-import { deleteKeys, duplicateClient, replicated } from './redis.js';
+import { deleteKeys, dropRedisPrefix, duplicateClient, replicated } from './client.js';
 
 export interface StreamEntry {
   entryId: string;

@@ -5,9 +5,9 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
-import { keptFromStored, trafficMayRewrite, type ListingDocument } from './listingDocument.js';
-import type { ApplyOutcome, CatalogOperation } from './catalogOperations.js';
-import { isElasticsearchUnavailable } from './elasticsearch.js';
+import { keptFromStored, trafficMayRewrite, type ListingDocument } from '../listingDocument.js';
+import type { ApplyOutcome, CatalogOperation } from '../catalogOperations.js';
+import { isElasticsearchUnavailable } from './client.js';
 
 /** An action or a document; a string is a document's JSON, sent as is. */
 type BulkLine = Record<string, unknown> | string;
