@@ -5,7 +5,7 @@
  * Same environment as the service (ELASTICSEARCH_URL, LISTINGS_ALIAS). Progress on stderr.
  */
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
-import { reindexListings, ReindexError, type ReindexProgress } from '../src/store/listingReindex.js';
+import { reindexListings, ReindexError, type ReindexProgress } from './lib/listingReindex.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 
 const { values } = parseCommandLine(

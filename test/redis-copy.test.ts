@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
 import { createRedisClient, scanKeys, type RedisClient } from '../src/store/redis/client.js';
-import { copyDeployment, CopyRefused, type CopyReport } from '../src/store/redisCopy.js';
+import { copyDeployment, CopyRefused, type CopyReport } from '../scripts/lib/redisCopy.js';
 import { dropRedisPrefix } from '../src/store/redis/client.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { WriteStream } from '../src/store/redis/writeStream.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { migrateKeysToHashTags } from '../src/store/keyMigration.js';
+import { migrateKeysToHashTags } from '../scripts/lib/keyMigration.js';
 import { createRedisClient } from '../src/store/redis/client.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { dropRedisPrefix } from '../src/store/redis/client.js';

@@ -30,7 +30,7 @@ export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tok
 
 /**
  * How each shared-slot group's key names begin (after the prefix and tag): what a deployment from
- * before the hash tags needs to rename its keys (store/keyMigration.ts). A unit test checks that
+ * before the hash tags needs to rename its keys (scripts/lib/keyMigration.ts). A unit test checks that
  * every key of the builder is covered.
  */
 export const GROUP_NAME_STARTS: ReadonlyArray<readonly [start: string, group: Group]> = [

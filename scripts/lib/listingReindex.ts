@@ -16,10 +16,10 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
-import type { IndexLayout } from '../config.js';
-import { settingsWithLayout } from './elasticsearch/indexLayout.js';
-import { loadIndexDefinition } from './elasticsearch/listingIndex.js';
-import { allWritesProcessed, primaryTerms, readCheckpoints, type Checkpoints } from './elasticsearch/shardCheckpoints.js';
+import type { IndexLayout } from '../../src/config.js';
+import { settingsWithLayout } from '../../src/store/elasticsearch/indexLayout.js';
+import { loadIndexDefinition } from '../../src/store/elasticsearch/listingIndex.js';
+import { allWritesProcessed, primaryTerms, readCheckpoints, type Checkpoints } from '../../src/store/elasticsearch/shardCheckpoints.js';
 
 export type ReindexPhase = 'prepare' | 'copy' | 'catch-up' | 'switch' | 'done';
 

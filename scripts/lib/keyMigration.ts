@@ -5,9 +5,9 @@
  * upgrade (`npm run redis:migrate-keys`; run it with the service stopped). Idempotent: tagged keys
  * are left alone, and RENAMENX never overwrites a key the new version already wrote.
  */
-import type { RedisClient } from '../core/clients.js';
-import { scanKeys } from './redis/client.js';
-import { redisKeys, taggedName } from './redis/redisKeys.js';
+import type { RedisClient } from '../../src/core/clients.js';
+import { scanKeys } from '../../src/store/redis/client.js';
+import { redisKeys, taggedName } from '../../src/store/redis/redisKeys.js';
 
 export interface KeyMigration {
   renamed: number;

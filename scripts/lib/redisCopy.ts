@@ -14,9 +14,9 @@
  * (docs) is to stop the gateways first.
  */
 import { Cluster } from 'ioredis';
-import type { RedisClient } from '../core/clients.js';
-import { deleteKeys, duplicateClient, scanKeys } from './redis/client.js';
-import { redisKeys, taggedName } from './redis/redisKeys.js';
+import type { RedisClient } from '../../src/core/clients.js';
+import { deleteKeys, duplicateClient, scanKeys } from '../../src/store/redis/client.js';
+import { redisKeys, taggedName } from '../../src/store/redis/redisKeys.js';
 
 /** The copy would not be safe or meaningful; nothing was written. */
 export class CopyRefused extends Error {}
