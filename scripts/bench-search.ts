@@ -35,6 +35,7 @@ import { startServiceProcess } from './lib/benchService.js';
 import { bm25Alone } from './lib/bm25Alone.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
+import { storesFor } from '../src/store/stores.js';
 
 interface Options {
   alias?: string;
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
       es: () => elasticsearchCpuMs(elasticsearch),
       gateway: () => processCpuMs(child.pid),
     };
-    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), { elasticsearch, redis });
+    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
     const direct = async (endpoint: ReadEndpoint, query: string) => {
       const request = parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));

@@ -32,6 +32,7 @@ import { dropRedisPrefix } from '../src/store/redis/client.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { percentile } from './lib/latency.js';
 import { searchMix } from './lib/searchQueryMix.js';
+import { storesFor } from '../src/store/stores.js';
 
 type Body = Record<string, unknown>;
 interface Answer {
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   const send = async (body: Body, filterPath: string): Promise<Answer> =>
     (await elasticsearch.search({ index: alias, filter_path: filterPath, ...body } as never)) as unknown as Answer;
   try {
-    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), { elasticsearch, redis });
+    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
     // The factors out of phase 1 entirely: the text-quality multiplier is a function_score too.
     const textOnly = { ...(await ranking.current()), stuffing: 'off' as const };

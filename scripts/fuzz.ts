@@ -26,6 +26,7 @@ import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { hostileRequest } from './lib/hostileRequests.js';
 import { indexableListing } from './lib/fuzzListings.js';
 import { rawExchange, type RawRequest } from './lib/rawHttp.js';
+import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
 const USAGE = 'usage: fuzz [--requests N] [--seed N] [--concurrency N] [--listings N]';
 
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
     const demo = readFileSync(fileURLToPath(new URL('../demo/catalog.json', import.meta.url)), 'utf8');
     await importListings(session.catalog.writer, parseListingFile(demo), { source: 'demo' });
     await drainQueue(session);
-    const { secret } = await new SellerTokenStore(session.redis, env.REDIS_PREFIX).issue(['fuzz-token.invalid'], 'fuzz');
+    const { secret } = await new SellerTokenStore(new SellerTokenRecords(session.redis, env.REDIS_PREFIX)).issue(['fuzz-token.invalid'], 'fuzz');
     const before = await snapshot(session.elasticsearch, env.LISTINGS_ALIAS);
 
     const service = await startServiceProcess({

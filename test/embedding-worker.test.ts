@@ -8,6 +8,7 @@ import { embeddedTextHash } from '../src/semantic/listingText.js';
 import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
 import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
 import type { ListingDocument } from '../src/store/listingDocument.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 
 /**
  * Embeddings off the write path (README "Semantic retrieval"): a listing is stored and found by its
@@ -31,7 +32,7 @@ describe('the embedding worker', () => {
     h = await startHarness({}, { workers: false });
     for (const worker of h.container.workers) if (worker !== h.container.embeddings) worker.start();
     store = new ListingEmbeddingStore(h.elasticsearch, h.config.listingsAlias);
-    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', '5');
+    await setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'semantic.weight', '5');
     await h.container.search.ranking.refresh();
   });
   after(async () => h.close());

@@ -5,8 +5,7 @@
  * upgrade (`npm run redis:migrate-keys`; run it with the service stopped). Idempotent: tagged keys
  * are left alone, and RENAMENX never overwrites a key the new version already wrote.
  */
-import type { RedisClient } from '../../src/core/clients.js';
-import { scanKeys } from '../../src/store/redis/client.js';
+import { scanKeys, type RedisClient } from '../../src/store/redis/client.js';
 import { redisKeys, taggedName } from '../../src/store/redis/redisKeys.js';
 
 export interface KeyMigration {

@@ -14,8 +14,7 @@
  * (docs) is to stop the gateways first.
  */
 import { Cluster } from 'ioredis';
-import type { RedisClient } from '../../src/core/clients.js';
-import { deleteKeys, duplicateClient, scanKeys } from '../../src/store/redis/client.js';
+import { deleteKeys, duplicateClient, scanKeys, type RedisClient } from '../../src/store/redis/client.js';
 import { redisKeys, taggedName } from '../../src/store/redis/redisKeys.js';
 
 /** The copy would not be safe or meaningful; nothing was written. */

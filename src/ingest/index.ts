@@ -2,22 +2,18 @@
  * The announce module as the container wires it: announce service + status, the prober and its
  * worker (whose re-probes are the active health checks), and the staleness sweeper.
  */
-import type { Client } from '@elastic/elasticsearch';
-import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
-import { ElasticsearchStaleListingFinder } from '../store/elasticsearch/staleListings.js';
+import type { Stores } from '../store/stores.js';
 import { AnnounceService } from './announceService.js';
 import { Prober } from './prober.js';
-import { ProbeStore } from '../store/redis/probeStore.js';
+import type { ProbeStore } from '../store/redis/probeStore.js';
 import { ProbeWorker } from './probeWorker.js';
 import { StalenessWorker } from './stalenessWorker.js';
 import { HealthSchedule } from './healthSchedule.js';
-import { HealthChecks } from '../store/redis/healthChecks.js';
-import { RedisLease, leaseTtlFor } from '../store/redis/lease.js';
-import { redisKeys } from '../store/redis/redisKeys.js';
+import { leaseTtlFor } from '../store/redis/lease.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 export interface Announcing {
@@ -29,8 +25,7 @@ export interface Announcing {
 }
 
 export interface AnnouncingDeps {
-  elasticsearch: Client;
-  redis: RedisClient;
+  stores: Stores;
   writer: CatalogWriter;
   reader: CatalogReader;
   /** Injectable clock (tests of re-probes and staleness). */
@@ -40,8 +35,8 @@ export interface AnnouncingDeps {
 export function buildAnnouncing(config: Config, logger: Logger, deps: AnnouncingDeps): Announcing {
   const settings = config.announce;
   const now = deps.now ?? systemClock;
-  const store = new ProbeStore(deps.redis, config.redisPrefix);
-  const health = new HealthSchedule(settings, new HealthChecks(deps.redis, config.redisPrefix));
+  const store = deps.stores.redis.probes();
+  const health = new HealthSchedule(settings, deps.stores.redis.healthChecks());
   const prober = new Prober(settings, store, deps.writer, logger, now, health);
   const probeWorker = new ProbeWorker(store, prober, logger, {
     concurrency: settings.probeConcurrency,
@@ -50,7 +45,7 @@ export function buildAnnouncing(config: Config, logger: Logger, deps: Announcing
   });
   const service = new AnnounceService(settings, store, deps.reader, () => probeWorker.wake(), now);
   const staleness = new StalenessWorker(
-    new ElasticsearchStaleListingFinder(deps.elasticsearch, config.listingsAlias),
+    deps.stores.elasticsearch.staleListings(),
     deps.writer,
     store,
     logger,
@@ -58,7 +53,7 @@ export function buildAnnouncing(config: Config, logger: Logger, deps: Announcing
       staleAfterMs: settings.staleAfterMs,
       sweepIntervalMs: settings.staleSweepIntervalMs,
       now,
-      lease: new RedisLease(deps.redis, redisKeys(config.redisPrefix).lease('staleness-sweeper'), leaseTtlFor(settings.staleSweepIntervalMs)),
+      lease: deps.stores.redis.lease('staleness-sweeper', leaseTtlFor(settings.staleSweepIntervalMs)),
     },
   );
   return { service, store, prober, probeWorker, staleness };

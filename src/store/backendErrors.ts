@@ -6,6 +6,9 @@ import { Unavailable } from '../core/errors.js';
 import { isElasticsearchUnavailable } from './elasticsearch/client.js';
 import { isRedisUnavailable } from './redis/client.js';
 
+/** Redis could not be reached (as opposed to refusing a command): for callers that map it themselves. */
+export { isRedisUnavailable };
+
 export function unavailableBackendOf(err: unknown): Unavailable | undefined {
   if (isElasticsearchUnavailable(err)) return new Unavailable('search', 'The search backend is unavailable; retry shortly.', 5);
   // Redis (queues, counters, tokens) unreachable: the write was not taken, so the client should retry.

@@ -8,6 +8,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
 import type { IndexLayout } from '../../config.js';
 import { settingsWithLayout } from './indexLayout.js';
+import { elasticsearchAnswers } from './client.js';
 
 interface FieldMapping {
   type?: string;
@@ -158,6 +159,29 @@ async function checkAndExtend(client: Client, index: string, definition: IndexDe
     await client.indices.putMapping({ index, properties: definition.mappings.properties as never });
   }
   return missing;
+}
+
+/** What catalog/indexKeeper.ts needs to put the listing index back when it disappears at run time. */
+export class ListingIndexGuard {
+  constructor(
+    private readonly client: Client,
+    readonly alias: string,
+    private readonly index: string,
+  ) {}
+
+  /** The cluster answers (an unreachable node is not a missing index). */
+  answers(): Promise<boolean> {
+    return elasticsearchAnswers(this.client);
+  }
+
+  aliasExists(): Promise<boolean> {
+    return this.client.indices.existsAlias({ name: this.alias });
+  }
+
+  /** Creates the index with its mapping and the alias, where missing. */
+  ensure(): Promise<BootstrapResult> {
+    return ensureListingIndex(this.client, this.alias, this.index);
+  }
 }
 
 /**

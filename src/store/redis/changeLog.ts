@@ -7,7 +7,7 @@
  * yet is safe: the newer entry of the same listing lies further on.
  */
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import { redisKeys } from './redisKeys.js';
 
 export interface ChangeEntry {

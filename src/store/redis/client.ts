@@ -1,11 +1,16 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import type { RedisClient } from '../../core/clients.js';
 import { clusterSeeds } from '../../core/redisTarget.js';
 import { redisKeys } from './redisKeys.js';
 
-export type { RedisClient } from '../../core/clients.js';
 export type { Redis } from 'ioredis';
+
+/**
+ * A Redis connection: one server (the default) or a Redis Cluster through ioredis' own Cluster
+ * client (REDIS_CLUSTER_NODES or a redis+cluster:// URL). Both answer the same commands; the store
+ * keeps every multi-key command in one hash slot (store/redis/redisKeys.ts) so either works.
+ */
+export type RedisClient = Redis | Cluster;
 
 function connectionOptions(options: { lazyConnect?: boolean }): RedisOptions {
   return {

@@ -4,7 +4,7 @@
  * instance of this deployment and every restart accept the same cursors.
  */
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import type { Logger } from '../../logger.js';
 import { redisKeys } from './redisKeys.js';
 

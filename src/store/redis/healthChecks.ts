@@ -6,7 +6,7 @@
  * `signals.health` to Elasticsearch with the other signals, in one script (the keys share the
  * `signals` group).
  */
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 import type { Health } from '../../shapes/listing.js';
 

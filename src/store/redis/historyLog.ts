@@ -3,7 +3,7 @@
  * first) and the state the next write is compared with. Payloads are opaque JSON strings here;
  * src/lifecycle/history.ts owns their meaning.
  */
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export interface HistoryUpdate {

@@ -1,6 +1,5 @@
-import type { RedisClient } from '../../core/clients.js';
 import type { BackgroundWorker } from '../../core/worker.js';
-import { duplicateClient } from './client.js';
+import { duplicateClient, type RedisClient } from './client.js';
 
 /**
  * The facilitator's own Redis connection with auto-pipelining: concurrent /verify and /settle

@@ -6,7 +6,7 @@
  * TTL ran out.
  */
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import type { PassLease } from '../../core/worker.js';
 
 // KEYS[1] = the lease, ARGV[1] = the holder's token, ARGV[2] = TTL in ms. 1: held (taken or extended).

@@ -3,9 +3,8 @@
  * the sponsor's native-currency balance that pays each settlement's simulated network fee. A
  * settlement is one Lua script, so the nonce check, the balance checks and the movements are atomic.
  */
-import type { RedisClient } from '../../core/clients.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
-import { replicated, scanKeys } from './client.js';
+import { replicated, scanKeys, type RedisClient } from './client.js';
 
 /** What a valid payment would move on the ledger, produced by a scheme check. */
 export interface Transfer {

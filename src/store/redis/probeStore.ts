@@ -5,8 +5,7 @@
  * A claim pushes the entry a lease into the future instead of removing it: a worker that dies
  * mid-probe leaves it to be claimed again (at-least-once).
  */
-import type { RedisClient } from '../../core/clients.js';
-import { replicated } from './client.js';
+import { replicated, type RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export type ProbeStatus = 'pending' | 'listed' | 'rejected';

@@ -2,7 +2,7 @@
  * Which seller token published a listing (listing id -> token id), recorded at publish time so an
  * unpublish right after a publish works before the write reached Elasticsearch.
  */
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 export class PublishOwners {

@@ -2,7 +2,7 @@
  * Fixed-window request counters in Redis, shared by every instance of the service: one key per
  * budget name, window and subject, counted and given its expiry in one script.
  */
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 const COUNT = `

@@ -10,7 +10,7 @@
  * success for money that went to someone else (issue 9, defect 3).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import { canonicalJson } from '../../core/json.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 

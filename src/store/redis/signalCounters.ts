@@ -12,7 +12,7 @@
  * the rest do not (docs/facilitator.md "Signals"). Who may count at all (value moved, payer not the
  * payTo, a signature and a funded wallet behind a rejection) is the facilitator's decision.
  */
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 import type { Signals } from '../../shapes/listing.js';
 import { systemClock, type Clock } from '../../core/clock.js';

@@ -2,7 +2,7 @@
  * The payment options traffic has shown for a listing, merged by scheme and network across requests
  * and instances (one hash per listing, kept 90 days after its last sighting).
  */
-import type { RedisClient } from '../../core/clients.js';
+import type { RedisClient } from './client.js';
 import type { AcceptedPayment } from '../../shapes/listingInput.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 

@@ -5,10 +5,9 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { RedisClient } from '../../core/clients.js';
 import { redisKeys } from './redisKeys.js';
 import { ChangeLog } from './changeLog.js';
-import { deleteKeys, dropRedisPrefix, duplicateClient, replicated } from './client.js';
+import { deleteKeys, dropRedisPrefix, duplicateClient, replicated, type RedisClient } from './client.js';
 
 export interface StreamEntry {
   entryId: string;
