@@ -13,7 +13,7 @@ const TYPE_EDGES_PARSER = require.resolve('./scripts/lint/typeImportEdges.cjs');
 const { followTypeImports } = require(TYPE_EDGES_PARSER);
 const importXWithTypeEdges = { ...importX, rules: { ...importX.rules, 'no-cycle': followTypeImports(importX.rules['no-cycle']) } };
 
-const FEATURES = ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals', 'bazaar', 'lifecycle', 'semantic'];
+const FEATURES = ['catalog', 'search', 'announce', 'publish', 'facilitator', 'signals', 'bazaar', 'lifecycle', 'semantic'];
 /** Transports over the services, like http: MCP discovery, the web page, the OpenAPI document. */
 const TRANSPORTS = ['http', 'mcp', 'web', 'openapi'];
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { announceRoutes } from '../src/http/routes/announce.js';
-import { AnnounceService } from '../src/ingest/announceService.js';
+import { AnnounceService } from '../src/announce/announceService.js';
 import { ProbeStore } from '../src/store/redis/probeStore.js';
 import { createRedisClient } from '../src/store/redis/client.js';
 import { announce, settled } from './support/announcing.js';

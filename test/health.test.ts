@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { loadConfig, ConfigError } from '../src/config.js';
-import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
+import { buildAnnouncing, type Announcing } from '../src/announce/index.js';
 import { HealthChecks } from '../src/store/redis/healthChecks.js';
 import { setRanking } from '../src/search/rankingCommand.js';
 import { discoveryTools } from '../src/mcp/discoveryTools.js';

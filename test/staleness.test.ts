@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
-import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
+import { buildAnnouncing, type Announcing } from '../src/announce/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';

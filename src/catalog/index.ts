@@ -10,7 +10,7 @@ import type { DeadLetter, QueueStats } from '../store/redis/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
 import { CHECK_INTERVAL_MS, IndexKeeper } from './indexKeeper.js';
 import { leaseTtlFor } from '../store/redis/lease.js';
-import { IngestWorker } from './ingestWorker.js';
+import { WriteConsumer } from './writeConsumer.js';
 import type { AppliedWritesObserver } from '../store/catalogOperations.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
@@ -28,7 +28,7 @@ export interface Catalog {
   writer: CatalogWriter;
   reader: CatalogReader;
   queue: CatalogQueue;
-  worker: IngestWorker;
+  worker: WriteConsumer;
   /** Re-creates the listing index and alias when they disappear at run time. */
   keeper: IndexKeeper;
 }
@@ -48,7 +48,7 @@ export function buildCatalog(
   const store = stores.elasticsearch.listings();
   const keeperLease = stores.redis.lease('listing-index-keeper', leaseTtlFor(CHECK_INTERVAL_MS));
   const keeper = new IndexKeeper(stores.elasticsearch.listingIndexGuard(), logger, keeperLease);
-  const worker = new IngestWorker(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair());
+  const worker = new WriteConsumer(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair());
   return {
     writer: new DurableCatalogWriter(stream, clock),
     reader: new StoreCatalogReader(store),

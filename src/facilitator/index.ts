@@ -8,7 +8,7 @@ import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { BackgroundWorker } from '../core/worker.js';
-import { ProbeAllowList } from '../ingest/addressPolicy.js';
+import { ProbeAllowList } from '../announce/addressPolicy.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
 import type { SignalCounters } from '../store/redis/signalCounters.js';

@@ -21,7 +21,7 @@ export type IngestOptions = CatalogIngestSettings;
 const HEARTBEAT_MS = 1000;
 const HEARTBEAT_TTL_MS = 3 * HEARTBEAT_MS;
 
-export class IngestWorker implements BackgroundWorker {
+export class WriteConsumer implements BackgroundWorker {
   readonly name = 'catalog-ingest';
   private readonly consumer = consumerName();
   private running?: Promise<void>;
