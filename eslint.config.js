@@ -13,7 +13,7 @@ const TYPE_EDGES_PARSER = require.resolve('./scripts/lint/typeImportEdges.cjs');
 const { followTypeImports } = require(TYPE_EDGES_PARSER);
 const importXWithTypeEdges = { ...importX, rules: { ...importX.rules, 'no-cycle': followTypeImports(importX.rules['no-cycle']) } };
 
-const FEATURES = ['catalog', 'search', 'ingest', 'publish', 'facilitator', 'signals', 'bazaar', 'lifecycle', 'semantic'];
+const FEATURES = ['catalog', 'search', 'announce', 'publish', 'facilitator', 'signals', 'bazaar', 'lifecycle', 'semantic'];
 /** Transports over the services, like http: MCP discovery, the web page, the OpenAPI document. */
 const TRANSPORTS = ['http', 'mcp', 'web', 'openapi'];
 
@@ -22,9 +22,35 @@ function forbid(folders, message) {
   return folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message }));
 }
 
-function floor(files, folders, message) {
-  return { files, rules: { 'no-restricted-imports': ['error', { patterns: forbid(folders, message) }] } };
+/**
+ * The backend clients: their packages and the store's modules that hand out client types. Only
+ * src/store and the composition root (src/container.ts, src/app.ts, src/server.ts) may import them;
+ * everywhere else a feature asks the store for an adapter (src/store/stores.ts).
+ */
+const CLIENT_BAN = [
+  {
+    group: ['@elastic/elasticsearch', '@elastic/elasticsearch/*', 'ioredis', 'ioredis/*'],
+    message: 'Only src/store and the composition root hold Elasticsearch and Redis clients: use a store adapter (src/store/stores.ts).',
+  },
+  {
+    group: ['**/store/clients', '**/store/clients.js', '**/store/elasticsearch/client', '**/store/elasticsearch/client.js', '**/store/redis/client', '**/store/redis/client.js'],
+    message: 'The client modules of src/store are for src/store and the composition root: use a store adapter (src/store/stores.ts).',
+  },
+];
+const COMPOSITION_ROOT = ['src/container.ts', 'src/app.ts', 'src/server.ts'];
+
+/**
+ * One `no-restricted-imports` config for `files`. In flat config a later object's rule replaces an
+ * earlier one for the same file, so each group states all of its restrictions here at once: the
+ * floors it may not import and, unless it is src/store, the client ban.
+ */
+function floor(files, folders, message, { clients = 'banned', also = [] } = {}) {
+  const patterns = [...forbid(folders, message), ...also, ...(clients === 'banned' ? CLIENT_BAN : [])];
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
 }
+
+const STORE_FLOOR = [...FEATURES, ...TRANSPORTS, 'sdk'];
+const STORE_MESSAGE = 'src/store imports only the ground floor and the wire shapes, never a feature or http.';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.cache/**'] },
@@ -47,8 +73,20 @@ export default tseslint.config(
       'import-x/no-cycle': 'error',
     },
   },
+  // Every src/ file outside src/store and the composition root: no client (the groups below repeat it).
+  { ...floor(['src/**/*.ts'], [], ''), ignores: ['src/store/**', ...COMPOSITION_ROOT] },
   floor(['src/core/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk', 'shapes', 'x402'], 'src/core is the ground floor: it imports nothing from the project.'),
-  floor(['src/store/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'sdk'], 'src/store imports only the ground floor and the wire shapes, never a feature or http.'),
+  // src/store: each engine's folder keeps to its engine; the root (shared types, error mapping,
+  // the stores factory, readiness) may use both.
+  floor(['src/store/*.ts'], STORE_FLOOR, STORE_MESSAGE, { clients: 'allowed' }),
+  floor(['src/store/elasticsearch/**/*.ts'], STORE_FLOOR, STORE_MESSAGE, {
+    clients: 'allowed',
+    also: [{ group: ['../redis/*', '**/store/redis/*', 'ioredis', 'ioredis/*'], message: 'store/elasticsearch does not use Redis: what needs both engines goes to the src/store root.' }],
+  }),
+  floor(['src/store/redis/**/*.ts'], STORE_FLOOR, STORE_MESSAGE, {
+    clients: 'allowed',
+    also: [{ group: ['../elasticsearch/*', '**/store/elasticsearch/*', '@elastic/elasticsearch', '@elastic/elasticsearch/*'], message: 'store/redis does not use Elasticsearch: what needs both engines goes to the src/store root.' }],
+  }),
   floor(FEATURES.map((f) => `src/${f}/**/*.ts`), TRANSPORTS, 'Features know nothing of HTTP: throw a src/core/errors.ts error; src/http maps it.'),
   floor(['src/shapes/**/*.ts', 'src/x402/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk'], 'Wire shapes sit below everything but the ground floor.'),
   floor(['src/sdk/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store'], 'The seller SDK is a client of the HTTP API: it imports only core, shapes and x402.'),

@@ -6,7 +6,7 @@
  * Uses LISTINGS_ALIAS / LISTINGS_INDEX / REDIS_PREFIX (defaults bench-fresh-listings,
  * bench-fresh-listings-v1, bench-fresh:) and deletes the index at the end.
  */
-import { dropCatalogKeys } from '../src/store/writeStream.js';
+import { dropCatalogKeys } from '../src/store/redis/writeStream.js';
 import { generateListings } from './lib/listingGenerator.js';
 import { benchmarkEnv, openCatalogSession } from './lib/catalogSession.js';
 import { fail, numberOption, parseCommandLine } from './lib/cliOptions.js';

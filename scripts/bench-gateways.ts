@@ -18,8 +18,8 @@
  */
 import { loadConfig } from '../src/config.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { describeCpu, startCpuWindow, startGateways, stopGateways, type CpuUse, type Gateway } from './lib/gatewayFleet.js';

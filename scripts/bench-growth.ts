@@ -22,10 +22,11 @@
 import type { ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config.js';
-import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { ChangeLog } from '../src/store/changeLog.js';
+import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
+import { dropRedisPrefix } from '../src/store/redis/client.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { ChangeLog } from '../src/store/redis/changeLog.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
 import { startServiceProcess } from './lib/benchService.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';

@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { startServiceInProcess } from './lib/benchService.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { loadConfig } from '../src/config.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 
 const { values } = parseCommandLine(
   {

@@ -9,13 +9,14 @@
  * bench-listings-v1, bench:). The index is recreated at the start and deleted at the end unless
  * --keep (the search benchmark reuses it).
  */
-import { dropCatalogKeys } from '../src/store/writeStream.js';
+import { dropCatalogKeys } from '../src/store/redis/writeStream.js';
 import { generateListings } from './lib/listingGenerator.js';
 import { benchmarkEnv, openCatalogSession } from './lib/catalogSession.js';
 import { fail, numberOption, parseCommandLine } from './lib/cliOptions.js';
 import { buildEmbeddingWorker } from '../src/semantic/index.js';
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 import type { CatalogSession } from './lib/catalogSession.js';
+import { storesFor } from '../src/store/stores.js';
 
 const { values } = parseCommandLine(
   {
@@ -47,7 +48,7 @@ async function embeddingCatchUp(session: CatalogSession): Promise<{ ms: number; 
     process.stderr.write(`no embedding model in ${config.embeddingModelDir} (npm run services -- model): embedding catch-up not measured\n`);
     return undefined;
   }
-  const worker = buildEmbeddingWorker(config, logger, { elasticsearch, redis }, embedder);
+  const worker = buildEmbeddingWorker(config, logger, storesFor({ elasticsearch, redis }, config), embedder);
   const embedded = async () => (await elasticsearch.count({ index: config.listingsAlias, query: { exists: { field: 'embeddedTextHash' } } })).count;
   const started = performance.now();
   const deadline = Date.now() + 1_800_000;

@@ -12,8 +12,8 @@
 import { buildListingDocument } from '../src/catalog/document.js';
 import { checkListingInput } from '../src/catalog/validation.js';
 import { loadConfig } from '../src/config.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { loadIndexDefinition, type IndexDefinition } from '../src/store/listingIndex.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { loadIndexDefinition, type IndexDefinition } from '../src/store/elasticsearch/listingIndex.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { elasticsearchCpuMs } from './lib/httpLoad.js';
 import { generateListings } from './lib/listingGenerator.js';

@@ -17,12 +17,13 @@ import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';
 import { parseReadRequest } from '../src/search/readRequest.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { dropRedisPrefix } from '../src/store/deploymentData.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { dropRedisPrefix } from '../src/store/redis/client.js';
 import { bm25Alone } from './lib/bm25Alone.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { searchMix } from './lib/searchQueryMix.js';
+import { storesFor } from '../src/store/stores.js';
 
 type Body = Record<string, unknown>;
 
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 60_000 });
   const redis = createRedisClient(config.redisUrl);
   try {
-    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), { elasticsearch, redis });
+    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
     const target = values.index ?? config.listingsAlias;
     const kinds: Array<[string, Array<{ body: Body; params: Record<string, unknown> }>]> = [];

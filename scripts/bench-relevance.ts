@@ -24,6 +24,7 @@ import { startServiceInProcess, type InProcessService } from './lib/benchService
 import { fail, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { entriesAsOf, HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, type JudgedQuery, type JudgedSet } from './lib/judgedSet.js';
 import { perQuery, summarize, RELEVANT_GRADE, type QueryOutcome, type RunSummary } from './lib/relevanceMetrics.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 
 const USAGE = 'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
@@ -105,7 +106,7 @@ async function waitUntilSearchable(service: InProcessService): Promise<void> {
 
 /** Price and recency factors exactly 1 on the scratch index; refuses to go on unless explain=1 shows it. */
 async function neutralizeBoosts(service: InProcessService, set: JudgedSet): Promise<void> {
-  for (const [key, value] of NEUTRAL_BOOSTS) await setRanking(service.elasticsearch, service.config.listingsAlias, key, value);
+  for (const [key, value] of NEUTRAL_BOOSTS) await setRanking(new RankingTunablesIndex(service.elasticsearch, service.config.listingsAlias), key, value);
   await service.container.search.ranking.refresh();
   for (const query of set.queries) {
     for (const listing of await search(service, query, true)) {
@@ -233,11 +234,11 @@ async function runSet(name: string, set: JudgedSet, semanticWeightOption: string
     if (embedded === 0) progress('WARNING: no listing has an embedding (model not installed: npm run services -- model); semantic columns equal the others');
     const alias = service.config.listingsAlias;
     const semanticWeight = semanticWeightOption ?? String((await service.container.search.ranking.current()).semantic.weight);
-    await setRanking(service.elasticsearch, alias, 'semantic.weight', semanticWeight);
+    await setRanking(new RankingTunablesIndex(service.elasticsearch, alias), 'semantic.weight', semanticWeight);
     await service.container.search.ranking.refresh();
     const full = await rankAll(service, set, resourceById);
     progress(`${set.queries.length} queries ranked by the full ranking (semantic.weight ${semanticWeight}, ${embedded} listings embedded)`);
-    await setRanking(service.elasticsearch, alias, 'semantic.weight', '0');
+    await setRanking(new RankingTunablesIndex(service.elasticsearch, alias), 'semantic.weight', '0');
     await service.container.search.ranking.refresh();
     const lexical = await rankAll(service, set, resourceById);
     progress(`${set.queries.length} queries ranked by the full ranking without semantic retrieval`);

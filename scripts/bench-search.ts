@@ -23,9 +23,10 @@ import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';
 import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
-import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { dropDeploymentIndices, dropRedisPrefix } from '../src/store/deploymentData.js';
+import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
+import { dropRedisPrefix } from '../src/store/redis/client.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
 import { addApproximateEmbeddings } from './lib/benchVectors.js';
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
@@ -34,6 +35,7 @@ import { startServiceProcess } from './lib/benchService.js';
 import { bm25Alone } from './lib/bm25Alone.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
+import { storesFor } from '../src/store/stores.js';
 
 interface Options {
   alias?: string;
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
       es: () => elasticsearchCpuMs(elasticsearch),
       gateway: () => processCpuMs(child.pid),
     };
-    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), { elasticsearch, redis });
+    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
     const direct = async (endpoint: ReadEndpoint, query: string) => {
       const request = parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));

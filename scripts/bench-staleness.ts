@@ -6,9 +6,9 @@
  *   npx tsx scripts/bench-staleness.ts [--count 100000]
  * Own index (bench-stale-*) and Redis prefix, deleted at the end.
  */
-import { ElasticsearchStaleListingFinder } from '../src/store/staleListings.js';
-import { ProbeStore } from '../src/store/probeStore.js';
-import { StalenessWorker } from '../src/ingest/stalenessWorker.js';
+import { ElasticsearchStaleListingFinder } from '../src/store/elasticsearch/staleListings.js';
+import { ProbeStore } from '../src/store/redis/probeStore.js';
+import { StalenessWorker } from '../src/announce/stalenessWorker.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
 import { generateListings } from './lib/listingGenerator.js';

@@ -26,12 +26,13 @@ import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { searchParamsFor, textQuery } from '../src/search/queryBuilder.js';
 import { parseReadRequest } from '../src/search/readRequest.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { dropRedisPrefix } from '../src/store/deploymentData.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { dropRedisPrefix } from '../src/store/redis/client.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { percentile } from './lib/latency.js';
 import { searchMix } from './lib/searchQueryMix.js';
+import { storesFor } from '../src/store/stores.js';
 
 type Body = Record<string, unknown>;
 interface Answer {
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   const send = async (body: Body, filterPath: string): Promise<Answer> =>
     (await elasticsearch.search({ index: alias, filter_path: filterPath, ...body } as never)) as unknown as Answer;
   try {
-    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), { elasticsearch, redis });
+    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
     // The factors out of phase 1 entirely: the text-quality multiplier is a function_score too.
     const textOnly = { ...(await ranking.current()), stuffing: 'off' as const };

@@ -17,13 +17,14 @@ import type { ChildProcess } from 'node:child_process';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import { SellerTokenStore } from '../src/publish/sellerTokens.js';
-import { Ledger } from '../src/store/ledger.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { redisKeys } from '../src/store/redisKeys.js';
-import { WriteStream } from '../src/store/writeStream.js';
+import { Ledger } from '../src/store/redis/ledger.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
+import { WriteStream } from '../src/store/redis/writeStream.js';
 import { answers, startServer, v1Challenge } from '../test/support/sellers.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from '../test/support/payments.js';
 import { startServiceProcess } from './lib/benchService.js';
+import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
 const REDIS_PORT = Number(process.env.REDIS_CLUSTER_PORT ?? 7200);
 const ES_PORT = Number(process.env.ES_CLUSTER_PORT ?? 9260);
@@ -58,7 +59,7 @@ const env: Record<string, string> = {
 
 const redis = createRedisClient(`redis+cluster://${REDIS_NODES}`) as Cluster;
 redis.on('error', () => {});
-const { secret } = await new SellerTokenStore(redis, env.REDIS_PREFIX!).issue(['tools.chaos.test'], 'chaos');
+const { secret } = await new SellerTokenStore(new SellerTokenRecords(redis, env.REDIS_PREFIX!)).issue(['tools.chaos.test'], 'chaos');
 const ledger = new Ledger(redis, env.REDIS_PREFIX!, 10n ** 18n);
 const payers = Array.from({ length: 12 }, () => newWallet());
 for (const payer of payers) await ledger.fund(NETWORK, USDC, payer.address, 10n ** 12n);

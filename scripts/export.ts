@@ -8,7 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { exportedListing } from '../src/catalog/transfer.js';
-import { scanLiveListings } from '../src/store/listingScan.js';
+import { scanLiveListings } from '../src/store/elasticsearch/listingScan.js';
 import { openCatalogSession } from './lib/catalogSession.js';
 import { fail } from './lib/cliOptions.js';
 

@@ -10,8 +10,8 @@
  * (default: USDC on Base Sepolia), --decimals 6.
  */
 import { formatEther, formatUnits, getAddress, isAddress, parseEther, parseUnits } from 'viem';
-import { Ledger, MAX_LEDGER_AMOUNT } from '../src/store/ledger.js';
-import { createRedisClient } from '../src/store/redis.js';
+import { Ledger, MAX_LEDGER_AMOUNT } from '../src/store/redis/ledger.js';
+import { createRedisClient } from '../src/store/redis/client.js';
 import { fail, loadConfigOrFail, parseCommandLine } from './lib/cliOptions.js';
 
 const USAGE = `usage:

@@ -18,14 +18,15 @@ import { validateListingInput } from '../src/catalog/validation.js';
 import type { ListingInput } from '../src/shapes/listingInput.js';
 import { SellerTokenStore } from '../src/publish/sellerTokens.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
-import type { ElasticsearchClient } from '../src/store/elasticsearch.js';
-import { ensureListingIndex } from '../src/store/listingIndex.js';
+import type { ElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { ensureListingIndex } from '../src/store/elasticsearch/listingIndex.js';
 import { startServiceProcess } from './lib/benchService.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { hostileRequest } from './lib/hostileRequests.js';
 import { indexableListing } from './lib/fuzzListings.js';
 import { rawExchange, type RawRequest } from './lib/rawHttp.js';
+import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
 const USAGE = 'usage: fuzz [--requests N] [--seed N] [--concurrency N] [--listings N]';
 
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
     const demo = readFileSync(fileURLToPath(new URL('../demo/catalog.json', import.meta.url)), 'utf8');
     await importListings(session.catalog.writer, parseListingFile(demo), { source: 'demo' });
     await drainQueue(session);
-    const { secret } = await new SellerTokenStore(session.redis, env.REDIS_PREFIX).issue(['fuzz-token.invalid'], 'fuzz');
+    const { secret } = await new SellerTokenStore(new SellerTokenRecords(session.redis, env.REDIS_PREFIX)).issue(['fuzz-token.invalid'], 'fuzz');
     const before = await snapshot(session.elasticsearch, env.LISTINGS_ALIAS);
 
     const service = await startServiceProcess({

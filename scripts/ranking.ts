@@ -12,8 +12,9 @@
  * within RANKING_REFRESH_MS (default 5 s).
  */
 import { loadConfig } from '../src/config.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { changeSynonyms, flattenRanking, RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 
 const USAGE = 'usage: npm run ranking [-- set <key> <value> | synonyms add "<phrase>, <phrase>, ..." | synonyms remove <n>]';
 
@@ -27,7 +28,7 @@ async function main(args: string[]): Promise<number> {
   const client = createElasticsearchClient(config.elasticsearchUrl);
   try {
     if (args.length === 0) {
-      const { index, settings, problems } = await showRanking(client, config.listingsAlias);
+      const { index, settings, problems } = await showRanking(new RankingTunablesIndex(client, config.listingsAlias));
       console.log(`ranking tunables of ${config.listingsAlias} (index ${index}):`);
       if (settings) print(flattenRanking(settings));
       if (problems.length > 0) {
@@ -38,7 +39,7 @@ async function main(args: string[]): Promise<number> {
     }
     if (args[0] === 'synonyms' && args.length === 3 && (args[1] === 'add' || (args[1] === 'remove' && /^\d+$/.test(args[2]!)))) {
       const change = args[1] === 'add' ? { add: args[2]! } : { remove: Number(args[2]) };
-      const settings = await changeSynonyms(client, config.listingsAlias, change);
+      const settings = await changeSynonyms(new RankingTunablesIndex(client, config.listingsAlias), change);
       console.log(`synonyms changed on ${config.listingsAlias}; services apply it within ${config.rankingRefreshMs} ms. Now:`);
       print(flattenRanking(settings));
       return 0;
@@ -48,7 +49,7 @@ async function main(args: string[]): Promise<number> {
       return 2;
     }
     const [, key, value] = args as [string, string, string];
-    const settings = await setRanking(client, config.listingsAlias, key, value);
+    const settings = await setRanking(new RankingTunablesIndex(client, config.listingsAlias), key, value);
     console.log(`set ${key} = ${value} on ${config.listingsAlias}; services apply it within ${config.rankingRefreshMs} ms. Now:`);
     print(flattenRanking(settings));
     return 0;

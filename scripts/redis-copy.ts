@@ -1,7 +1,7 @@
 /**
  * Copies a deployment's Redis keys (everything under REDIS_PREFIX) from its Redis (REDIS_URL, as for
  * the service) into a Redis Cluster or another Redis, with the Cluster hash-tagged names
- * (store/redisCopy.ts). Run it with the gateways stopped (docs/elasticsearch-cluster.md).
+ * (scripts/lib/redisCopy.ts). Run it with the gateways stopped (docs/elasticsearch-cluster.md).
  *   npm run redis:copy -- --to redis+cluster://10.0.0.5:7000,10.0.0.6:7000 [--replace] [--dry-run]
  *   npm run redis:copy -- --to 10.0.0.5:7000,10.0.0.6:7000      (REDIS_CLUSTER_NODES style: a Cluster)
  *   npm run redis:copy -- --to redis://other-host:6379           (another single Redis)
@@ -9,8 +9,8 @@
  * is refused, fails, or the check of the target finds a difference; 2 on a usage error.
  */
 import { CLUSTER_SCHEME, clusterUrl, redisUrlProblem } from '../src/core/redisTarget.js';
-import { createRedisClient, redisAnswers, type RedisClient } from '../src/store/redis.js';
-import { copyDeployment, CopyRefused, type CopyReport } from '../src/store/redisCopy.js';
+import { createRedisClient, redisAnswers, type RedisClient } from '../src/store/redis/client.js';
+import { copyDeployment, CopyRefused, type CopyReport } from './lib/redisCopy.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 
 const USAGE = 'usage: redis:copy --to <redis+cluster://host:port,... | host:port,host:port | redis://host:port> [--replace] [--dry-run] [--batch N]';

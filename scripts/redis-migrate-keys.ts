@@ -1,10 +1,10 @@
 /**
- * Renames a deployment's Redis keys to their Cluster hash-tagged names (store/keyMigration.ts):
+ * Renames a deployment's Redis keys to their Cluster hash-tagged names (scripts/lib/keyMigration.ts):
  * run once, with the service stopped, on a single Redis holding data from before the tags.
  *   npm run redis:migrate-keys        (REDIS_URL and REDIS_PREFIX as for the service)
  */
-import { migrateKeysToHashTags } from '../src/store/keyMigration.js';
-import { createRedisClient } from '../src/store/redis.js';
+import { migrateKeysToHashTags } from './lib/keyMigration.js';
+import { createRedisClient } from '../src/store/redis/client.js';
 import { loadConfigOrFail } from './lib/cliOptions.js';
 
 const config = loadConfigOrFail();

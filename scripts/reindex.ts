@@ -4,8 +4,8 @@
  * LISTINGS_SHARDS / LISTINGS_REPLICAS layout, while the service keeps serving (docs/reindex.md).
  * Same environment as the service (ELASTICSEARCH_URL, LISTINGS_ALIAS). Progress on stderr.
  */
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { reindexListings, ReindexError, type ReindexProgress } from '../src/store/listingReindex.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { reindexListings, ReindexError, type ReindexProgress } from './lib/listingReindex.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 
 const { values } = parseCommandLine(

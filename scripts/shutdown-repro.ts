@@ -17,13 +17,14 @@ import { fileURLToPath } from 'node:url';
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster } from 'ioredis';
 import { SellerTokenStore } from '../src/publish/sellerTokens.js';
-import { Ledger } from '../src/store/ledger.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { redisKeys } from '../src/store/redisKeys.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { dropDeploymentIndices } from '../src/store/deploymentData.js';
+import { Ledger } from '../src/store/redis/ledger.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
 import { freePort } from './lib/benchService.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from '../test/support/payments.js';
+import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
 const PORT = Number(process.env.REDIS_CLUSTER_PORT ?? 7300);
 const MODE = process.env.MODE ?? 'failover';
@@ -46,7 +47,7 @@ const env = {
 };
 const redis = createRedisClient(`redis+cluster://${NODES}`) as Cluster;
 redis.on('error', () => {});
-const { secret } = await new SellerTokenStore(redis, env.REDIS_PREFIX).issue(['tools.repro.test'], 'repro');
+const { secret } = await new SellerTokenStore(new SellerTokenRecords(redis, env.REDIS_PREFIX)).issue(['tools.repro.test'], 'repro');
 const ledger = new Ledger(redis, env.REDIS_PREFIX, 10n ** 18n);
 const payer = newWallet();
 await ledger.fund(NETWORK, USDC, payer.address, 10n ** 12n);

@@ -6,8 +6,9 @@
  * `issue` prints the token once; only its sha256 is stored.
  */
 import { InvalidTokenRequestError, SellerTokenStore, type SellerToken } from '../src/publish/sellerTokens.js';
-import { createRedisClient } from '../src/store/redis.js';
+import { createRedisClient } from '../src/store/redis/client.js';
 import { fail, loadConfigOrFail, parseCommandLine } from './lib/cliOptions.js';
+import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
 const USAGE = `usage:
   tokens issue --host HOST [--host HOST ...] [--label NAME]
@@ -32,7 +33,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrFail();
   const redis = createRedisClient(config.redisUrl);
   redis.on('error', () => {});
-  const store = new SellerTokenStore(redis, config.redisPrefix);
+  const store = new SellerTokenStore(new SellerTokenRecords(redis, config.redisPrefix));
   try {
     switch (command) {
       case 'issue': {

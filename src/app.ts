@@ -4,13 +4,14 @@
  */
 import express, { type Express, type Router } from 'express';
 import type { Client } from '@elastic/elasticsearch';
-import type { RedisClient } from './core/clients.js';
+import type { RedisClient } from './store/redis/client.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { errorHandler, notFound, requestContext } from './http/middleware.js';
 import { jsonBody } from './http/jsonBody.js';
 import { healthRoutes } from './http/routes/health.js';
 import { unavailableBackendOf } from './store/backendErrors.js';
+import { readinessProbe } from './store/readiness.js';
 
 export interface AppDeps {
   config: Config;
@@ -35,7 +36,7 @@ export function createApp(deps: AppDeps): Express {
   // Bodies are JSON everywhere: over the limit 413 payload_too_large, nested deeper than any
   // request of this API needs 400 nesting_too_deep (README "Errors").
   app.use(jsonBody({ limit: deps.config.bodyLimitBytes, maxDepth: MAX_BODY_DEPTH, types: ['application/json', 'application/*+json'] }));
-  app.use(healthRoutes(deps));
+  app.use(healthRoutes({ readiness: readinessProbe(deps.elasticsearch, deps.redis, deps.config.listingsAlias) }));
   for (const router of deps.routers ?? []) app.use(router);
   app.use(notFound);
   app.use(errorHandler({ backendError: unavailableBackendOf }));

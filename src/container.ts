@@ -4,7 +4,8 @@
  */
 import type { Router } from 'express';
 import type { BackgroundWorker } from './core/worker.js';
-import type { Clients } from './core/clients.js';
+import type { Clients } from './store/clients.js';
+import { storesFor } from './store/stores.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { buildCatalog, type CatalogQueue } from './catalog/index.js';
@@ -13,11 +14,10 @@ import type { CatalogWriter } from './catalog/writer.js';
 import { buildRouters } from './http/index.js';
 import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
 import { buildPublishing, type Publishing } from './publish/index.js';
-import { buildAnnouncing, type Announcing } from './ingest/index.js';
-import { registerAnnounceMetrics } from './ingest/metrics.js';
+import { buildAnnouncing, type Announcing } from './announce/index.js';
+import { registerAnnounceMetrics } from './announce/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
-import { RateLimitCounter } from './store/rateLimitCounter.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
 import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
 import { buildLifecycle } from './lifecycle/index.js';
@@ -51,18 +51,19 @@ export interface Container {
 }
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
-  const lifecycle = buildLifecycle(config, logger, clients);
-  const catalog = buildCatalog(config, logger, clients, lifecycle.observer);
+  const stores = storesFor(clients, config);
+  const lifecycle = buildLifecycle(config, logger, stores);
+  const catalog = buildCatalog(config, logger, stores, lifecycle.observer);
   const changes = lifecycle.attach(catalog.reader);
-  const search = buildCatalogSearch(config, logger, clients);
-  const embeddings = buildEmbeddingWorker(config, logger, clients);
-  const publishing = buildPublishing(config, { redis: clients.redis, writer: catalog.writer, reader: catalog.reader });
-  const announcing = buildAnnouncing(config, logger, { ...clients, writer: catalog.writer, reader: catalog.reader });
+  const search = buildCatalogSearch(config, logger, stores);
+  const embeddings = buildEmbeddingWorker(config, logger, stores);
+  const publishing = buildPublishing(config, { stores, writer: catalog.writer, reader: catalog.reader });
+  const announcing = buildAnnouncing(config, logger, { stores, writer: catalog.writer, reader: catalog.reader });
   const metrics = createMetrics();
   registerQueueGauges(metrics, () => catalog.queue.stats());
   registerAnnounceMetrics(metrics, announcing);
   const facilitator = buildFacilitator(config, logger, {
-    redis: clients.redis,
+    stores,
     writer: catalog.writer,
     reader: catalog.reader,
     metrics,
@@ -79,7 +80,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     facilitator: facilitator.service,
     metrics,
     bazaar: new BazaarDiscovery(search.search),
-    rateLimits: { counter: new RateLimitCounter(clients.redis, config.redisPrefix), rules: config.rateLimits, logger },
+    rateLimits: { counter: stores.redis.rateLimitCounter(), rules: config.rateLimits, logger },
   });
   const producers = [catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers];
   return {

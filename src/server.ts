@@ -4,10 +4,10 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildContainer } from './container.js';
 import { createLogger } from './logger.js';
-import { createElasticsearchClient } from './store/elasticsearch.js';
-import { reconcileIndexLayout } from './store/indexLayout.js';
-import { ensureListingIndex, IncompatibleIndexError } from './store/listingIndex.js';
-import { createRedisClient } from './store/redis.js';
+import { createElasticsearchClient } from './store/elasticsearch/client.js';
+import { reconcileIndexLayout } from './store/elasticsearch/indexLayout.js';
+import { ensureListingIndex, IncompatibleIndexError } from './store/elasticsearch/listingIndex.js';
+import { createRedisClient } from './store/redis/client.js';
 
 function readConfig(): Config {
   try {

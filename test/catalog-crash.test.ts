@@ -8,11 +8,13 @@ import { createServer, type Socket } from 'node:net';
 import { createLogger } from '../src/logger.js';
 import { appliedWritesRecorder } from '../src/lifecycle/index.js';
 import { buildCatalog } from '../src/catalog/index.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { WriteStream } from '../src/store/writeStream.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { WriteStream } from '../src/store/redis/writeStream.js';
 import { startHarness, testConfig, uniqueNames, waitFor, type Harness } from './support/harness.js';
 import { httpInput } from './support/listings.js';
+import { storesFor } from '../src/store/stores.js';
+import { RedisStores } from '../src/store/redis/redisStores.js';
 
 const silent = createLogger('error', { silent: true });
 
@@ -28,7 +30,7 @@ describe('catalog ingest after a crash', function () {
     const config = testConfig(shared);
     const redis = createRedisClient(config.redisUrl);
     const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
-    const crashed = buildCatalog(config, silent, { elasticsearch, redis }, appliedWritesRecorder(config, redis));
+    const crashed = buildCatalog(config, silent, storesFor({ elasticsearch, redis }, config), appliedWritesRecorder(new RedisStores(redis, config.redisPrefix)));
     const ids: string[] = [];
     for (let i = 0; i < 25; i++) ids.push((await crashed.writer.upsert(httpInput({ resource: `https://crash.example/r${i}` }), { source: 'announce' })).id);
     const stream = new WriteStream(redis, config.redisPrefix);
@@ -81,7 +83,7 @@ describe('catalog ingest after a crash', function () {
     const config = testConfig({ ...shared, CATALOG_STOP_WAIT_MS: '500' });
     const redis = createRedisClient(config.redisUrl);
     const stuckEs = createElasticsearchClient(`http://127.0.0.1:${(blackHole.address() as { port: number }).port}`);
-    const stuck = buildCatalog(config, silent, { elasticsearch: stuckEs, redis }, appliedWritesRecorder(config, redis));
+    const stuck = buildCatalog(config, silent, storesFor({ elasticsearch: stuckEs, redis }, config), appliedWritesRecorder(new RedisStores(redis, config.redisPrefix)));
     let next: Harness | undefined;
     try {
       const ids: string[] = [];

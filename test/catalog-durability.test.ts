@@ -4,11 +4,13 @@ import { appliedWritesRecorder } from '../src/lifecycle/index.js';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { encodeOperation, type CatalogOperation } from '../src/store/catalogOperations.js';
 import { createLogger } from '../src/logger.js';
-import { createElasticsearchClient, type ElasticsearchClient } from '../src/store/elasticsearch.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { WriteStream, type AppendRequest } from '../src/store/writeStream.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { WriteStream, type AppendRequest } from '../src/store/redis/writeStream.js';
 import { startHarness, testConfig, uniqueNames, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
+import { storesFor } from '../src/store/stores.js';
+import { RedisStores } from '../src/store/redis/redisStores.js';
 
 const silent = createLogger('error', { silent: true });
 
@@ -49,7 +51,7 @@ describe('catalog write path durability', () => {
       const config = testConfig({ ...shared, ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOG_RETRY_BASE_MS: '20', CATALOG_RETRY_MAX_MS: '100', CATALOG_MAX_ATTEMPTS: '2' });
       const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 300 });
       const redis = createRedisClient(config.redisUrl);
-      deadCatalog = buildCatalog(config, silent, { elasticsearch, redis }, appliedWritesRecorder(config, redis));
+      deadCatalog = buildCatalog(config, silent, storesFor({ elasticsearch, redis }, config), appliedWritesRecorder(new RedisStores(redis, config.redisPrefix)));
       closeDead = async () => {
         await deadCatalog.worker.stop();
         await Promise.allSettled([elasticsearch.close(), redis.quit()]);
@@ -158,7 +160,7 @@ describe('catalog write path durability', () => {
     before(async () => {
       h = await startHarness({ CATALOG_RETRY_BASE_MS: '10', CATALOG_RETRY_MAX_MS: '50' }, { workers: false });
       es = interceptingClient(h.config.elasticsearchUrl);
-      catalog = buildCatalog(h.config, silent, { elasticsearch: es.client, redis: h.redis }, appliedWritesRecorder(h.config, h.redis));
+      catalog = buildCatalog(h.config, silent, storesFor({ elasticsearch: es.client, redis: h.redis }, h.config), appliedWritesRecorder(new RedisStores(h.redis, h.config.redisPrefix)));
       stream = new WriteStream(h.redis, h.config.redisPrefix);
       catalog.worker.start();
     });

@@ -9,7 +9,7 @@ import { buildListingDocument } from '../src/catalog/document.js';
 import { exportedListing, importListings, parseListingFile } from '../src/catalog/transfer.js';
 import { validateListingInput } from '../src/catalog/validation.js';
 import type { ListingInput } from '../src/shapes/listingInput.js';
-import { scanLiveListings } from '../src/store/listingScan.js';
+import { scanLiveListings } from '../src/store/elasticsearch/listingScan.js';
 import { shippedRanking } from '../src/search/rankingSettings.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';

@@ -3,11 +3,12 @@ import request from 'supertest';
 import { toListing } from '../src/catalog/listing.js';
 import type { Listing } from '../src/shapes/listing.js';
 import { ChangeFeedSeeder } from '../src/lifecycle/feedSeeder.js';
-import { ChangeLog } from '../src/store/changeLog.js';
+import { ChangeLog } from '../src/store/redis/changeLog.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from '../scripts/lib/catalogSession.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
+import { ElasticsearchStores } from '../src/store/elasticsearch/elasticsearchStores.js';
 
 interface FeedBody {
   changes: Array<{ id: string; listing?: Listing; removed?: true; removedAt?: string; reason?: string }>;
@@ -129,7 +130,7 @@ describe('change feed (GET /discovery/changes)', () => {
     assert.equal(stale.body.code, 'invalid_cursor');
     assert.match(stale.body.detail, /started again/);
     await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
-    const seeder = new ChangeFeedSeeder(log, h.elasticsearch, h.config.listingsAlias, h.logger);
+    const seeder = new ChangeFeedSeeder(log, new ElasticsearchStores(h.elasticsearch, h.config.listingsAlias, h.config.listingsIndex), h.logger);
     assert.ok((await seeder.seed()) >= 1);
     assert.equal(await seeder.seed(), 0, 'done once');
     const page = await feed({ limit: '1000' });

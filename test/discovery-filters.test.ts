@@ -3,9 +3,10 @@ import request from 'supertest';
 import { createApp } from '../src/app.js';
 import { discoveryRoutes } from '../src/http/routes/discovery.js';
 import { buildCatalogSearch } from '../src/search/index.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { startHarness, testConfig, waitFor, type Harness } from './support/harness.js';
 import { BASE, BASE_SEPOLIA, httpListing, mcpListing, seed, waitSearchable } from './support/discoveryFixtures.js';
+import { storesFor } from '../src/store/stores.js';
 
 const HTTP_KEYS = ['describe', 'id', 'payment', 'resource', 'signals', 'type'];
 const MCP_KEYS = ['description', 'id', 'inputSchema', 'name', 'payment', 'resource', 'signals', 'tags', 'type'];
@@ -198,7 +199,7 @@ describe('catalog reads: filters and validation (SPEC 4.1, 7; DECISIONS "Catalog
     it('Elasticsearch unreachable: 503 search_unavailable, not a crash', async () => {
       const config = testConfig({ ELASTICSEARCH_URL: 'http://127.0.0.1:1' });
       const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 500 });
-      const { search } = buildCatalogSearch(config, h.logger, { elasticsearch, redis: h.redis });
+      const { search } = buildCatalogSearch(config, h.logger, storesFor({ elasticsearch, redis: h.redis }, config));
       const app = createApp({ config, logger: h.logger, elasticsearch, redis: h.redis, routers: [discoveryRoutes(search)] });
       for (const path of ['/discovery/resources', '/discovery/search?q=weather', '/mcp/tools?q=weather']) {
         const res = await request(app).get(path).expect(503);

@@ -4,6 +4,7 @@ import { startHarness, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { parseReadRequest } from '../src/search/readRequest.js';
+import { storesFor } from '../src/store/stores.js';
 
 interface Page {
   results: Array<{ id: string; payment: { amount: string }; signals: { lastSettled?: string } }>;
@@ -119,7 +120,7 @@ describe('catalog reads: paging and cursors (SPEC 4.1 rules 1-3; DECISIONS "Cata
 
   it('a ranked search keeps scoring later pages with the first page\'s clock', async () => {
     let clock = Date.now();
-    const { search } = buildCatalogSearch(h.config, h.logger, { elasticsearch: h.elasticsearch, redis: h.redis }, { now: () => clock });
+    const { search } = buildCatalogSearch(h.config, h.logger, storesFor({ elasticsearch: h.elasticsearch, redis: h.redis }, h.config), { now: () => clock });
     const seen: string[] = [];
     let cursor: string | undefined;
     do {

@@ -5,7 +5,7 @@ import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtu
 import { parseReadRequest } from '../src/search/readRequest.js';
 import { RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
 import { RankingCache } from '../src/search/rankingCache.js';
-import { RankingTunablesIndex } from '../src/store/rankingTunables.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 import { shippedRanking } from '../src/search/rankingSettings.js';
 import type { Logger } from '../src/logger.js';
 
@@ -211,17 +211,17 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
 
     it('the ranking command changes one tunable on the live index, BM25 k1 included, and refuses nonsense', async () => {
       const alias = h.config.listingsAlias;
-      await setRanking(h.elasticsearch, alias, 'price.decay', '0.5');
-      await setRanking(h.elasticsearch, alias, 'recency.scale', '3d');
-      await setRanking(h.elasticsearch, alias, 'bm25.k1', '1.6');
-      const { settings, problems } = await showRanking(h.elasticsearch, alias);
+      await setRanking(new RankingTunablesIndex(h.elasticsearch, alias), 'price.decay', '0.5');
+      await setRanking(new RankingTunablesIndex(h.elasticsearch, alias), 'recency.scale', '3d');
+      await setRanking(new RankingTunablesIndex(h.elasticsearch, alias), 'bm25.k1', '1.6');
+      const { settings, problems } = await showRanking(new RankingTunablesIndex(h.elasticsearch, alias));
       assert.deepEqual(problems, []);
       assert.equal(settings!.recency.scale, '3d');
       assert.equal(settings!.bm25.k1, 1.6);
       for (const [key, value] of [['bm25.b', '2'], ['recency.scale', 'soon'], ['fields.nope', '2'], ['price.scale', 'x'], ['colour', '1']] as const) {
-        await assert.rejects(setRanking(h.elasticsearch, alias, key, value), RankingChangeError);
+        await assert.rejects(setRanking(new RankingTunablesIndex(h.elasticsearch, alias), key, value), RankingChangeError);
       }
-      assert.deepEqual((await showRanking(h.elasticsearch, alias)).settings, settings);
+      assert.deepEqual((await showRanking(new RankingTunablesIndex(h.elasticsearch, alias))).settings, settings);
       await h.container.search.ranking.refresh();
       assert.ok((await search('q=comet')).length > 0, 'search answers after the index was closed and reopened');
     });

@@ -6,8 +6,9 @@ import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
 import { embeddedTextHash } from '../src/semantic/listingText.js';
 import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
-import { ListingEmbeddingStore } from '../src/store/listingEmbeddings.js';
+import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
 import type { ListingDocument } from '../src/store/listingDocument.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 
 /**
  * Embeddings off the write path (README "Semantic retrieval"): a listing is stored and found by its
@@ -31,7 +32,7 @@ describe('the embedding worker', () => {
     h = await startHarness({}, { workers: false });
     for (const worker of h.container.workers) if (worker !== h.container.embeddings) worker.start();
     store = new ListingEmbeddingStore(h.elasticsearch, h.config.listingsAlias);
-    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', '5');
+    await setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'semantic.weight', '5');
     await h.container.search.ranking.refresh();
   });
   after(async () => h.close());

@@ -12,11 +12,11 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { ErrorReasons } from 'x402/types';
 import { V2_SCHEME_NAMES } from '../src/facilitator/reasons.js';
-import { payloadHash } from '../src/store/settlementStore.js';
+import { payloadHash } from '../src/store/redis/settlementStore.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { listen } from './support/sdkWorld.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 
 const require = createRequire(import.meta.url);
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
 import { buildListingDocument } from '../src/catalog/document.js';
-import { ListingStore } from '../src/store/listingStore.js';
+import { ListingStore } from '../src/store/elasticsearch/listingStore.js';
 import type { ApplyOutcome, CatalogOperation } from '../src/store/catalogOperations.js';
 import type { HttpListingInput } from '../src/shapes/listingInput.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';

@@ -7,13 +7,15 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { loadConfig, ConfigError } from '../src/config.js';
-import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
-import { HealthChecks } from '../src/store/healthChecks.js';
+import { buildAnnouncing, type Announcing } from '../src/announce/index.js';
+import { HealthChecks } from '../src/store/redis/healthChecks.js';
 import { setRanking } from '../src/search/rankingCommand.js';
 import { discoveryTools } from '../src/mcp/discoveryTools.js';
 import { InvalidInput } from '../src/core/errors.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v2Challenge, type LocalServer } from './support/sellers.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
+import { storesFor } from '../src/store/stores.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -47,8 +49,7 @@ describe('active health: unpaid re-checks, signals.health, the health factor and
 
   const gateway = () =>
     buildAnnouncing(h.config, h.logger, {
-      elasticsearch: h.elasticsearch,
-      redis: h.redis,
+      stores: storesFor(h, h.config),
       writer: h.container.catalog.writer,
       reader: h.container.catalog.reader,
       now: () => clock,
@@ -216,13 +217,13 @@ describe('active health: unpaid re-checks, signals.health, the health factor and
         (r) => r.id === id.third,
       )!.debug!.healthBoost;
     assert.ok((await boostOf()) < 1);
-    await setRanking(h.elasticsearch, h.config.listingsAlias, 'health.floor', '1');
+    await setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'health.floor', '1');
     try {
       await waitFor(async () => (await boostOf()) === 1, 10_000, 200);
     } finally {
-      await setRanking(h.elasticsearch, h.config.listingsAlias, 'health.floor', '0.3');
+      await setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'health.floor', '0.3');
     }
-    await assert.rejects(setRanking(h.elasticsearch, h.config.listingsAlias, 'health.threshold', '1.5'), /health.threshold/);
+    await assert.rejects(setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'health.threshold', '1.5'), /health.threshold/);
   });
 
   it('minUptime is validated like the other filters on every read and the MCP tools', async () => {

@@ -3,8 +3,8 @@ import request from 'supertest';
 import type { AppliedWrite } from '../src/store/catalogOperations.js';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { ListingHistory } from '../src/lifecycle/history.js';
-import { HistoryLog } from '../src/store/historyLog.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { HistoryLog } from '../src/store/redis/historyLog.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { buildListingDocument } from '../src/catalog/document.js';
 import type { CatalogOperation } from '../src/store/catalogOperations.js';
-import { dropDeploymentIndices } from '../src/store/deploymentData.js';
-import { createElasticsearchClient, type ElasticsearchClient } from '../src/store/elasticsearch.js';
-import { ensureListingIndex } from '../src/store/listingIndex.js';
-import { ListingStore } from '../src/store/listingStore.js';
+import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { ensureListingIndex } from '../src/store/elasticsearch/listingIndex.js';
+import { ListingStore } from '../src/store/elasticsearch/listingStore.js';
 import { testConfig } from './support/harness.js';
 import { httpInput } from './support/listings.js';
 

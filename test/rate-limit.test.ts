@@ -5,8 +5,8 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { errorHandler, requestContext } from '../src/http/middleware.js';
 import { bearerTokenKey, rateLimit } from '../src/http/rateLimit.js';
-import { createRedisClient, scanKeys } from '../src/store/redis.js';
-import { RateLimitCounter } from '../src/store/rateLimitCounter.js';
+import { createRedisClient, scanKeys } from '../src/store/redis/client.js';
+import { RateLimitCounter } from '../src/store/redis/rateLimitCounter.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 const silent = createLogger('error', { silent: true });

@@ -13,13 +13,14 @@ import { fileURLToPath } from 'node:url';
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster } from 'ioredis';
 import { SellerTokenStore } from '../src/publish/sellerTokens.js';
-import { createElasticsearchClient } from '../src/store/elasticsearch.js';
-import { dropDeploymentIndices } from '../src/store/deploymentData.js';
-import { Ledger } from '../src/store/ledger.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
+import { Ledger } from '../src/store/redis/ledger.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { testConfig } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
 const PORT = Number(process.env.REDIS_STOP_CLUSTER_PORT ?? 7310);
 const NODES = [0, 1, 2].map((i) => `127.0.0.1:${PORT + i}`).join(',');
@@ -68,7 +69,7 @@ describe('Redis Cluster: SIGTERM right after the write stream primary died', fun
 
   it('exits 0 within a few seconds; writes refused meanwhile get 503, never 500', async () => {
     const prefix = config.redisPrefix;
-    const { secret } = await new SellerTokenStore(redis!, prefix).issue(['tools.stop.test'], 'stop');
+    const { secret } = await new SellerTokenStore(new SellerTokenRecords(redis!, prefix)).issue(['tools.stop.test'], 'stop');
     const payer = newWallet();
     await new Ledger(redis!, prefix, 10n ** 18n).fund(NETWORK, USDC, payer.address, 10n ** 12n);
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { migrateKeysToHashTags } from '../src/store/keyMigration.js';
-import { createRedisClient } from '../src/store/redis.js';
-import { redisKeys } from '../src/store/redisKeys.js';
-import { dropRedisPrefix } from '../src/store/deploymentData.js';
+import { migrateKeysToHashTags } from '../scripts/lib/keyMigration.js';
+import { createRedisClient } from '../src/store/redis/client.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
+import { dropRedisPrefix } from '../src/store/redis/client.js';
 import { startHarness, testConfig } from './support/harness.js';
 import { NETWORK, USDC } from './support/payments.js';
 

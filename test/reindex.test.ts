@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import type { ListingDocument } from '../src/store/listingDocument.js';
-import { reindexListings, ReindexError, type ReindexProgress } from '../src/store/listingReindex.js';
+import { reindexListings, ReindexError, type ReindexProgress } from '../scripts/lib/listingReindex.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput } from './support/listings.js';
 

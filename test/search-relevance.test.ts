@@ -3,7 +3,8 @@ import request from 'supertest';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { changeSynonyms, setRanking } from '../src/search/rankingCommand.js';
-import { ListingVocabulary } from '../src/store/listingVocabulary.js';
+import { ListingVocabulary } from '../src/store/elasticsearch/listingVocabulary.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 
 interface Result {
   id: string;
@@ -97,7 +98,7 @@ describe('ranked search finds the right listing for the words people type', () =
 
   it('a synonym group added with the ranking command applies within 10 s, without a restart', async () => {
     assert.notEqual(await first('zorblax configuration'), id.widget, 'before: nothing says zorblax');
-    await changeSynonyms(h.elasticsearch, h.config.listingsAlias, { add: 'zorblax, quantum widget' });
+    await changeSynonyms(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), { add: 'zorblax, quantum widget' });
     await waitFor(async () => (await first('zorblax configuration')) === id.widget, 10_000, 200);
   });
 });
@@ -112,7 +113,7 @@ describe('ranked search: synonym phrases, on the words alone', () => {
 
   before(async () => {
     h = await startHarness();
-    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', '0');
+    await setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'semantic.weight', '0');
     await h.container.search.ranking.refresh();
     const specs = {
       ocr: httpListing({ path: 'o1', title: 'OCR API', description: 'Optical character recognition for photos and scans.', tags: ['ocr'] }),

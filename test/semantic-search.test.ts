@@ -3,6 +3,7 @@ import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, seed, waitSearchable } from './support/discoveryFixtures.js';
 import { setRanking } from '../src/search/rankingCommand.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 
 interface Result {
   id: string;
@@ -19,7 +20,7 @@ describe('semantic retrieval finds listings by meaning', () => {
   const search = async (q: string, extra = ''): Promise<Result[]> =>
     (await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}${extra}`).expect(200)).body.results;
   const semanticWeight = async (weight: number) => {
-    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', String(weight));
+    await setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'semantic.weight', String(weight));
     await h.container.search.ranking.refresh();
   };
 
@@ -74,7 +75,7 @@ describe('search without the embedding model', () => {
 
   it('still stores listings and answers on text relevance alone (semantic retrieval off)', async () => {
     const [weather] = await seed(h, [httpListing({ path: 'wx2', title: 'Weather forecast', description: 'Daily forecasts.', tags: ['weather'] })]);
-    await setRanking(h.elasticsearch, h.config.listingsAlias, 'semantic.weight', '5');
+    await setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'semantic.weight', '5');
     await h.container.search.ranking.refresh();
     const results = (await request(h.app).get('/discovery/search?q=weather').expect(200)).body.results as Result[];
     assert.equal(results[0]?.id, weather);

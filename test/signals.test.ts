@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
-import { SignalCounters } from '../src/store/signalCounters.js';
+import { SignalCounters } from '../src/store/redis/signalCounters.js';
 import { SignalFlusher } from '../src/signals/flusher.js';
 import type { CatalogWriter } from '../src/catalog/writer.js';
 import { buildListingDocument } from '../src/catalog/document.js';
@@ -9,7 +9,8 @@ import { buildFacilitator } from '../src/facilitator/index.js';
 import { createMetrics } from '../src/metrics.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
+import { storesFor } from '../src/store/stores.js';
 
 const DAY = 24 * 3600 * 1000;
 const PAYER_A = '0x00000000000000000000000000000000000000aa';
@@ -124,8 +125,9 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
         ...overrides,
       };
     };
-    const moduleDeps = () => ({
-      redis: h.redis,
+    /** The stores carry the deployment's key prefix: those of the test's own config. */
+    const moduleDeps = (config: typeof h.config) => ({
+      stores: storesFor(h, config),
       reader: h.container.catalog.reader,
       metrics: createMetrics({ defaultMetrics: false }),
       probes: h.container.announcing.service,
@@ -148,7 +150,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
         },
       });
       const config = { ...h.config, redisPrefix: prefix, signalsFlushMs: 50 };
-      const facilitator = buildFacilitator(config, h.logger, { ...moduleDeps(), writer });
+      const facilitator = buildFacilitator(config, h.logger, { ...moduleDeps(config), writer });
       await facilitator.counters.recordSettle('lst_stopflush', PAYER_A);
       for (const worker of facilitator.workers) worker.start();
       await started;
@@ -168,7 +170,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       });
       const slowReader = { ...h.container.catalog.reader, get: async (id: string) => (await sleep(300), h.container.catalog.reader.get(id)) };
       const config = { ...h.config, redisPrefix: prefix };
-      const facilitator = buildFacilitator(config, h.logger, { ...moduleDeps(), writer, reader: slowReader });
+      const facilitator = buildFacilitator(config, h.logger, { ...moduleDeps(config), writer, reader: slowReader });
       for (const worker of facilitator.workers) worker.start();
       const resource = 'http://stop.test/quote';
       const accept = { scheme: 'exact' as const, network: NETWORK, asset: USDC, amount: '10' };

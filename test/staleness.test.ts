@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
-import { buildAnnouncing, type Announcing } from '../src/ingest/index.js';
+import { buildAnnouncing, type Announcing } from '../src/announce/index.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
+import { storesFor } from '../src/store/stores.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -29,8 +30,7 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
       HEALTH_IDLE_INTERVAL_MS: String(DAY),
     });
     later = buildAnnouncing(h.config, h.logger, {
-      elasticsearch: h.elasticsearch,
-      redis: h.redis,
+      stores: storesFor(h, h.config),
       writer: h.container.catalog.writer,
       reader: h.container.catalog.reader,
       now: () => clock,
@@ -230,8 +230,7 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
     try {
       const announce = { ...h.config.announce, probeHostRatePerSecond: 2, probeAllow: [`127.0.0.1:${own.port}`] };
       const paced = buildAnnouncing({ ...h.config, announce }, h.logger, {
-        elasticsearch: h.elasticsearch,
-        redis: h.redis,
+        stores: storesFor(h, h.config),
         writer: h.container.catalog.writer,
         reader: h.container.catalog.reader,
         now: () => clock,

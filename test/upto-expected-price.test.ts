@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
-import { medianAmount } from '../src/store/signalCounters.js';
+import { medianAmount } from '../src/store/redis/signalCounters.js';
 import { toListing } from '../src/catalog/listing.js';
 import { validateListingInput } from '../src/catalog/validation.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { RedisLease } from '../src/store/lease.js';
-import { redisKeys } from '../src/store/redisKeys.js';
+import { RedisLease } from '../src/store/redis/lease.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -13,9 +13,9 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { buildContainer, type Container } from '../../src/container.js';
 import { createLogger } from '../../src/logger.js';
 import { dropDeploymentData } from '../../src/store/deploymentData.js';
-import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
-import { ensureListingIndex } from '../../src/store/listingIndex.js';
-import { createRedisClient, type RedisClient } from '../../src/store/redis.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
+import { ensureListingIndex } from '../../src/store/elasticsearch/listingIndex.js';
+import { createRedisClient, type RedisClient } from '../../src/store/redis/client.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { embeddedTextHash } from '../../src/semantic/listingText.js';
 import type { Embedder } from '../../src/semantic/textEmbedder.js';
-import { EMBEDDED_TEXT_FIELDS, type EmbeddedFields } from '../../src/store/listingEmbeddings.js';
+import { EMBEDDED_TEXT_FIELDS, type EmbeddedFields } from '../../src/store/elasticsearch/listingEmbeddings.js';
 
 const PAGE = 2000;
 /** Per-dimension noise; a unit vector's components are about 1/sqrt(384) = 0.05. */

@@ -7,11 +7,13 @@ import { buildCatalog, type Catalog } from '../../src/catalog/index.js';
 import { appliedWritesRecorder, markFeedCompleteForNewIndex } from '../../src/lifecycle/index.js';
 import type { Config } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
-import { ensureListingIndex } from '../../src/store/listingIndex.js';
-import { createRedisClient, type RedisClient } from '../../src/store/redis.js';
-import type { QueueStats } from '../../src/store/writeStream.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
+import { ensureListingIndex } from '../../src/store/elasticsearch/listingIndex.js';
+import { createRedisClient, type RedisClient } from '../../src/store/redis/client.js';
+import type { QueueStats } from '../../src/store/redis/writeStream.js';
 import { fail, loadConfigOrFail } from './cliOptions.js';
+import { storesFor } from '../../src/store/stores.js';
+import { RedisStores } from '../../src/store/redis/redisStores.js';
 
 export interface CatalogSession {
   config: Config;
@@ -30,13 +32,13 @@ export async function openCatalogSession(env: Record<string, string | undefined>
   const redis = createRedisClient(config.redisUrl);
   try {
     const bootstrap = await ensureListingIndex(elasticsearch, config.listingsAlias, config.listingsIndex, config.listingsLayout);
-    if (bootstrap.created) await markFeedCompleteForNewIndex(config, redis);
+    if (bootstrap.created) await markFeedCompleteForNewIndex(new RedisStores(redis, config.redisPrefix));
   } catch (err) {
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
     fail(`cannot prepare the listing index "${config.listingsAlias}" at ${config.elasticsearchUrl}: ${(err as Error).message}`, 1);
   }
   // Writes this session applies reach the change feed and listing history like the server's.
-  const catalog = buildCatalog(config, logger, { elasticsearch, redis }, appliedWritesRecorder(config, redis));
+  const catalog = buildCatalog(config, logger, storesFor({ elasticsearch, redis }, config), appliedWritesRecorder(new RedisStores(redis, config.redisPrefix)));
   return {
     config,
     logger,

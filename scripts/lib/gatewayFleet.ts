@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import type { ElasticsearchClient } from '../../src/store/elasticsearch.js';
+import type { ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
 import { startServiceProcess } from './benchService.js';
 import { elasticsearchCpuMs, processCpuMs } from './httpLoad.js';
 

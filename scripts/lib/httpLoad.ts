@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import type { ElasticsearchClient } from '../../src/store/elasticsearch.js';
+import type { ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
 
 export interface Target {
   name: string;

@@ -3,7 +3,7 @@
  * gave 2-3x the Elasticsearch CPU per search of the same run on a settled index). The benchmarks
  * measure only once the index has no merge running, optionally after a force-merge, and say so.
  */
-import type { ElasticsearchClient } from '../../src/store/elasticsearch.js';
+import type { ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
 
 export interface SettledIndex {
   /** Segments of the index's primaries when measuring started. */

@@ -1,10 +1,10 @@
 /**
  * The CatalogWriter every producer uses: validates and canonicalizes a listing, then appends the
  * write to the durable Redis stream. A call resolves once the write is in the stream; the ingest
- * consumer (ingestWorker.ts) applies it to Elasticsearch.
+ * consumer (writeConsumer.ts) applies it to Elasticsearch.
  */
 import { systemClock, type Clock } from '../core/clock.js';
-import type { AppendRequest, WriteStream } from '../store/writeStream.js';
+import type { AppendRequest, WriteStream } from '../store/redis/writeStream.js';
 import { buildListingDocument } from './document.js';
 import type { Signals } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';

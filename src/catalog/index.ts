@@ -2,18 +2,15 @@
  * The catalog module as the container wires it: the durable writer, the by-id reader, the write
  * queue's stats (for /metrics) and the ingest consumer.
  */
-import type { Client } from '@elastic/elasticsearch';
-import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { ListingStore } from '../store/listingStore.js';
-import { WriteStream, type DeadLetter, type QueueStats } from '../store/writeStream.js';
+import type { Stores } from '../store/stores.js';
+import type { DeadLetter, QueueStats } from '../store/redis/writeStream.js';
 import { DurableCatalogWriter } from './durableWriter.js';
 import { CHECK_INTERVAL_MS, IndexKeeper } from './indexKeeper.js';
-import { RedisLease, leaseTtlFor } from '../store/lease.js';
-import { redisKeys } from '../store/redisKeys.js';
-import { IngestWorker } from './ingestWorker.js';
+import { leaseTtlFor } from '../store/redis/lease.js';
+import { WriteConsumer } from './writeConsumer.js';
 import type { AppliedWritesObserver } from '../store/catalogOperations.js';
 import { StoreCatalogReader, type CatalogReader } from './reader.js';
 import type { CatalogWriter } from './writer.js';
@@ -31,7 +28,7 @@ export interface Catalog {
   writer: CatalogWriter;
   reader: CatalogReader;
   queue: CatalogQueue;
-  worker: IngestWorker;
+  worker: WriteConsumer;
   /** Re-creates the listing index and alias when they disappear at run time. */
   keeper: IndexKeeper;
 }
@@ -39,7 +36,7 @@ export interface Catalog {
 export function buildCatalog(
   config: Config,
   logger: Logger,
-  clients: { elasticsearch: Client; redis: RedisClient },
+  stores: Stores,
   /**
    * Required: every process that applies writes (server, import, demo) must report them, or the
    * change feed and listing history miss them (src/lifecycle `appliedWritesRecorder`).
@@ -47,11 +44,11 @@ export function buildCatalog(
   observer: AppliedWritesObserver,
   clock: Clock = systemClock,
 ): Catalog {
-  const stream = new WriteStream(clients.redis, config.redisPrefix);
-  const store = new ListingStore(clients.elasticsearch, config.listingsAlias);
-  const keeperLease = new RedisLease(clients.redis, redisKeys(config.redisPrefix).lease('listing-index-keeper'), leaseTtlFor(CHECK_INTERVAL_MS));
-  const keeper = new IndexKeeper(clients.elasticsearch, config.listingsAlias, config.listingsIndex, logger, keeperLease);
-  const worker = new IngestWorker(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair());
+  const stream = stores.redis.writeStream();
+  const store = stores.elasticsearch.listings();
+  const keeperLease = stores.redis.lease('listing-index-keeper', leaseTtlFor(CHECK_INTERVAL_MS));
+  const keeper = new IndexKeeper(stores.elasticsearch.listingIndexGuard(), logger, keeperLease);
+  const worker = new WriteConsumer(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair());
   return {
     writer: new DurableCatalogWriter(stream, clock),
     reader: new StoreCatalogReader(store),

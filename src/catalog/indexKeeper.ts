@@ -4,12 +4,10 @@
  * meets `index_not_found`, and re-creates the index with its mapping and the alias. Until then reads
  * answer 503 search_unavailable and /readyz names the index (docs/catalog-write.md "Losing the index").
  */
-import type { Client } from '@elastic/elasticsearch';
 import type { BackgroundWorker, PassLease } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import { elasticsearchAnswers } from '../store/elasticsearch.js';
-import { ensureListingIndex } from '../store/listingIndex.js';
+import type { ListingIndexGuard } from '../store/elasticsearch/listingIndex.js';
 
 export const CHECK_INTERVAL_MS = 5000;
 
@@ -19,9 +17,7 @@ export class IndexKeeper implements BackgroundWorker {
   private repairing: Promise<void> | undefined;
 
   constructor(
-    private readonly client: Client,
-    private readonly alias: string,
-    private readonly index: string,
+    private readonly listingIndex: ListingIndexGuard,
     private readonly logger: Logger,
     /** With several instances, one checks the alias per period; any of them still repairs at once on demand. */
     lease?: PassLease,
@@ -51,9 +47,9 @@ export class IndexKeeper implements BackgroundWorker {
 
   private async check(): Promise<void> {
     // An unreachable node is not a missing index: nothing to re-create until it answers.
-    if (!(await elasticsearchAnswers(this.client))) return;
-    if (await this.client.indices.existsAlias({ name: this.alias })) return;
-    const result = await ensureListingIndex(this.client, this.alias, this.index);
-    this.logger.warn('listing index was missing: re-created it behind the alias', { alias: this.alias, ...result });
+    if (!(await this.listingIndex.answers())) return;
+    if (await this.listingIndex.aliasExists()) return;
+    const result = await this.listingIndex.ensure();
+    this.logger.warn('listing index was missing: re-created it behind the alias', { alias: this.listingIndex.alias, ...result });
   }
 }

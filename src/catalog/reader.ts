@@ -2,7 +2,7 @@
  * Reads of single listings by id (GET /discovery/resources/{id}, status checks). Search and
  * filtering live in src/search; this is the by-id view of the stored document.
  */
-import type { ListingStore } from '../store/listingStore.js';
+import type { ListingStore } from '../store/elasticsearch/listingStore.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 
 export interface CatalogReader {

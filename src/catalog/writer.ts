@@ -40,7 +40,7 @@ export interface UpsertResult {
   created: boolean;
   /**
    * The document the write stores. For a listing that already existed the store keeps its
-   * `firstSeen`, `owner` and (unless the input carries them) `signals` (store/listingStore.ts).
+   * `firstSeen`, `owner` and (unless the input carries them) `signals` (store/elasticsearch/listingStore.ts).
    */
   document: ListingDocument;
 }

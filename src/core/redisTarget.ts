@@ -1,7 +1,7 @@
 /**
  * Where Redis is: one server (`redis://`, `rediss://`) or the seed nodes of a Redis Cluster
  * (`redis+cluster://host:port,host:port`, which REDIS_CLUSTER_NODES=host:port,host:port becomes).
- * Pure parsing, shared by the configuration check and the connection factory (store/redis.ts).
+ * Pure parsing, shared by the configuration check and the connection factory (store/redis/client.ts).
  */
 export const CLUSTER_SCHEME = 'redis+cluster:';
 

@@ -8,7 +8,7 @@ export interface BackgroundWorker {
 
 /**
  * The right to run a periodic pass when several instances of the service run the same worker
- * (store/lease.ts keeps it in Redis): only the holder runs a pass; the others skip it.
+ * (store/redis/lease.ts keeps it in Redis): only the holder runs a pass; the others skip it.
  */
 export interface PassLease {
   /** True when this instance holds it now (taken, or its hold extended). */

@@ -2,25 +2,21 @@
  * The facilitator module as the container wires it: service, the signals flusher, and the facilitator's gauges (sponsor balance and its floor) on the shared
  * metrics registry.
  */
-import type { RedisClient } from '../core/clients.js';
 import { formatEther } from 'viem';
 import type { Config } from '../config.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { BackgroundWorker } from '../core/worker.js';
-import { ProbeAllowList } from '../ingest/addressPolicy.js';
+import { ProbeAllowList } from '../announce/addressPolicy.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
-import { SignalCounters } from '../store/signalCounters.js';
+import type { SignalCounters } from '../store/redis/signalCounters.js';
 import { SignalFlusher } from '../signals/flusher.js';
-import { HealthChecks } from '../store/healthChecks.js';
-import { Ledger } from '../store/ledger.js';
+import type { Ledger } from '../store/redis/ledger.js';
 import { FacilitatorService } from './service.js';
-import { SettlementStore } from '../store/settlementStore.js';
 import { TrafficCataloger } from './trafficCatalog.js';
-import { TrafficAccepts } from '../store/trafficAccepts.js';
-import { hotPathConnection } from '../store/hotPathConnection.js';
+import type { Stores } from '../store/stores.js';
 import { PayerLimit } from './payerLimit.js';
 import { type ProbeScheduler } from './trafficCatalog.js';
 import { TrafficGate, type HostBindings } from './trafficGate.js';
@@ -38,7 +34,7 @@ export function buildFacilitator(
   config: Config,
   logger: Logger,
   deps: {
-    redis: RedisClient;
+    stores: Stores;
     writer: CatalogWriter;
     reader: CatalogReader;
     metrics: Metrics;
@@ -50,13 +46,13 @@ export function buildFacilitator(
   clock: Clock = systemClock,
 ): Facilitator {
   const { writer, reader, metrics } = deps;
-  const connection = hotPathConnection(deps.redis, (err) => logger.debug('facilitator redis connection error', { err: err.message }));
-  const redis = connection.redis;
-  const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
-  const counters = new SignalCounters(redis, config.redisPrefix, clock, config.signalsPayerDailyCap);
+  const connection = deps.stores.redis.hotPath((err) => logger.debug('facilitator redis connection error', { err: err.message }));
+  const redis = connection.stores;
+  const ledger = redis.ledger(config.sponsorInitialWei);
+  const counters = redis.signalCounters(clock, config.signalsPayerDailyCap);
   const gate = new TrafficGate(new ProbeAllowList(config.announce.probeAllow), config.announce.probeTimeoutMs, deps.boundHosts);
   const cataloger = new TrafficCataloger({
-    accepts: new TrafficAccepts(redis, config.redisPrefix),
+    accepts: redis.trafficAccepts(),
     writer: () => writer,
     reader,
     logger,
@@ -68,15 +64,15 @@ export function buildFacilitator(
   const service = new FacilitatorService({
     config,
     ledger,
-    settlements: new SettlementStore(redis, config.redisPrefix, config.settlePendingWaitMs),
-    payerLimit: new PayerLimit(redis, config.redisPrefix, config.rateLimits.facilitatorPayer),
+    settlements: redis.settlements(config.settlePendingWaitMs),
+    payerLimit: new PayerLimit(config.rateLimits.facilitatorPayer ? redis.payerPayments() : undefined, config.rateLimits.facilitatorPayer),
     counters,
     cataloger,
     metrics,
     logger,
     clock,
   });
-  const flusher = new SignalFlusher(counters, () => writer, logger, config.signalsFlushMs, new HealthChecks(redis, config.redisPrefix), clock);
+  const flusher = new SignalFlusher(counters, () => writer, logger, config.signalsFlushMs, redis.healthChecks(), clock);
   registerSponsorGauges(config, ledger, metrics);
   // The connection closes only after everything that uses it finished: the flusher's current pass
   // (it pops ids from the dirty set and puts them back on failure) and every traffic write started

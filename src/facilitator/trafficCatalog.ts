@@ -15,7 +15,7 @@ import type { CatalogWriter } from '../catalog/writer.js';
 import type { AcceptedPayment, HttpListingInput, ListingInput } from '../shapes/listingInput.js';
 import { InvalidInput } from '../core/errors.js';
 import type { Logger } from '../logger.js';
-import type { TrafficAccepts } from '../store/trafficAccepts.js';
+import type { TrafficAccepts } from '../store/redis/trafficAccepts.js';
 import { trafficMayRewrite } from '../store/listingDocument.js';
 import type { TrafficGate } from './trafficGate.js';
 import type { TrafficSighting } from './trafficSighting.js';
@@ -41,7 +41,7 @@ interface QueuedBatch extends SightingBatch {
 }
 
 export interface TrafficCatalogerDeps {
-  /** The payment options traffic has shown per listing (store/trafficAccepts.ts). */
+  /** The payment options traffic has shown per listing (store/redis/trafficAccepts.ts). */
   accepts: TrafficAccepts;
   writer: () => CatalogWriter | undefined;
   reader: CatalogReader;

@@ -1,4 +1,4 @@
-import type { Transfer } from '../store/ledger.js';
+import type { Transfer } from '../store/redis/ledger.js';
 
 export type { Transfer };
 

@@ -8,7 +8,7 @@ import type { RateLimitSettings } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { FacilitatorService } from '../facilitator/service.js';
-import type { AnnounceService } from '../ingest/announceService.js';
+import type { AnnounceService } from '../announce/announceService.js';
 import type { PublishService } from '../publish/publishService.js';
 import type { SellerToken, SellerTokenStore } from '../publish/sellerTokens.js';
 import type { CatalogSearch } from '../search/catalogSearch.js';

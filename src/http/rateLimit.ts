@@ -1,5 +1,5 @@
 /**
- * Fixed-window rate limits on a shared counter (store/rateLimitCounter.ts, in Redis), so every
+ * Fixed-window rate limits on a shared counter (store/redis/rateLimitCounter.ts, in Redis), so every
  * instance of the service shares one budget per client. Reusable: each route passes its rule and
  * how to key a request (client address by default; publish keys by seller token). Counter trouble
  * never takes the API down: the limiter lets the request through and logs a warning (at most once
@@ -15,7 +15,7 @@ import { RateLimited } from '../core/errors.js';
 import { PATHS } from './paths.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
-/** Counts requests per budget name, window and subject (store/rateLimitCounter.ts implements it). */
+/** Counts requests per budget name, window and subject (store/redis/rateLimitCounter.ts implements it). */
 export interface WindowCounter {
   count(name: string, window: number, subject: string, ttlMs: number): Promise<number>;
 }

@@ -1,7 +1,7 @@
 /**
  * The change feed for mirrors (GET /discovery/changes, docs/lifecycle.md). Every write the ingest
  * consumer applied to Elasticsearch is logged, after it was applied, in a compacted Redis stream
- * (src/store/changeLog.ts); a page is the next entries after the token's position with each
+ * (src/store/redis/changeLog.ts); a page is the next entries after the token's position with each
  * listing's current stored document, read in real time (mget: no refresh wait), so a change is
  * never announced before it can be read and a token never passes a change logged later.
  */
@@ -10,7 +10,7 @@ import { toListing } from '../catalog/listing.js';
 import type { Listing } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';
 import type { CatalogReader } from '../catalog/reader.js';
-import type { ChangeLog } from '../store/changeLog.js';
+import type { ChangeLog } from '../store/redis/changeLog.js';
 import type { ChangeTokenCodec } from './changeToken.js';
 import type { FeedRequest } from './feedRequest.js';
 

@@ -5,7 +5,7 @@
  */
 import { InvalidInput } from '../core/errors.js';
 import { SignedTokenCodec } from '../core/signedToken.js';
-import { POSITION } from '../store/changeLog.js';
+import { POSITION } from '../store/redis/changeLog.js';
 
 const LABEL = 'discovery-changes-v1';
 

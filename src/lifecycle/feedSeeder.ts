@@ -5,11 +5,14 @@
  * beside the ingest consumer (a listing logged meanwhile keeps its entry; one seeded and then
  * changed gets a newer entry, and a page always reads the current document anyway).
  */
-import type { Client } from '@elastic/elasticsearch';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
-import type { ChangeLog } from '../store/changeLog.js';
-import { scanLiveListingIds } from '../store/listingScan.js';
+import type { ChangeLog } from '../store/redis/changeLog.js';
+
+/** The listing index's side (store/elasticsearch/elasticsearchStores.ts): every live id, in pages. */
+export interface LiveListingIds {
+  liveListingIds(): AsyncIterable<string[]>;
+}
 
 export class ChangeFeedSeeder implements BackgroundWorker {
   readonly name = 'change-feed-seeder';
@@ -18,8 +21,7 @@ export class ChangeFeedSeeder implements BackgroundWorker {
 
   constructor(
     private readonly log: ChangeLog,
-    private readonly elasticsearch: Client,
-    private readonly alias: string,
+    private readonly listings: LiveListingIds,
     private readonly logger: Logger,
   ) {}
 
@@ -45,7 +47,7 @@ export class ChangeFeedSeeder implements BackgroundWorker {
     if (await this.log.isSeeded()) return 0;
     const startedAt = new Date();
     let added = 0;
-    for await (const ids of scanLiveListingIds(this.elasticsearch, this.alias)) {
+    for await (const ids of this.listings.liveListingIds()) {
       if (this.stopping) return added;
       added += await this.log.append(ids, { onlyNew: true });
     }

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { AppliedWrite } from '../store/catalogOperations.js';
 import type { Payment } from '../shapes/listing.js';
 import type { ListingDocument, RemovalReason } from '../store/listingDocument.js';
-import type { HistoryLog, HistoryUpdate } from '../store/historyLog.js';
+import type { HistoryLog, HistoryUpdate } from '../store/redis/historyLog.js';
 
 export type Price = Pick<Payment, 'scheme' | 'network' | 'asset' | 'amount'>;
 

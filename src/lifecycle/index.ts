@@ -3,14 +3,12 @@
  * before the catalog, because the catalog's ingest consumer reports the writes it applied to
  * `observer`.
  */
-import type { Clients } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { AppliedWrite, AppliedWritesObserver } from '../store/catalogOperations.js';
 import type { CatalogReader } from '../catalog/reader.js';
-import { cursorSecretProvider } from '../store/cursorSecret.js';
-import { ChangeLog } from '../store/changeLog.js';
-import { HistoryLog } from '../store/historyLog.js';
+import type { RedisStores } from '../store/redis/redisStores.js';
+import type { Stores } from '../store/stores.js';
 import { ChangeFeed, feedRelevant } from './changeFeed.js';
 import { ChangeTokenCodec } from './changeToken.js';
 import { HISTORY_MAX_LIMIT } from './feedRequest.js';
@@ -29,9 +27,9 @@ export interface Lifecycle {
  * What every ingest consumer reports its applied writes to (the server's and those of import and
  * the demo loader, scripts/lib/catalogSession.ts): listing history and the change log.
  */
-export function appliedWritesRecorder(config: Pick<Config, 'redisPrefix'>, redis: Clients['redis']): AppliedWritesObserver {
-  const log = new ChangeLog(redis, config.redisPrefix);
-  const history = new ListingHistory(new HistoryLog(redis, config.redisPrefix, HISTORY_MAX_LIMIT));
+export function appliedWritesRecorder(redis: RedisStores): AppliedWritesObserver {
+  const log = redis.changeLog();
+  const history = new ListingHistory(redis.historyLog(HISTORY_MAX_LIMIT));
   return {
     async applied(writes: AppliedWrite[]) {
       // Independent: both only have to be done before the writes are acknowledged.
@@ -46,18 +44,18 @@ export function appliedWritesRecorder(config: Pick<Config, 'redisPrefix'>, redis
  * catalog that import or a loader put into a new deployment before the first server start was
  * read whole by every gateway's seeder at its start.
  */
-export async function markFeedCompleteForNewIndex(config: Pick<Config, 'redisPrefix'>, redis: Clients['redis'], now = new Date()): Promise<void> {
-  await new ChangeLog(redis, config.redisPrefix).markSeeded(now);
+export async function markFeedCompleteForNewIndex(redis: RedisStores, now = new Date()): Promise<void> {
+  await redis.changeLog().markSeeded(now);
 }
 
-export function buildLifecycle(config: Config, logger: Logger, clients: Clients): Lifecycle {
-  const log = new ChangeLog(clients.redis, config.redisPrefix);
-  const history = new ListingHistory(new HistoryLog(clients.redis, config.redisPrefix, HISTORY_MAX_LIMIT));
-  const observer = appliedWritesRecorder(config, clients.redis);
-  const secret = cursorSecretProvider({ configured: config.cursorSecret, redis: clients.redis, redisPrefix: config.redisPrefix, logger });
+export function buildLifecycle(config: Config, logger: Logger, stores: Stores): Lifecycle {
+  const log = stores.redis.changeLog();
+  const history = new ListingHistory(stores.redis.historyLog(HISTORY_MAX_LIMIT));
+  const observer = appliedWritesRecorder(stores.redis);
+  const secret = stores.redis.cursorSecret(config.cursorSecret, logger);
   return {
     observer,
-    seeder: new ChangeFeedSeeder(log, clients.elasticsearch, config.listingsAlias, logger),
+    seeder: new ChangeFeedSeeder(log, stores.elasticsearch, logger),
     attach(reader) {
       const feed = new ChangeFeed(log, reader, new ChangeTokenCodec(secret));
       const historyReader = new HistoryReader(history, reader);

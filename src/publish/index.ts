@@ -1,9 +1,8 @@
 /** The publishing module as the container wires it: seller tokens and the publish service. */
-import type { RedisClient } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
-import { PublishOwners } from '../store/publishOwners.js';
+import type { Stores } from '../store/stores.js';
 import { BoundHosts } from './boundHosts.js';
 import { PublishService } from './publishService.js';
 import { SellerTokenStore } from './sellerTokens.js';
@@ -15,9 +14,9 @@ export interface Publishing {
   service: PublishService;
 }
 
-export function buildPublishing(config: Config, deps: { redis: RedisClient; writer: CatalogWriter; reader: CatalogReader }): Publishing {
-  const tokens = new SellerTokenStore(deps.redis, config.redisPrefix);
-  const service = new PublishService({ writer: deps.writer, lookup: deps.reader, owners: new PublishOwners(deps.redis, config.redisPrefix) });
+export function buildPublishing(config: Config, deps: { stores: Stores; writer: CatalogWriter; reader: CatalogReader }): Publishing {
+  const tokens = new SellerTokenStore(deps.stores.redis.sellerTokens());
+  const service = new PublishService({ writer: deps.writer, lookup: deps.reader, owners: deps.stores.redis.publishOwners() });
   return { tokens, boundHosts: new BoundHosts(tokens), service };
 }
 

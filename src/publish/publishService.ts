@@ -3,7 +3,7 @@
  * through the catalog writer. Ownership (listing id -> token id) is recorded here at publish time
  * so that an unpublish right after a publish works before the write reached Elasticsearch.
  */
-import type { PublishOwners } from '../store/publishOwners.js';
+import type { PublishOwners } from '../store/redis/publishOwners.js';
 import { toListing } from '../catalog/listing.js';
 import type { McpListing } from '../shapes/listing.js';
 import { keptFromStored, type KeptFields } from '../store/listingDocument.js';

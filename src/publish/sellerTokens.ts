@@ -1,27 +1,18 @@
 /**
  * Seller tokens (README "Operating", `npm run tokens`; docs/sdk.md): issued by an operator, bound to hosts,
  * listed and revoked. The token itself is shown once at issue; Redis keeps only its sha256, so a
- * leaked Redis dump does not let anyone publish.
+ * leaked Redis dump does not let anyone publish (the records: store/redis/sellerTokens.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { RedisClient } from '../core/clients.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { redisKeys, type RedisKeys } from '../store/redisKeys.js';
-import { replicated } from '../store/redis.js';
+import type { SellerToken, SellerTokenRecords } from '../store/redis/sellerTokens.js';
 import { normalizeBoundHost } from './hostBinding.js';
+
+export type { SellerToken } from '../store/redis/sellerTokens.js';
 
 /** Recognisable prefix so a leaked token is easy to spot in logs and secret scanners. */
 export const SELLER_TOKEN_PREFIX = 'pdsk_';
 const TOKEN_PATTERN = /^pdsk_[A-Za-z0-9_-]{43}$/;
-
-export interface SellerToken {
-  /** Public identifier (`tok_...`): the `owner` of the listings it publishes. */
-  id: string;
-  label?: string;
-  hosts: string[];
-  createdAt: string;
-  revokedAt?: string;
-}
 
 export type TokenCheck = { ok: true; token: SellerToken } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' };
 
@@ -37,29 +28,13 @@ export function hashSellerToken(secret: string): string {
 }
 
 export class SellerTokenStore {
-  private readonly keys: RedisKeys;
   /** Bumped by every issue and revoke of this instance, so caches of the token list (BoundHosts) notice at once. */
   version = 0;
 
   constructor(
-    private readonly redis: RedisClient,
-    prefix: string,
+    private readonly records: SellerTokenRecords,
     private readonly clock: Clock = systemClock,
-  ) {
-    this.keys = redisKeys(prefix);
-  }
-
-  private recordKey(id: string): string {
-    return this.keys.sellerToken(id);
-  }
-
-  private hashKey(hash: string): string {
-    return this.keys.sellerTokenByHash(hash);
-  }
-
-  private get indexKey(): string {
-    return this.keys.sellerTokens;
-  }
+  ) {}
 
   /** Creates a token; the returned `secret` is the only copy that will ever exist. */
   async issue(hosts: string[], label?: string): Promise<{ token: SellerToken; secret: string }> {
@@ -80,20 +55,7 @@ export class SellerTokenStore {
       createdAt: new Date(this.clock()).toISOString(),
       ...(label !== undefined ? { label } : {}),
     };
-    const hash = hashSellerToken(secret);
-    await this.redis
-      .multi()
-      .hset(this.recordKey(token.id), {
-        id: token.id,
-        hosts: JSON.stringify(token.hosts),
-        createdAt: token.createdAt,
-        hash,
-        ...(label !== undefined ? { label } : {}),
-      })
-      .set(this.hashKey(hash), token.id)
-      .zadd(this.indexKey, Date.parse(token.createdAt), token.id)
-      .exec();
-    await replicated(this.redis, this.indexKey);
+    await this.records.create(token, hashSellerToken(secret));
     this.version += 1;
     return { token, secret };
   }
@@ -101,7 +63,7 @@ export class SellerTokenStore {
   /** Resolves a presented bearer secret to its token, refusing unknown and revoked ones. */
   async authenticate(secret: string): Promise<TokenCheck> {
     if (!TOKEN_PATTERN.test(secret)) return { ok: false, reason: 'malformed' };
-    const id = await this.redis.get(this.hashKey(hashSellerToken(secret)));
+    const id = await this.records.idOfHash(hashSellerToken(secret));
     if (!id) return { ok: false, reason: 'unknown' };
     const token = await this.get(id);
     if (!token) return { ok: false, reason: 'unknown' };
@@ -109,38 +71,22 @@ export class SellerTokenStore {
     return { ok: true, token };
   }
 
-  async get(id: string): Promise<SellerToken | undefined> {
-    const fields = await this.redis.hgetall(this.recordKey(id));
-    return fields.id ? toToken(fields) : undefined;
+  get(id: string): Promise<SellerToken | undefined> {
+    return this.records.get(id);
   }
 
   /** Every token, oldest first; never the secret (it is not stored). */
   async list(): Promise<SellerToken[]> {
-    const ids = await this.redis.zrange(this.indexKey, 0, -1);
+    const ids = await this.records.ids();
     const tokens = await Promise.all(ids.map((id) => this.get(id)));
     return tokens.filter((t): t is SellerToken => t !== undefined);
   }
 
   /** Idempotent: revoking twice keeps the first revocation time. Returns undefined for an unknown id. */
   async revoke(id: string): Promise<SellerToken | undefined> {
-    const key = this.recordKey(id);
-    if (!(await this.redis.exists(key))) return undefined;
-    await this.redis.hsetnx(key, 'revokedAt', new Date(this.clock()).toISOString());
+    if (!(await this.records.exists(id))) return undefined;
+    await this.records.markRevoked(id, new Date(this.clock()).toISOString());
     this.version += 1;
     return this.get(id);
   }
-}
-
-function toToken(fields: Record<string, string>): SellerToken {
-  let hosts: string[] = [];
-  try {
-    const parsed: unknown = JSON.parse(fields.hosts ?? '[]');
-    if (Array.isArray(parsed)) hosts = parsed.filter((h): h is string => typeof h === 'string');
-  } catch {
-    // A damaged record binds no host: it can authenticate but never publish.
-  }
-  const token: SellerToken = { id: fields.id!, hosts, createdAt: fields.createdAt ?? '' };
-  if (fields.label) token.label = fields.label;
-  if (fields.revokedAt) token.revokedAt = fields.revokedAt;
-  return token;
 }

@@ -5,7 +5,7 @@
 import { toListing } from '../catalog/listing.js';
 import type { Listing } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
-import type { ListingSearchIndex, SearchHit } from '../store/listingSearch.js';
+import type { ListingSearchIndex, SearchHit } from '../store/elasticsearch/listingSearch.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { CursorCodec, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';

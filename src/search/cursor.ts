@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { InvalidInput } from '../core/errors.js';
 import { SignedTokenCodec } from '../core/signedToken.js';
-import type { ReadRequest, SortValue } from '../store/listingQueries.js';
+import type { ReadRequest, SortValue } from '../store/elasticsearch/listingQueries.js';
 
 export type { SortValue };
 

@@ -2,16 +2,12 @@
  * The catalog read side, assembled: the search service, the ranking-tunables cache (a background
  * worker that re-reads the index) and the cursor codec.
  */
-import type { Clients } from '../core/clients.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { CatalogSearch } from './catalogSearch.js';
 import { CursorCodec } from './cursor.js';
-import { cursorSecretProvider } from '../store/cursorSecret.js';
 import { RankingCache } from './rankingCache.js';
-import { RankingTunablesIndex } from '../store/rankingTunables.js';
-import { ListingSearchIndex } from '../store/listingSearch.js';
-import { ListingVocabulary } from '../store/listingVocabulary.js';
+import type { Stores } from '../store/stores.js';
 import { TypoPass } from './typoPass.js';
 import type { Clock } from '../core/clock.js';
 import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
@@ -22,15 +18,15 @@ export interface CatalogReadSide {
   ranking: RankingCache;
 }
 
-export function buildCatalogSearch(config: Config, logger: Logger, clients: Clients, options: { now?: Clock } = {}): CatalogReadSide {
-  const ranking = new RankingCache(new RankingTunablesIndex(clients.elasticsearch, config.listingsAlias), config.rankingRefreshMs, logger);
-  const secret = cursorSecretProvider({ configured: config.cursorSecret, redis: clients.redis, redisPrefix: config.redisPrefix, logger });
+export function buildCatalogSearch(config: Config, logger: Logger, stores: Stores, options: { now?: Clock } = {}): CatalogReadSide {
+  const ranking = new RankingCache(stores.elasticsearch.rankingTunables(), config.rankingRefreshMs, logger);
+  const secret = stores.redis.cursorSecret(config.cursorSecret, logger);
   const search = new CatalogSearch({
-    index: new ListingSearchIndex(clients.elasticsearch, config.listingsAlias),
+    index: stores.elasticsearch.search(),
     ranking,
     cursors: new CursorCodec(secret),
     queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, logger)),
-    typoPass: new TypoPass(new ListingVocabulary(clients.elasticsearch, config.listingsAlias)),
+    typoPass: new TypoPass(stores.elasticsearch.vocabulary()),
     ...(options.now ? { now: options.now } : {}),
   });
   return { search, ranking };

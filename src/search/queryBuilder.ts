@@ -5,7 +5,7 @@
 import type { CatalogFilters, ReadRequest } from './readRequest.js';
 import type { RankingSettings } from './rankingSettings.js';
 import type { SortValue } from './cursor.js';
-import { NOT_REMOVED } from '../store/listingQueries.js';
+import { NOT_REMOVED } from '../store/elasticsearch/listingQueries.js';
 import { expandQuery, withIdentifierWords } from './queryExpansion.js';
 
 type Json = Record<string, unknown>;

@@ -7,7 +7,7 @@
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import type { RankingTunablesIndex } from '../store/rankingTunables.js';
+import type { RankingTunablesIndex } from '../store/elasticsearch/rankingTunables.js';
 import { shippedRanking, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
 
 export class RankingCache implements BackgroundWorker {

@@ -2,9 +2,8 @@
  * The operator's view of the ranking tunables (scripts/ranking.ts): list them as `key value`
  * pairs, or change one on the live index after validating the result as a whole.
  */
-import type { Client } from '@elastic/elasticsearch';
-import { readTunables, writeRankingMeta, writeSimilarity } from '../store/rankingTunables.js';
-import { SIMILARITY_NAME, textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
+import type { RankingTunablesIndex } from '../store/elasticsearch/rankingTunables.js';
+import { textFieldsOf, validateRanking, type RankingSettings } from './rankingSettings.js';
 
 export class RankingChangeError extends Error {
   constructor(readonly problems: string[]) {
@@ -27,8 +26,8 @@ export function flattenRanking(settings: RankingSettings): Array<[string, string
   return rows;
 }
 
-export async function showRanking(client: Client, alias: string): Promise<{ index: string; settings?: RankingSettings; problems: string[] }> {
-  const stored = await readTunables(client, alias, SIMILARITY_NAME);
+export async function showRanking(tunables: RankingTunablesIndex): Promise<{ index: string; settings?: RankingSettings; problems: string[] }> {
+  const stored = await tunables.read();
   const result = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties));
   return { index: stored.index, problems: result.problems, ...(result.settings ? { settings: result.settings } : {}) };
 }
@@ -58,11 +57,11 @@ function parseValue(key: string, raw: string): string | number {
  * Changes one tunable on the live index. The whole result is validated first, so a bad value
  * never reaches the index. BM25 k1/b need the index closed for a moment (see writeSimilarity).
  */
-export async function setRanking(client: Client, alias: string, key: string, raw: string): Promise<RankingSettings> {
+export async function setRanking(tunables: RankingTunablesIndex, key: string, raw: string): Promise<RankingSettings> {
   const value = parseValue(key, raw);
   const [group, ...rest] = key.split('.');
   const name = rest.join('.');
-  return changeRanking(client, alias, group === 'bm25', (ranking, similarity) => {
+  return changeRanking(tunables, group === 'bm25', (ranking, similarity) => {
     if (group === 'bm25') similarity[name] = value;
     else if (name === '') (ranking as Record<string, unknown>)[group!] = value;
     else ranking[group!] = { ...(ranking[group!] ?? {}), [name]: value };
@@ -73,8 +72,8 @@ export async function setRanking(client: Client, alias: string, key: string, raw
  * Adds a synonym group (`"speech to text, transcription"`) or removes one by its number in the
  * listing; the whole result is validated like any other change.
  */
-export async function changeSynonyms(client: Client, alias: string, change: { add: string } | { remove: number }): Promise<RankingSettings> {
-  return changeRanking(client, alias, false, (ranking) => {
+export async function changeSynonyms(tunables: RankingTunablesIndex, change: { add: string } | { remove: number }): Promise<RankingSettings> {
+  return changeRanking(tunables, false, (ranking) => {
     const synonyms = { weight: 0, groups: [] as unknown[], ...(ranking.synonyms ?? {}) };
     const groups = Array.isArray(synonyms.groups) ? [...synonyms.groups] : [];
     if ('add' in change) groups.push(change.add.split(',').map((phrase) => phrase.trim()));
@@ -85,21 +84,20 @@ export async function changeSynonyms(client: Client, alias: string, change: { ad
 }
 
 async function changeRanking(
-  client: Client,
-  alias: string,
+  tunables: RankingTunablesIndex,
   similarityChange: boolean,
   mutate: (ranking: Record<string, Record<string, unknown>>, similarity: Record<string, unknown>) => void,
 ): Promise<RankingSettings> {
-  const stored = await readTunables(client, alias, SIMILARITY_NAME);
+  const stored = await tunables.read();
   const ranking = structuredClone((stored.meta.ranking ?? {}) as Record<string, Record<string, unknown>>);
   const similarity: Record<string, unknown> = { ...(stored.similarity ?? {}) };
   mutate(ranking, similarity);
   const result = validateRanking(ranking, similarity, textFieldsOf(stored.properties));
   if (!result.settings) throw new RankingChangeError(result.problems);
   if (similarityChange) {
-    await writeSimilarity(client, stored.index, SIMILARITY_NAME, { k1: result.settings.bm25.k1, b: result.settings.bm25.b });
+    await tunables.writeSimilarity(stored.index, { k1: result.settings.bm25.k1, b: result.settings.bm25.b });
   } else {
-    await writeRankingMeta(client, stored.index, { ...stored.meta, ranking });
+    await tunables.writeRankingMeta(stored.index, { ...stored.meta, ranking });
   }
   return result.settings;
 }

@@ -3,8 +3,8 @@
  * mapping `_meta.ranking`, BM25 k1/b in its similarity settings, so operators tune ranking without
  * a deploy. This module validates what it reads; the cache and the ranking command both use it.
  */
-import { loadIndexDefinition } from '../store/listingIndex.js';
-import { SIMILARITY_NAME } from '../store/rankingTunables.js';
+import { loadIndexDefinition } from '../store/elasticsearch/listingIndex.js';
+import { SIMILARITY_NAME } from '../store/elasticsearch/rankingTunables.js';
 
 export type DecayFunction = 'exp' | 'gauss' | 'linear';
 

@@ -5,9 +5,9 @@
  */
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { toCaip2Network } from '../x402/networks.js';
-import type { CatalogFilters, ReadRequest } from '../store/listingQueries.js';
+import type { CatalogFilters, ReadRequest } from '../store/elasticsearch/listingQueries.js';
 
-export type { CatalogFilters, ReadRequest } from '../store/listingQueries.js';
+export type { CatalogFilters, ReadRequest } from '../store/elasticsearch/listingQueries.js';
 
 export type ReadEndpoint = 'resources' | 'search' | 'mcpTools';
 

@@ -14,7 +14,7 @@ import type { BackgroundWorker } from '../core/worker.js';
 import { PeriodicTask } from '../core/worker.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
-import type { ListingEmbeddingStore } from '../store/listingEmbeddings.js';
+import type { ListingEmbeddingStore } from '../store/elasticsearch/listingEmbeddings.js';
 import type { Embedder } from './textEmbedder.js';
 import { embeddedTextHash, listingText } from './listingText.js';
 

@@ -3,7 +3,7 @@
  * tool name, description, tags), not the URL or payment terms.
  */
 import { createHash } from 'node:crypto';
-import type { EmbeddedFields } from '../store/listingEmbeddings.js';
+import type { EmbeddedFields } from '../store/elasticsearch/listingEmbeddings.js';
 
 /** A tool name's words ("get_weather_forecast" -> "get weather forecast"): the model knows words, not identifiers. */
 const words = (identifier: string) => identifier.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
@@ -19,7 +19,7 @@ export function listingText(doc: EmbeddedFields): string {
 
 /**
  * What identifies the text an embedding was computed from: stored beside the vector, so an upsert
- * with the same text keeps the vector and one with a new text drops it (store/listingStore.ts).
+ * with the same text keeps the vector and one with a new text drops it (store/elasticsearch/listingStore.ts).
  */
 export function embeddedTextHash(doc: EmbeddedFields): string {
   return createHash('sha256').update(listingText(doc)).digest('base64url').slice(0, 22);

@@ -9,11 +9,11 @@ import type { CatalogWriter } from '../catalog/writer.js';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import type { SignalCounters } from '../store/signalCounters.js';
+import type { SignalCounters } from '../store/redis/signalCounters.js';
 import type { Health } from '../shapes/listing.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
-/** Where `signals.health` comes from (store/healthChecks.ts); recording a check marks the listing dirty. */
+/** Where `signals.health` comes from (store/redis/healthChecks.ts); recording a check marks the listing dirty. */
 export interface HealthReader {
   read(listingIds: string[], now: number): Promise<Map<string, Health>>;
 }

@@ -3,8 +3,11 @@
  * search_unavailable, 503 service_unavailable), so the HTTP layer maps them like any other.
  */
 import { Unavailable } from '../core/errors.js';
-import { isElasticsearchUnavailable } from './elasticsearch.js';
-import { isRedisUnavailable } from './redis.js';
+import { isElasticsearchUnavailable } from './elasticsearch/client.js';
+import { isRedisUnavailable } from './redis/client.js';
+
+/** Redis could not be reached (as opposed to refusing a command): for callers that map it themselves. */
+export { isRedisUnavailable };
 
 export function unavailableBackendOf(err: unknown): Unavailable | undefined {
   if (isElasticsearchUnavailable(err)) return new Unavailable('search', 'The search backend is unavailable; retry shortly.', 5);

@@ -8,9 +8,9 @@ import { createApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { buildContainer, type Container } from '../../src/container.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch.js';
-import { ensureListingIndex } from '../../src/store/listingIndex.js';
-import { createRedisClient, type RedisClient } from '../../src/store/redis.js';
+import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
+import { ensureListingIndex } from '../../src/store/elasticsearch/listingIndex.js';
+import { createRedisClient, type RedisClient } from '../../src/store/redis/client.js';
 import { dropDeploymentData } from '../../src/store/deploymentData.js';
 
 export const RUN_ID = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;

@@ -5,7 +5,7 @@ import { httpInput, mcpInput } from '../support/listings.js';
 
 /**
  * The consumer decodes an upsert so that the document's JSON text is kept and sent to `_bulk` as is
- * (store/listingStore.ts). Whatever the payload, the operation must be the one parsing it whole
+ * (store/elasticsearch/listingStore.ts). Whatever the payload, the operation must be the one parsing it whole
  * gives, and the kept text exactly the document's JSON.
  */
 describe('catalog operations: stream payload codec', () => {

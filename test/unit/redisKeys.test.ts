@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import calculateSlot from 'cluster-key-slot';
-import { redisKeys, SLOT_GROUPS, taggedName } from '../../src/store/redisKeys.js';
+import { redisKeys, SLOT_GROUPS, taggedName } from '../../src/store/redis/redisKeys.js';
 
 type Keys = ReturnType<typeof redisKeys>;
 
 /**
  * Every key of the builder, by the group of keys that one command, script, transaction, pipeline or
- * stream uses together (the header of store/redisKeys.ts). A key added to the builder without a
+ * stream uses together (the header of store/redis/redisKeys.ts). A key added to the builder without a
  * place here fails the last test, so a new key cannot skip the one-slot check.
  */
 const GROUPS: Record<string, (k: Keys) => string[]> = {

@@ -1,7 +1,7 @@
 /** Announce (open, rate limited per client) and the announce status lookup; thin over AnnounceService. */
 import { Router, type RequestHandler } from 'express';
-import type { AnnounceService } from '../../ingest/announceService.js';
-import { parseStatusQuery } from '../../ingest/statusQuery.js';
+import type { AnnounceService } from '../../announce/announceService.js';
+import { parseStatusQuery } from '../../announce/statusQuery.js';
 import { announceStatusPath, PATHS } from '../paths.js';
 
 export interface AnnounceRouteDeps {

@@ -3,7 +3,7 @@ import { PayerLimitExceeded } from '../../facilitator/payerLimit.js';
 import type { FacilitatorAnswer, FacilitatorService } from '../../facilitator/service.js';
 import { encodeBase64Json, EXTENSION_RESPONSES_HEADER } from '../../x402/wire.js';
 import { Unavailable } from '../../core/errors.js';
-import { isRedisUnavailable } from '../../store/redis.js';
+import { isRedisUnavailable } from '../../store/backendErrors.js';
 import { PATHS } from '../paths.js';
 import { rateLimited } from '../rateLimit.js';
 

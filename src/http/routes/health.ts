@@ -1,19 +1,7 @@
 import { Router } from 'express';
-import type { Client } from '@elastic/elasticsearch';
-import type { RedisClient } from '../../core/clients.js';
-import { elasticsearchAnswers } from '../../store/elasticsearch.js';
-import { redisAnswers } from '../../store/redis.js';
+import type { ReadinessProbe } from '../../store/readiness.js';
 
-/** The listings alias exists (it disappears with its index; IndexKeeper puts both back). */
-async function listingIndexExists(client: Client, alias: string): Promise<boolean> {
-  try {
-    return await client.indices.existsAlias({ name: alias }, { requestTimeout: 2000, maxRetries: 0 });
-  } catch {
-    return false;
-  }
-}
-
-export function healthRoutes(deps: { elasticsearch: Client; redis: RedisClient; config: { listingsAlias: string } }): Router {
+export function healthRoutes(deps: { readiness: ReadinessProbe }): Router {
   const router = Router();
 
   // Liveness: the process serves requests; dependencies are readiness' business.
@@ -22,8 +10,7 @@ export function healthRoutes(deps: { elasticsearch: Client; redis: RedisClient; 
   });
 
   router.get('/readyz', async (_req, res) => {
-    const [es, redis] = await Promise.all([elasticsearchAnswers(deps.elasticsearch), redisAnswers(deps.redis)]);
-    const index = es && (await listingIndexExists(deps.elasticsearch, deps.config.listingsAlias));
+    const { elasticsearch: es, redis, listingIndex: index } = await deps.readiness();
     const checks = { elasticsearch: es ? 'ok' : 'unavailable', redis: redis ? 'ok' : 'unavailable', listingIndex: index ? 'ok' : es ? 'missing' : 'unknown' };
     if (es && redis && index) {
       res.json({ status: 'ready', checks });

@@ -1,0 +1,116 @@
+/**
+ * The embedding worker's side of the listing index (src/semantic/embeddingWorker.ts): finds live
+ * listings that have no embedding for their current text, and writes vectors back with a
+ * conditional partial update.
+ *
+ * "Needs embedding" is "has no `embeddedTextHash`": an upsert that changes the text drops the stored
+ * vector and its hash (store/elasticsearch/listingStore.ts keeps them only while the text hash matches), so a
+ * stale vector is a missing one and the query needs no per-document script.
+ */
+import type { Client } from '@elastic/elasticsearch';
+import type { ListingDocument } from '../listingDocument.js';
+import { NOT_REMOVED } from './listingQueries.js';
+import { isElasticsearchUnavailable } from './client.js';
+
+/** The fields a listing's embedded text is built from (semantic/listingText.ts). */
+export type EmbeddedFields = Pick<ListingDocument, 'name' | 'description' | 'tags' | 'describe'>;
+/** The source fields listingText reads (semantic/listingText.ts). */
+export const EMBEDDED_TEXT_FIELDS = ['name', 'description', 'tags', 'describe.title', 'describe.description', 'describe.tags'];
+
+export interface PendingEmbedding {
+  id: string;
+  doc: EmbeddedFields;
+  /** The version the text was read at: the vector is written only onto that version. */
+  seqNo: number;
+  primaryTerm: number;
+}
+
+export interface EmbeddingWrite {
+  id: string;
+  seqNo: number;
+  primaryTerm: number;
+  embedding: number[];
+  textHash: string;
+}
+
+/** written; conflict: the listing changed since it was read (picked again next round); gone: deleted meanwhile. */
+export type EmbeddingWriteOutcome = 'written' | 'conflict' | 'gone' | 'failed';
+
+export class ListingEmbeddingStore {
+  constructor(private readonly client: Client, private readonly alias: string) {}
+
+  /**
+   * Up to `size` live listings without an embedding for their text. The search sees writes only
+   * after the next refresh, so `handled` (listing id -> the version a worker last embedded or saw)
+   * leaves out hits at or below that version: just embedded, not yet visible. A listing changed
+   * since (a higher version) is offered again at once. A real-time mget then reads the current
+   * text and version of the candidates, so a vector is computed from what is stored now and a
+   * listing another worker embedded meanwhile is left out. `seen`: every candidate with its
+   * current version.
+   */
+  async pending(size: number, handled: ReadonlyMap<string, number> = new Map()): Promise<{ seen: Array<{ id: string; seqNo: number }>; listings: PendingEmbedding[] }> {
+    const response = await this.client.search<never>({
+      index: this.alias,
+      // Room for the handled hits it skips (max_result_window is 10,000).
+      size: Math.min(size + handled.size, 10_000),
+      track_total_hits: false,
+      _source: false,
+      seq_no_primary_term: true,
+      query: { bool: { must_not: [NOT_REMOVED, { exists: { field: 'embeddedTextHash' } }] } },
+      // Index order: nothing to score, and the index sort (firstSeen desc) puts new listings first.
+      sort: ['_doc'],
+    });
+    const ids = response.hits.hits
+      .filter((hit) => typeof hit._id === 'string' && !((hit._seq_no ?? -1) <= (handled.get(hit._id) ?? -1)))
+      .slice(0, size)
+      .map((hit) => hit._id!);
+    if (ids.length === 0) return { seen: [], listings: [] };
+    const current = await this.client.mget<Partial<ListingDocument>>({
+      index: this.alias,
+      ids,
+      _source_includes: [...EMBEDDED_TEXT_FIELDS, 'embeddedTextHash', 'removed'],
+    });
+    const seen: Array<{ id: string; seqNo: number }> = [];
+    const listings: PendingEmbedding[] = [];
+    for (const doc of current.docs) {
+      if (!('found' in doc) || !doc.found || doc._seq_no === undefined || doc._primary_term === undefined) continue;
+      seen.push({ id: doc._id, seqNo: doc._seq_no });
+      const source = doc._source ?? {};
+      if (source.removed === true || typeof source.embeddedTextHash === 'string') continue;
+      listings.push({ id: doc._id, doc: source as EmbeddedFields, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
+    }
+    return { seen, listings };
+  }
+
+  /**
+   * Writes each vector onto the version its text was read from (`if_seq_no`/`if_primary_term`): a
+   * listing changed meanwhile (new text, a signals flush, another gateway's worker that embedded it
+   * first) conflicts instead of getting a vector of an older text. One outcome per write, in order.
+   */
+  async write(writes: EmbeddingWrite[]): Promise<EmbeddingWriteOutcome[]> {
+    if (writes.length === 0) return [];
+    try {
+      const response = await this.client.bulk({
+        index: this.alias,
+        require_alias: true,
+        refresh: false,
+        operations: writes.flatMap((w) => [
+          { update: { _id: w.id, if_seq_no: w.seqNo, if_primary_term: w.primaryTerm } },
+          { doc: { embedding: w.embedding, embeddedTextHash: w.textHash } },
+        ]),
+      });
+      return writes.map((_, i) => outcomeOf(response.items[i]?.update));
+    } catch (err) {
+      if (isElasticsearchUnavailable(err)) return writes.map(() => 'failed');
+      throw err;
+    }
+  }
+}
+
+function outcomeOf(item: { status: number; error?: { type?: string } } | undefined): EmbeddingWriteOutcome {
+  if (!item) return 'failed';
+  if (!item.error) return 'written';
+  if (item.error.type === 'version_conflict_engine_exception') return 'conflict';
+  if (item.error.type === 'document_missing_exception') return 'gone';
+  return 'failed';
+}

@@ -1,0 +1,30 @@
+/** Runs a catalog read's search body (store/elasticsearch/listingQueries.ts) against the listing alias. */
+import type { Client } from '@elastic/elasticsearch';
+import type { ListingDocument } from '../listingDocument.js';
+import type { SortValue } from './listingQueries.js';
+
+export interface SearchHit {
+  _source: ListingDocument;
+  _score?: number | null;
+  sort?: SortValue[];
+  /** With include_named_queries_score: the score of each named query (explain=1). */
+  matched_queries?: Record<string, number>;
+}
+
+export class ListingSearchIndex {
+  constructor(
+    private readonly client: Client,
+    private readonly alias: string,
+  ) {}
+
+  /** The hits, and the number of every match when the body tracks total hits. */
+  async search(body: Record<string, unknown>, params: Record<string, unknown>): Promise<{ hits: SearchHit[]; total?: number }> {
+    const response = await this.client.search<ListingDocument>(
+      { index: this.alias, ...body, ...params } as never,
+      // No OpenTelemetry SDK is installed, so the client's per-request span is pure overhead on the hot path.
+      { openTelemetry: { enabled: false } },
+    );
+    const found = (response as { hits?: { hits?: SearchHit[]; total?: { value: number } } }).hits;
+    return { hits: found?.hits ?? [], ...(found?.total ? { total: found.total.value } : {}) };
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * Elasticsearch side of the catalog write path: applies a batch of write operations with one
+ * `_bulk`, and reads documents by id. Everything goes through the alias with `require_alias`, so a
+ * missing alias never auto-creates an index with a guessed mapping.
+ */
+import type { Client } from '@elastic/elasticsearch';
+import { errors } from '@elastic/elasticsearch';
+import { keptFromStored, trafficMayRewrite, type ListingDocument } from '../listingDocument.js';
+import type { ApplyOutcome, CatalogOperation } from '../catalogOperations.js';
+import { isElasticsearchUnavailable } from './client.js';
+
+/** An action or a document; a string is a document's JSON, sent as is. */
+type BulkLine = Record<string, unknown> | string;
+
+/** Stored for search only (the listing's embedding, 384 numbers, and its text hash): by-id reads never need them. */
+const NOT_READ = ['embedding', 'embeddedTextHash'];
+
+/** What an upsert keeps from the stored document: read once per batch with mget. */
+interface StoredState {
+  seqNo: number;
+  primaryTerm: number;
+  firstSeen?: string;
+  signals?: ListingDocument['signals'];
+  owner?: string;
+  /** Who wrote it and whether it is removed: decide whether a traffic upsert may rewrite it. */
+  source?: ListingDocument['source'];
+  removed?: boolean;
+  removedReason?: ListingDocument['removedReason'];
+  embeddedTextHash?: string;
+  /** Read only when the upsert's text hash equals `embeddedTextHash` (384 numbers: not read for nothing). */
+  embedding?: number[];
+}
+
+/**
+ * A new listing is `create`d; an existing one is re-indexed whole (so fields a seller dropped are
+ * really gone) keeping firstSeen, owner and, unless the write carries them, signals. The
+ * `if_seq_no` guard turns a concurrent change (a signals flush, another consumer) into a conflict
+ * that is retried with fresh state instead of being overwritten.
+ */
+function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, stored: StoredState | undefined): BulkLine[] {
+  const { doc, id, replaceSignals } = operation;
+  if (!stored) return [{ create: { _id: id } }, operation.encodedDoc ?? (doc as unknown as BulkLine)];
+  const merged = keptFromStored(doc, stored, replaceSignals);
+  // The text the vector represents is unchanged: keep it, or the listing would drop out of
+  // semantic retrieval until the embedding worker computed the same vector again.
+  if (stored.embedding && stored.embeddedTextHash !== undefined && stored.embeddedTextHash === operation.textHash) {
+    merged.embedding = stored.embedding;
+    merged.embeddedTextHash = stored.embeddedTextHash;
+  }
+  return [{ index: { _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }, merged as unknown as BulkLine];
+}
+
+/**
+ * A traffic upsert of a listing traffic does not own (declared by a seller or an import, or removed
+ * for a reason other than staleness) only marks it seen. Decided here, on the state read once every
+ * earlier write to the listing in this consumer's stream order is applied, because the settlement
+ * that queued the upsert read the catalog before earlier writes (an import, a publish, a removal)
+ * landed (docs/facilitator.md "Evidence before listing").
+ */
+function yieldedTouch(operation: CatalogOperation, stored: StoredState | undefined): Extract<CatalogOperation, { op: 'touch' }> | undefined {
+  if (operation.op !== 'upsert' || operation.doc.source !== 'traffic' || !stored || trafficMayRewrite(stored)) return undefined;
+  return { op: 'touch', id: operation.id, seenAt: operation.doc.lastSeen };
+}
+
+function operationLines(operation: CatalogOperation, stored: Map<string, StoredState>): BulkLine[] {
+  switch (operation.op) {
+    case 'upsert':
+      return upsertLines(operation, stored.get(operation.id));
+    case 'touch':
+      return [{ update: { _id: operation.id } }, { doc: { lastSeen: operation.seenAt } }];
+    case 'remove':
+      return [
+        { update: { _id: operation.id } },
+        { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at } },
+      ];
+    case 'signals':
+      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, health: null, ...operation.signals } } }];
+  }
+}
+
+/**
+ * Only what itemOutcome reads from a `_bulk` response (every item keeps its status, so items stay
+ * one per operation, in order): a tenth of the response to serialize, send and parse.
+ */
+const BULK_RESULT = ['errors', 'items.*.status', 'items.*.error.type', 'items.*.error.reason'];
+
+interface BulkItemResult {
+  status: number;
+  error?: { type?: string; reason?: string };
+}
+
+const TRANSIENT_ITEM_ERRORS = new Set([
+  'es_rejected_execution_exception',
+  'index_not_found_exception',
+  'unavailable_shards_exception',
+  // Changed since it was read (or created meanwhile): applied again with fresh state.
+  'version_conflict_engine_exception',
+  // The index takes no writes for now: the write block `npm run reindex` sets on the old index
+  // while it switches the alias (the retry goes to the new one), a read-only index after a full
+  // disk, a closed index (a BM25 change). The write waits in the stream, it is not a rejection.
+  'cluster_block_exception',
+  'index_closed_exception',
+]);
+
+function itemOutcome(operation: CatalogOperation, item: BulkItemResult | undefined): ApplyOutcome {
+  if (!item) return { status: 'failed', reason: 'no result from Elasticsearch for this operation' };
+  if (!item.error) return { status: 'applied' };
+  const reason = `${item.error.type ?? 'error'}: ${item.error.reason ?? `status ${item.status}`}`;
+  if (item.error.type === 'document_missing_exception' && operation.op !== 'upsert') return { status: 'dropped', reason: 'listing does not exist' };
+  if (item.status === 429 || item.status === 503 || TRANSIENT_ITEM_ERRORS.has(item.error.type ?? '')) return { status: 'retry', reason };
+  return { status: 'failed', reason };
+}
+
+/** Stored documents carry `null` where an update cleared a field; readers see it absent. */
+export function withoutNulls<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutNulls) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    if (field !== null) out[key] = withoutNulls(field);
+  }
+  return out as T;
+}
+
+/**
+ * Largest `_bulk` body sent at once, roughly: a batch of large listings (up to 64 KiB each,
+ * docs/catalog-write.md) would otherwise be one request of up to CATALOG_BATCH_SIZE x 64 KiB,
+ * past Elasticsearch's http.max_content_length (100 MB) and heavy on a small heap.
+ */
+const MAX_BULK_BYTES = 8 * 1024 * 1024;
+
+function approximateBytes(operation: CatalogOperation): number {
+  if (operation.op !== 'upsert') return 256;
+  return operation.encodedLength ?? JSON.stringify(operation.doc).length;
+}
+
+function isConflict(outcome: ApplyOutcome): boolean {
+  return outcome.status === 'retry' && outcome.reason.startsWith('version_conflict_engine_exception');
+}
+
+function isMissingIndex(err: unknown): boolean {
+  return err instanceof errors.ResponseError && (err.body as { error?: { type?: string } })?.error?.type === 'index_not_found_exception';
+}
+
+export class ListingStore {
+  constructor(private readonly client: Client, private readonly alias: string) {}
+
+  /**
+   * Applies operations in order; one outcome per operation. A batch is cut into runs in which no
+   * listing appears twice, each run being one mget (for upserts) and one `_bulk`. Once an operation
+   * on a listing is not applied (retry, or failed), every later operation on that listing in the
+   * batch is `retry` without being sent: applying it now would put it ahead of the earlier one,
+   * which is replayed later (e.g. an upsert coming back over a later remove).
+   */
+  async apply(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
+    const outcomes: ApplyOutcome[] = new Array<ApplyOutcome>(operations.length);
+    /** Listings with an operation not applied in this batch, with the reason. */
+    const held = new Map<string, string>();
+    let start = 0;
+    while (start < operations.length) {
+      const ids = new Set<string>();
+      const run: number[] = [];
+      let bytes = 0;
+      let end = start;
+      for (; end < operations.length; end++) {
+        const { id } = operations[end]!;
+        const earlier = held.get(id);
+        if (earlier !== undefined) {
+          outcomes[end] = { status: 'retry', reason: `an earlier write to this listing is not applied yet (${earlier})` };
+          continue;
+        }
+        if (ids.has(id)) break;
+        bytes += approximateBytes(operations[end]!);
+        if (run.length > 0 && bytes > MAX_BULK_BYTES) break;
+        ids.add(id);
+        run.push(end);
+      }
+      const results = run.length > 0 ? await this.applyRun(run.map((i) => operations[i]!)) : [];
+      run.forEach((at, k) => {
+        const outcome = results[k] ?? { status: 'failed', reason: 'no outcome' };
+        outcomes[at] = outcome;
+        if (outcome.status === 'retry' || outcome.status === 'failed') held.set(operations[at]!.id, outcome.reason);
+      });
+      start = end;
+    }
+    return outcomes;
+  }
+
+  private async applyRun(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
+    let items: Array<Record<string, BulkItemResult>>;
+    /** What is applied: each operation, or the touch a traffic upsert yields to (unguarded, like any touch: it moves lastSeen only). */
+    let applied: CatalogOperation[];
+    try {
+      const toRead = operations.filter((o) => o.op === 'upsert' && !o.probablyNew).map((o) => o.id);
+      const stored = await this.storedState(toRead);
+      applied = operations.map((operation) => yieldedTouch(operation, stored.get(operation.id)) ?? operation);
+      // After the yield: a traffic upsert turned into a touch keeps the stored vector without reading it.
+      await this.readKeptEmbeddings(applied, stored);
+      const lines = applied.flatMap((operation) => operationLines(operation, stored));
+      const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false, filter_path: BULK_RESULT });
+      items = (response.items ?? []) as unknown as Array<Record<string, BulkItemResult>>;
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      if (isElasticsearchUnavailable(err) || isMissingIndex(err)) return operations.map(() => ({ status: 'retry', reason }));
+      return operations.map(() => ({ status: 'failed', reason: `bulk request rejected: ${reason}` }));
+    }
+    const outcomes = applied.map((operation, i): ApplyOutcome => {
+      const outcome = itemOutcome(operation, items[i] ? Object.values(items[i]!)[0] : undefined);
+      return outcome.status === 'applied' && operation !== operations[i] ? { status: 'applied', as: operation } : outcome;
+    });
+    // Created blindly but already there (e.g. a removed listing): apply again, reading it first.
+    const again = operations.flatMap((operation, i) =>
+      operation.op === 'upsert' && operation.probablyNew && isConflict(outcomes[i]!) ? [i] : [],
+    );
+    if (again.length > 0) {
+      const second = await this.applyRun(again.map((i) => ({ ...operations[i]!, probablyNew: false }) as CatalogOperation));
+      again.forEach((at, k) => (outcomes[at] = second[k]!));
+    }
+    return outcomes;
+  }
+
+  private async storedState(ids: string[]): Promise<Map<string, StoredState>> {
+    const state = new Map<string, StoredState>();
+    if (ids.length === 0) return state;
+    const response = await this.client.mget<Partial<ListingDocument>>({
+      index: this.alias,
+      ids,
+      _source_includes: ['firstSeen', 'signals', 'owner', 'source', 'removed', 'removedReason', 'embeddedTextHash'],
+    });
+    for (const doc of response.docs) {
+      if (!('found' in doc) || !doc.found) continue;
+      const source = withoutNulls(doc._source ?? {});
+      state.set(doc._id, {
+        seqNo: doc._seq_no ?? 0,
+        primaryTerm: doc._primary_term ?? 1,
+        ...(source.firstSeen ? { firstSeen: source.firstSeen } : {}),
+        ...(source.signals ? { signals: source.signals } : {}),
+        ...(source.owner ? { owner: source.owner } : {}),
+        ...(source.source ? { source: source.source } : {}),
+        ...(source.removed !== undefined ? { removed: source.removed } : {}),
+        ...(source.removedReason ? { removedReason: source.removedReason } : {}),
+        ...(source.embeddedTextHash ? { embeddedTextHash: source.embeddedTextHash } : {}),
+      });
+    }
+    return state;
+  }
+
+  /**
+   * Reads the stored vectors that upserts keep (same text hash). A listing changed since the first
+   * read (another seq_no) keeps none: its index operation will conflict and be retried anyway.
+   */
+  private async readKeptEmbeddings(operations: CatalogOperation[], stored: Map<string, StoredState>): Promise<void> {
+    const ids = operations.flatMap((o) => {
+      const state = o.op === 'upsert' ? stored.get(o.id) : undefined;
+      return o.op === 'upsert' && state?.embeddedTextHash !== undefined && state.embeddedTextHash === o.textHash ? [o.id] : [];
+    });
+    if (ids.length === 0) return;
+    const response = await this.client.mget<Partial<ListingDocument>>({ index: this.alias, ids, _source_includes: ['embedding'] });
+    for (const doc of response.docs) {
+      const state = stored.get(doc._id);
+      if (!state || !('found' in doc) || !doc.found || doc._seq_no !== state.seqNo) continue;
+      if (Array.isArray(doc._source?.embedding)) state.embedding = doc._source.embedding;
+    }
+  }
+
+  /** The stored document (removed ones included), read in real time (no refresh needed). */
+  async get(id: string): Promise<ListingDocument | undefined> {
+    try {
+      const response = await this.client.get<ListingDocument>({ index: this.alias, id, _source_excludes: NOT_READ });
+      return response.found && response._source ? withoutNulls(response._source) : undefined;
+    } catch (err) {
+      // 404 for a listing that does not exist; a missing index is an outage (503), not "no such listing".
+      if (err instanceof errors.ResponseError && err.meta.statusCode === 404 && !isMissingIndex(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async getMany(ids: string[]): Promise<Map<string, ListingDocument>> {
+    const found = new Map<string, ListingDocument>();
+    if (ids.length === 0) return found;
+    const response = await this.client.mget<ListingDocument>({ index: this.alias, ids, _source_excludes: NOT_READ });
+    for (const doc of response.docs) {
+      if ('found' in doc && doc.found && doc._source) found.set(doc._id, withoutNulls(doc._source));
+    }
+    return found;
+  }
+}

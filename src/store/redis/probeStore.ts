@@ -1,0 +1,211 @@
+/**
+ * Probe records and the probe schedule, in Redis. One sorted set (`probe:due`, id -> due time)
+ * is both the queue of fresh announces (due now) and the re-probe calendar of listed resources
+ * (due in a day), so 100,000 listings cost one small hash each plus a ZRANGEBYSCORE per batch.
+ * A claim pushes the entry a lease into the future instead of removing it: a worker that dies
+ * mid-probe leaves it to be claimed again (at-least-once).
+ */
+import { replicated, type RedisClient } from './client.js';
+import { redisKeys, type RedisKeys } from './redisKeys.js';
+
+export type ProbeStatus = 'pending' | 'listed' | 'rejected';
+
+export interface ProbeRecord {
+  id: string;
+  /** The concrete URL that is fetched (the listing may carry a route template instead). */
+  resource: string;
+  method: string;
+  routeTemplate?: string;
+  /** Set when the 402 declared a routeTemplate the announce did not: the listing's id differs. */
+  listingId?: string;
+  status: ProbeStatus;
+  reason?: string;
+  detail?: string;
+  /** JSON of the announced payment options the next probe must match; consumed by that probe. */
+  expected?: string;
+  announcedAt?: number;
+  lastProbedAt?: number;
+  listedAt?: number;
+  /** The resource and method of the probe that listed it: re-probes must fetch these, nothing else. */
+  verifiedResource?: string;
+  verifiedMethod?: string;
+  nextProbeAt?: number;
+  /** Consecutive transient failures (timeouts, refused connections, 5xx) of a listed resource. */
+  failures: number;
+}
+
+export interface EnqueueRequest {
+  id: string;
+  /** Id of the same URL without a route template, so a status lookup by URL finds the record. */
+  aliasId?: string;
+  resource: string;
+  method: string;
+  routeTemplate?: string;
+  expected?: string;
+  now: number;
+  minIntervalMs: number;
+}
+
+/**
+ * A listed record keeps the resource, method and routeTemplate it was verified with: the id ignores
+ * the query string and, for a templated id, the concrete path, so another announcer's URL for the
+ * same id (`?x=1`, `/users/doesnotexist`) must never become the URL the listing is re-probed at.
+ * Its announce only queues a re-probe of the verified URL (with its `expected`, if any). Pending and
+ * rejected records take the newest announced URL.
+ */
+const ENQUEUE = `
+if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') == false then
+  return {0, redis.call('HGET', KEYS[2], 'status') or 'pending'}
+end
+local status = redis.call('HGET', KEYS[2], 'status')
+if status == 'listed' then
+  redis.call('HSET', KEYS[2], 'expected', ARGV[7], 'announcedAt', ARGV[2])
+else
+  status = 'pending'
+  redis.call('HSET', KEYS[2], 'id', ARGV[3], 'resource', ARGV[4], 'method', ARGV[5], 'routeTemplate', ARGV[6],
+    'expected', ARGV[7], 'status', status, 'announcedAt', ARGV[2])
+  redis.call('HDEL', KEYS[2], 'reason', 'detail')
+end
+redis.call('PERSIST', KEYS[2])
+redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+if KEYS[4] ~= KEYS[2] then redis.call('SET', KEYS[4], ARGV[3], 'EX', 2592000) end
+return {1, status}`;
+
+const CLAIM = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], id) end
+return due`;
+
+const HOST_SLOT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], 2000) end
+return count`;
+
+type ScriptedRedis = RedisClient & {
+  probeHostSlot(key: string): Promise<number>;
+  announceEnqueue(...args: Array<string | number>): Promise<[number, string]>;
+  probeClaim(...args: Array<string | number>): Promise<string[]>;
+};
+
+const NUMBER_FIELDS = ['announcedAt', 'lastProbedAt', 'listedAt', 'nextProbeAt', 'failures'] as const;
+
+export class ProbeStore {
+  private readonly redis: ScriptedRedis;
+
+  private readonly keys: RedisKeys;
+
+  constructor(redis: RedisClient, prefix: string) {
+    this.keys = redisKeys(prefix);
+    if (!('announceEnqueue' in redis)) redis.defineCommand('announceEnqueue', { numberOfKeys: 4, lua: ENQUEUE });
+    if (!('probeClaim' in redis)) redis.defineCommand('probeClaim', { numberOfKeys: 1, lua: CLAIM });
+    if (!('probeHostSlot' in redis)) redis.defineCommand('probeHostSlot', { numberOfKeys: 1, lua: HOST_SLOT });
+    this.redis = redis as ScriptedRedis;
+  }
+
+  private recordKey(id: string): string {
+    return this.keys.probeRecord(id);
+  }
+
+  private get dueKey(): string {
+    return this.keys.probeDue;
+  }
+
+  /** Queues a probe unless one for this id ran or was queued within `minIntervalMs`. */
+  async enqueue(request: EnqueueRequest): Promise<{ queued: boolean; status: ProbeStatus }> {
+    const [queued, status] = await this.redis.announceEnqueue(
+      this.keys.probeLock(request.id),
+      this.recordKey(request.id),
+      this.dueKey,
+      request.aliasId ? this.keys.probeAlias(request.aliasId) : this.recordKey(request.id),
+      Math.max(1, request.minIntervalMs),
+      request.now,
+      request.id,
+      request.resource,
+      request.method,
+      request.routeTemplate ?? '',
+      request.expected ?? '',
+    );
+    await replicated(this.redis, this.dueKey);
+    return { queued: queued === 1, status: status as ProbeStatus };
+  }
+
+  /** Lets lookups by `aliasId` find the record of `id` (a templated listing found by its announce). */
+  async setAlias(aliasId: string, id: string): Promise<void> {
+    await this.redis.set(this.keys.probeAlias(aliasId), id, 'EX', 30 * 86_400);
+  }
+
+  async resolveAlias(id: string): Promise<string> {
+    return (await this.redis.get(this.keys.probeAlias(id))) ?? id;
+  }
+
+  async get(id: string): Promise<ProbeRecord | undefined> {
+    const [hash, due] = await Promise.all([this.redis.hgetall(this.recordKey(id)), this.redis.zscore(this.dueKey, id)]);
+    if (!hash.id || !hash.resource) return undefined;
+    const record: ProbeRecord = {
+      id: hash.id,
+      resource: hash.resource,
+      method: hash.method || 'GET',
+      status: (hash.status as ProbeStatus) || 'pending',
+      failures: 0,
+    };
+    if (hash.routeTemplate) record.routeTemplate = hash.routeTemplate;
+    if (hash.listingId) record.listingId = hash.listingId;
+    if (hash.reason) record.reason = hash.reason;
+    if (hash.detail) record.detail = hash.detail;
+    if (hash.expected) record.expected = hash.expected;
+    if (hash.verifiedResource) record.verifiedResource = hash.verifiedResource;
+    if (hash.verifiedMethod) record.verifiedMethod = hash.verifiedMethod;
+    for (const field of NUMBER_FIELDS) if (hash[field]) record[field] = Number(hash[field]);
+    if (due !== null) record.nextProbeAt = Number(due);
+    return record;
+  }
+
+  /** Takes up to `limit` due ids; they come back due after `leaseMs` unless `finish` reschedules them. */
+  async claimDue(now: number, limit: number, leaseMs: number): Promise<string[]> {
+    return this.redis.probeClaim(this.dueKey, now, limit, now + leaseMs);
+  }
+
+  /**
+   * Stores a probe's outcome. `nextProbeAt` keeps the id on the calendar; undefined takes it off.
+   * Records of resources that are not listed expire after `forgetAfterMs`, so junk announces do
+   * not accumulate.
+   */
+  async finish(
+    id: string,
+    update: Partial<Omit<ProbeRecord, 'id' | 'nextProbeAt'>>,
+    options: { nextProbeAt?: number; clear?: Array<keyof ProbeRecord>; forgetAfterMs?: number },
+  ): Promise<void> {
+    const key = this.recordKey(id);
+    const fields: Record<string, string> = {};
+    for (const [name, value] of Object.entries(update)) if (value !== undefined) fields[name] = String(value);
+    const tx = this.redis.multi();
+    if (Object.keys(fields).length > 0) tx.hset(key, fields);
+    if (options.clear?.length) tx.hdel(key, ...options.clear);
+    if (options.nextProbeAt !== undefined) tx.zadd(this.dueKey, options.nextProbeAt, id);
+    else tx.zrem(this.dueKey, id);
+    if (options.forgetAfterMs !== undefined) tx.pexpire(key, options.forgetAfterMs);
+    else tx.persist(key);
+    await tx.exec();
+  }
+
+  /** True when a probe of `host` may start in this second (at most `perSecond`, counted across instances). */
+  async takeHostSlot(host: string, now: number, perSecond: number): Promise<boolean> {
+    const count = await this.redis.probeHostSlot(this.keys.probeHostSlot(host, Math.floor(now / 1000)));
+    return count <= perSecond;
+  }
+
+  /** Moves a due id later without touching its record (a host over its probe rate). */
+  async postpone(id: string, at: number): Promise<void> {
+    await this.redis.zadd(this.dueKey, 'XX', at, id);
+  }
+
+  /** Drops the schedule entry of an id whose record is gone (expired or never written). */
+  async unschedule(id: string): Promise<void> {
+    await this.redis.zrem(this.dueKey, id);
+  }
+
+  /** Ids due at `now` (the probe backlog), or the whole calendar without `now`. */
+  async dueCount(now?: number): Promise<number> {
+    return now === undefined ? this.redis.zcard(this.dueKey) : this.redis.zcount(this.dueKey, '-inf', now);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Every Redis key of one deployment, from its prefix (REDIS_PREFIX): no key is written as a
+ * template anywhere else. Keys are declared in groups; the keys of one group are used together in
+ * one multi-key command, Lua script, transaction, pipeline or stream, so under Redis Cluster a group
+ * lives in one hash slot: its keys carry the group as hash tag, `${prefix}{${group}}${name}` (Redis
+ * hashes only the part between the first `{` and `}`; REDIS_PREFIX cannot hold braces). The same
+ * names on a single Redis, so both modes run the same code (a deployment from before the tags
+ * renames its keys once: `npm run redis:migrate-keys`).
+ */
+
+/**
+ * The groups, and what uses their keys together:
+ * - `catalog`: the write stream, its dead letters, failure counts and the live-id set (the append
+ *   script; ack, dead-letter and requeue transactions).
+ * - `probe`: probe records, the due calendar, per-id locks and aliases (the enqueue script; the
+ *   finish transaction). Host slots are single-key.
+ * - `ledger`: balances, nonces and sponsor balances, with the settle results and locks (the ledger's
+ *   settle script writes the result; the claim/finish scripts take result and lock together).
+ * - `tokens`: seller token records, hash index and the token list (the issue transaction).
+ * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
+ *   aging schedule (the record script); its health checks with the dirty set (the health script).
+ * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`, `lease`): no tag, so their keys spread
+ *   over the whole Cluster. A payer's payment key is its window counter's name plus the nonce and
+ *   shares the counter's own tag (one script takes both).
+ */
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit' | 'lease';
+
+/** The groups whose keys share one hash slot (see above); the rest are single-key. */
+export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals'];
+
+/**
+ * How each shared-slot group's key names begin (after the prefix and tag): what a deployment from
+ * before the hash tags needs to rename its keys (scripts/lib/keyMigration.ts). A unit test checks that
+ * every key of the builder is covered.
+ */
+export const GROUP_NAME_STARTS: ReadonlyArray<readonly [start: string, group: Group]> = [
+  ['catalog:', 'catalog'],
+  ['probe:', 'probe'],
+  ['ledger:', 'ledger'],
+  ['settle:', 'ledger'],
+  ['seller-token', 'tokens'],
+  ['signals:', 'signals'],
+];
+
+/** The tagged name of a key named before the hash tags, or undefined when its name did not change. */
+export function taggedName(prefix: string, legacyKey: string): string | undefined {
+  if (!legacyKey.startsWith(prefix) || legacyKey.includes('{')) return undefined;
+  const name = legacyKey.slice(prefix.length);
+  const group = GROUP_NAME_STARTS.find(([start]) => name.startsWith(start))?.[1];
+  return group ? `${prefix}{${group}}${name}` : undefined;
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;
+
+export function redisKeys(prefix: string) {
+  /** The one place a key is assembled (see the header). */
+  const inGroup = (group: Group, name: string): string => (SLOT_GROUPS.includes(group) ? `${prefix}{${group}}${name}` : `${prefix}${name}`);
+  /** A single-key group's key that is its own hash tag, so keys named after it share its slot. */
+  const ownSlot = (name: string): string => `${prefix}{${name}}`;
+  return {
+    /** Pattern of every key of the deployment (scratch deployments are dropped with it). */
+    everything: `${prefix}*`,
+
+    writeStream: inGroup('catalog', 'catalog:writes'),
+    deadLetters: inGroup('catalog', 'catalog:writes:dead'),
+    writeFailures: inGroup('catalog', 'catalog:writes:failures'),
+    liveIds: inGroup('catalog', 'catalog:live'),
+    /** Consumer heartbeats: `${consumerHeartbeatPrefix}${consumer}`. */
+    consumerHeartbeatPrefix: inGroup('catalog', 'catalog:consumer:'),
+    /** Listing history keys start with this. */
+    historyPrefix: inGroup('catalog', 'catalog:history:'),
+    historyState: inGroup('catalog', 'catalog:history:state'),
+    historyEvents: (listingId: string) => inGroup('catalog', `catalog:history:${listingId}`),
+    changes: inGroup('catalog', 'catalog:changes'),
+    changesLatest: inGroup('catalog', 'catalog:changes:latest'),
+    changesSeeded: inGroup('catalog', 'catalog:changes:seeded'),
+    changesEpoch: inGroup('catalog', 'catalog:changes:epoch'),
+
+    probeRecord: (id: string) => inGroup('probe', `probe:rec:${id}`),
+    probeDue: inGroup('probe', 'probe:due'),
+    probeLock: (id: string) => inGroup('probe', `probe:lock:${id}`),
+    probeAlias: (id: string) => inGroup('probe', `probe:alias:${id}`),
+    probeHostSlot: (host: string, second: number) => inGroup('probe', `probe:host:${host}:${second}`),
+
+    ledgerBalance: (network: string, asset: string, address: string) =>
+      inGroup('ledger', `ledger:balance:${network}:${asset.toLowerCase()}:${address.toLowerCase()}`),
+    /** SCAN pattern of one network's balances; the asset and address follow the pattern's `*`. */
+    ledgerBalancesOf: (network: string) => inGroup('ledger', `ledger:balance:${network}:*`),
+    ledgerNonces: (network: string, nonceSpace: string) => inGroup('ledger', `ledger:nonces:${network}:${nonceSpace}`),
+    ledgerSponsor: (network: string) => inGroup('ledger', `ledger:sponsor:${network}`),
+    settleResult: (payloadHash: string) => inGroup('ledger', `settle:result:${payloadHash}`),
+    settleLock: (payloadHash: string) => inGroup('ledger', `settle:lock:${payloadHash}`),
+
+    sellerToken: (id: string) => inGroup('tokens', `seller-token:${id}`),
+    sellerTokenByHash: (hash: string) => inGroup('tokens', `seller-token-hash:${hash}`),
+    sellerTokens: inGroup('tokens', 'seller-tokens'),
+
+    signalBuckets: (listingId: string, counter: string) => inGroup('signals', `signals:${listingId}:${counter}`),
+    signalLastSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettled`),
+    /** Settled `upto` amounts of a listing (for the median). */
+    signalAmounts: (listingId: string) => inGroup('signals', `signals:${listingId}:amounts`),
+    /** Events per payer of one listing, kind and UTC day (the payer's daily cap). */
+    signalPayerDay: (listingId: string, kind: string, day: number) => inGroup('signals', `signals:${listingId}:payers:${kind}:${day}`),
+    /** Health checks of a listing (issue 13), scored by check time; written with the dirty set in one script. */
+    healthChecks: (listingId: string) => inGroup('signals', `signals:${listingId}:health`),
+    signalsDirty: inGroup('signals', 'signals:dirty'),
+    signalsAging: inGroup('signals', 'signals:aging'),
+
+    trafficAccepts: (listingId: string) => inGroup('traffic', `traffic:accepts:${listingId}`),
+    publishedOwner: (listingId: string) => inGroup('owners', `published-owner:${listingId}`),
+    cursorSecret: inGroup('cursor', 'cursor-secret'),
+    /** Which instance runs a leased periodic pass (store/redis/lease.ts). */
+    lease: (worker: string) => inGroup('lease', `lease:${worker}`),
+    rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
+    /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */
+    payerPayments: (operation: string, window: number, payer: string) => ownSlot(`ratelimit:${operation}-payer:${window}:${payer}`),
+  };
+}
