@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { startHarness, type Harness } from './support/harness.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpListing, seedUnembedded, waitSearchable } from './support/discoveryFixtures.js';
+
 import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
 import { embeddedTextHash } from '../src/semantic/listingText.js';
@@ -118,5 +119,31 @@ describe('the embedding worker', () => {
     assert.equal(doc.embedding?.[0], 1);
     // Embedded (though not yet refreshed): a third look no longer offers it.
     assert.ok(!(await store.pending(100)).listings.some((l) => l.id === id));
+  });
+  it('a removed listing leaves the vector index (the kNN needs no "not removed" filter) and is embedded again when listed again', async () => {
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt5' })]);
+    await h.container.embeddings.catchUp();
+    assert.ok((await stored(id!)).embedding, 'not embedded');
+    await h.container.catalog.writer.remove(id!, 'unpublished');
+    await waitFor(async () => {
+      await refresh();
+      return (await stored(id!)).removed === true;
+    }, 15_000);
+    await refresh(); // the realtime get can see the removal before a refresh the search sees
+    const removed = await stored(id!);
+    assert.equal(removed.embedding ?? null, null, 'a removed listing kept its vector');
+    assert.equal(removed.embeddedTextHash ?? null, null);
+    // Not offered to the worker while removed.
+    assert.ok(!(await store.pending(100)).listings.some((l) => l.id === id));
+    assert.ok(!(await search(spokenQuery)).includes(id!), 'a removed listing was found');
+
+    await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt5' })]);
+    await waitFor(async () => (await stored(id!)).removed !== true, 15_000);
+    await refresh();
+    await h.container.embeddings.catchUp();
+    await refresh();
+    const again = await stored(id!);
+    assert.equal(again.embedding?.length, 384, 'listed again but not embedded again');
+    assert.equal((await search(spokenQuery))[0], id);
   });
 });

@@ -281,7 +281,10 @@ export function buildSearchBody(
   };
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
-    const semantic = page.queryVector ? { vector: page.queryVector, filter: [...filter, { bool: { must_not } }] } : undefined;
+    // The kNN search takes the read's own filters, so its k neighbours all pass them; "not removed"
+    // is left to the outer query (removed listings carry no vector: store/elasticsearch/listingStore.ts),
+    // so a read without filters runs an unfiltered kNN instead of building a filter over every listing.
+    const semantic = page.queryVector ? { vector: page.queryVector, filter } : undefined;
     body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic, page.typoPass)], filter, must_not } };
     // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
     // the plain search runs it (only its text query gets a name).
