@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     LISTINGS_ALIAS: `bench-gateways-${stamp}`,
     LISTINGS_INDEX: `bench-gateways-${stamp}-v1`,
     REDIS_PREFIX: `bench-gateways:${stamp}:`,
+    READ_CACHE_MS: '0', // the engine's cost: every request goes to Elasticsearch
     CURSOR_SECRET: `bench-gateways-secret-${stamp}`,
   };
   // Text ranking only, unless --semantic (then only the load runs without the model: approximate embeddings follow).

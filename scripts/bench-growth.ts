@@ -75,6 +75,7 @@ function deploymentOf(size: number): Record<string, string> {
     LISTINGS_ALIAS: `bench-growth-${stamp}-${size}`,
     LISTINGS_INDEX: `bench-growth-${stamp}-${size}-v1`,
     REDIS_PREFIX: `bench-growth:${stamp}:${size}:`,
+    READ_CACHE_MS: '0', // the engine's cost: every request goes to Elasticsearch
     CURSOR_SECRET: `bench-growth-secret-${stamp}`,
     EMBEDDING_MODEL_DIR: '/nonexistent',
   };

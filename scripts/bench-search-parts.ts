@@ -15,7 +15,7 @@
 import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';
+import { firstPageBody, searchParamsFor } from '../src/search/queryBuilder.js';
 import { parseReadRequest, type ReadRequest } from '../src/search/readRequest.js';
 import { shippedRanking, type RankingSettings } from '../src/search/rankingSettings.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
@@ -47,7 +47,7 @@ function directRequest(alias: string, request: ReadRequest, body: Json): Target[
 
 function variantBody(prepared: Prepared, base: RankingSettings, variant: SearchVariant, now: number): Json {
   const settings = variant.settings ? variant.settings(base) : base;
-  const body = buildSearchBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass });
+  const body = firstPageBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass });
   return variant.body ? variant.body(body) : body;
 }
 
@@ -58,11 +58,12 @@ async function profileSplit(send: (body: Json) => Promise<Json>, bodies: Json[])
   for (const body of bodies) {
     const answer = (await send({ ...body, profile: true })) as { profile: { shards: Json[] } };
     for (const shard of answer.profile.shards) {
-      const searches = shard.searches as Array<{ query: Array<{ type: string; description: string; time_in_nanos: number; children?: Json[] }>; rewrite_time: number; collector: Array<{ time_in_nanos: number }> }>;
+      const searches = shard.searches as Array<{ query: Array<{ type: string; description: string; time_in_nanos: number; children?: Json[] }>; rewrite_time: number; collector: Array<{ time_in_nanos: number }>; rescore?: Array<{ time_in_nanos: number }> }>;
       for (const search of searches) {
         add('rewrite (kNN search and its filter, term statistics)', search.rewrite_time);
         for (const node of search.query) add(node.type === 'BooleanQuery' && /FieldExistsQuery \[field=embedding\]/.test(node.description) ? 'kNN filter bitset' : node.type === 'DocAndScoreQuery' ? 'kNN hits' : 'ranked query (text clauses and factors)', node.time_in_nanos);
-        for (const collector of search.collector) add('collector (sort by score, id)', collector.time_in_nanos);
+        for (const collector of search.collector) add('collector (top hits)', collector.time_in_nanos);
+        for (const rescore of search.rescore ?? []) add('rescore (the factors over the rank window)', rescore.time_in_nanos);
       }
       const fetch = shard.fetch as { time_in_nanos?: number } | undefined;
       if (fetch?.time_in_nanos) add('fetch', fetch.time_in_nanos);

@@ -1,41 +1,48 @@
 /**
- * Search benchmark (docs/catalog-reads.md): the service's read endpoints against the very same
- * Elasticsearch queries sent straight to Elasticsearch, at the same concurrency, in one run.
+ * Search benchmark (docs/catalog-reads.md, "Cost"): the service's read endpoints against the very
+ * same Elasticsearch queries sent straight to Elasticsearch, at the same concurrency, in one run,
+ * with a fixed reference query (scripts/lib/referenceQuery.ts) measured in the same rounds on the
+ * same index: every workload's Elasticsearch CPU per request is reported absolute and as a
+ * multiple of the reference's, so a ratio cannot hide growth of its own baseline.
  *
  *   npx tsx scripts/bench-search.ts                        load 100,000 generated listings into a
  *                                                          scratch index, measure, delete it
- *   npx tsx scripts/bench-search.ts --alias listings-bench reuse an index (e.g. bench-ingest --keep)
+ *   npx tsx scripts/bench-search.ts --alias listings-bench reuse an index (loaded into it first when
+ *                                                          the alias does not exist yet; kept)
  *   options: --count N (default 100000) --connections N (16) --duration S (10 per round)
- *            --rounds N (3) --keep
+ *            --rounds N (3) --keep --force-merge N (segments, before measuring)
  *            --approximate-embeddings  load without the model, then give every listing an
  *                                      approximate embedding (scripts/lib/benchVectors.ts):
  *                                      minutes instead of a quarter of an hour for 100k
- *            --ranking-cost-only       only the "ranking cost" table (full ranking vs BM25 alone)
  *
- * The machine is shared, so load drifts during a run: each workload alternates direct and gateway
- * runs for several rounds and reports the median of each figure.
- * Only targets 127.0.0.1. The service runs as a child process (node + tsx) so the load generator
- * and the gateway do not share one event loop.
+ * Measurements start only once the index has no merge running (scripts/lib/indexSettle.ts): a
+ * freshly loaded index measures its merges too. CPU per request is Elasticsearch's whole-node CPU
+ * (node stats) and the gateway process's (/proc): point ELASTICSEARCH_URL at a node nothing else
+ * uses. The machine is shared, so load drifts during a run: the workloads alternate for several
+ * rounds and each figure is the median. Only targets 127.0.0.1. The service runs as a child
+ * process (node + tsx) so the load generator and the gateway do not share one event loop.
  */
 import type { ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
-import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';
-import { parseReadRequest, type ReadEndpoint } from '../src/search/readRequest.js';
+import { searchParamsFor } from '../src/search/queryBuilder.js';
+import { parseReadRequest, type ReadEndpoint, type ReadRequest } from '../src/search/readRequest.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch/client.js';
 import { createRedisClient } from '../src/store/redis/client.js';
 import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
 import { dropRedisPrefix } from '../src/store/redis/client.js';
+import { storesFor } from '../src/store/stores.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
 import { addApproximateEmbeddings } from './lib/benchVectors.js';
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from './lib/httpLoad.js';
 import { startServiceProcess } from './lib/benchService.js';
-import { bm25Alone } from './lib/bm25Alone.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { describeSettled, settleIndex } from './lib/indexSettle.js';
+import { referenceSearchBody } from './lib/referenceQuery.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
-import { storesFor } from '../src/store/stores.js';
 
 interface Options {
   alias?: string;
@@ -44,8 +51,8 @@ interface Options {
   duration: number;
   rounds: number;
   keep: boolean;
+  forceMerge?: number;
   approximateEmbeddings: boolean;
-  rankingCostOnly: boolean;
 }
 
 function readOptions(): Options {
@@ -58,11 +65,11 @@ function readOptions(): Options {
         duration: { type: 'string', default: '10' },
         rounds: { type: 'string', default: '3' },
         keep: { type: 'boolean', default: false },
+        'force-merge': { type: 'string' },
         'approximate-embeddings': { type: 'boolean', default: false },
-        'ranking-cost-only': { type: 'boolean', default: false },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--approximate-embeddings] [--ranking-cost-only]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--approximate-embeddings]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -71,147 +78,146 @@ function readOptions(): Options {
     duration: numberOption('duration', values.duration, { integer: false }),
     rounds: numberOption('rounds', values.rounds),
     keep: values.keep,
+    ...(values['force-merge'] !== undefined ? { forceMerge: numberOption('force-merge', values['force-merge']) } : {}),
     approximateEmbeddings: values['approximate-embeddings'],
-    rankingCostOnly: values['ranking-cost-only'],
   };
+}
+
+type DirectRequest = Target['requests'][number];
+
+interface Workload {
+  label: string;
+  direct: Target;
+  gateway?: Target;
 }
 
 async function main(): Promise<void> {
   const options = readOptions();
   const stamp = Date.now().toString(36);
-  const env: Record<string, string> = options.alias
-    ? { LISTINGS_ALIAS: options.alias, LISTINGS_INDEX: `${options.alias}-unused`, REDIS_PREFIX: `bench-search:${stamp}:` }
-    : { LISTINGS_ALIAS: `bench-search-${stamp}`, LISTINGS_INDEX: `bench-search-${stamp}-v1`, REDIS_PREFIX: `bench-search:${stamp}:` };
-  env.CURSOR_SECRET = `bench-search-secret-${stamp}`;
+  const alias = options.alias ?? `bench-search-${stamp}`;
+  const env: Record<string, string> = {
+    LISTINGS_ALIAS: alias,
+    LISTINGS_INDEX: `${alias}-v1`,
+    REDIS_PREFIX: `bench-search:${stamp}:`,
+    CURSOR_SECRET: `bench-search-secret-${stamp}`,
+    // The engine's cost per search: every request goes to Elasticsearch (--skewed measures the read cache).
+    READ_CACHE_MS: '0',
+  };
   const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 60_000 });
   const redis = createRedisClient(config.redisUrl);
+  const scratch = options.alias === undefined && !options.keep;
   let service: { child: ChildProcess; url: string } | undefined;
   try {
-    if (!options.alias) {
-      await loadGeneratedListings(options.approximateEmbeddings ? { ...env, EMBEDDING_MODEL_DIR: '/nonexistent' } : env, options.count);
-      if (options.approximateEmbeddings) {
-        const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config.embeddingModelDir, createLogger('warn')), (done) =>
-          process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),
-        );
-        process.stderr.write(`\n${texts} distinct texts embedded\n`);
-      }
-    }
-    const { count } = await elasticsearch.count({ index: config.listingsAlias });
-    process.stderr.write(`index ${config.listingsAlias}: ${count} listings\n`);
+    if (!(await elasticsearch.indices.existsAlias({ name: alias }))) await load(options, env, elasticsearch, alias);
+    const settled = await settleIndex(elasticsearch, alias, options.forceMerge !== undefined ? { maxSegments: options.forceMerge } : {});
+    const { count } = await elasticsearch.count({ index: alias });
+    process.stderr.write(`${describeSettled(alias, settled)}; ${count} listings\n`);
 
     service = await startServiceProcess(env);
     // Direct requests go to the first node (a cluster routes them on from there).
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
-    // The direct requests are built by the service's own query builder: the same bodies it sends.
     const child = service.child;
-    const cpu: CpuProbe = {
-      esUrl,
-      es: () => elasticsearchCpuMs(elasticsearch),
-      gateway: () => processCpuMs(child.pid),
-    };
+    const cpu: CpuProbe = { esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) };
+    // The direct requests are built by the service's own query builder: the same bodies it sends.
     const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
-    const direct = async (endpoint: ReadEndpoint, query: string) => {
-      const request = parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));
-      const { body } = await search.buildRequest(request);
+    const post = (request: ReadRequest, body: unknown): DirectRequest => {
       const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
-      return { method: 'POST' as const, path: `/${config.listingsAlias}/_search?${params}`, body: JSON.stringify(body) };
+      return { method: 'POST', path: `/${alias}/_search?${params}`, body: JSON.stringify(body) };
     };
-    const pairs: Array<[string, ReadEndpoint, string, string[]]> = [
-      ['search rank', 'search', '/discovery/search', searchMix()],
-      ['search explain=1', 'search', '/discovery/search', searchMix('&explain=1')],
-      ['resources', 'resources', '/discovery/resources', resourcesMix()],
-    ];
-    const rows: Array<{ label: string; gateway: Measured; es: Measured }> = [];
-    // --ranking-cost-only: the ranking-cost table alone (experiments on a kept index).
-    for (const [label, endpoint, path, mix] of options.rankingCostOnly ? [] : pairs) {
-      const esTarget: Target = { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q))) };
-      const gwTarget: Target = { name: `${label} (gateway)`, url: service.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) };
-      await measure(esTarget, options, cpu, 3); // warm caches for both sides
-      await measure(gwTarget, options, cpu, 3);
-      const esRuns: Measured[] = [];
-      const gatewayRuns: Measured[] = [];
-      for (let round = 0; round < options.rounds; round++) {
-        esRuns.push(await measure(esTarget, options, cpu));
-        gatewayRuns.push(await measure(gwTarget, options, cpu));
-      }
-      const es = median(esRuns);
-      const gateway = median(gatewayRuns);
-      rows.push({ label, gateway, es });
-      process.stderr.write(`${label}: gateway p50 ${gateway.p50} ms, direct p50 ${es.p50} ms\n`);
-    }
-    const cost = await rankingCost(options, cpu, esUrl, direct, async (query) => {
-      const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
-      const body = buildSearchBody(request, bm25Alone(await ranking.current()), { now: Date.now() });
-      const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
-      return { method: 'POST' as const, path: `/${config.listingsAlias}/_search?${params}`, body: JSON.stringify(body) };
+    const parse = (endpoint: ReadEndpoint, query: string) => parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));
+    const direct = async (endpoint: ReadEndpoint, query: string) => {
+      const request = parse(endpoint, query);
+      return post(request, (await search.buildRequest(request)).body);
+    };
+    const pair = async (label: string, endpoint: ReadEndpoint, path: string, mix: string[]): Promise<Workload> => ({
+      label,
+      direct: { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q))) },
+      gateway: { name: `${label} (gateway)`, url: service!.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) },
     });
-    if (rows.length > 0) printReport(rows, options, count);
-    printRankingCost(cost);
+    const workloads: Workload[] = [
+      {
+        label: 'reference query',
+        direct: { name: 'reference query (direct ES)', url: esUrl, requests: searchMix().map((q) => post(parse('search', q), referenceSearchBody(parse('search', q)))) },
+      },
+      await pair('search rank', 'search', '/discovery/search', searchMix()),
+      await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),
+      await pair('resources', 'resources', '/discovery/resources', resourcesMix()),
+    ];
+    const targets = workloads.flatMap((w) => (w.gateway ? [w.direct, w.gateway] : [w.direct]));
+    for (const target of targets) await measure(target, options, cpu, 3); // warm caches on both sides
+    const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < options.rounds; round++) {
+      for (const target of targets) runs.get(target.name)!.push(await measure(target, options, cpu));
+      process.stderr.write(`round ${round + 1}/${options.rounds} done\n`);
+    }
+    const result = (target: Target | undefined) => (target ? median(runs.get(target.name)!) : undefined);
+    printReport(
+      workloads.map((w) => ({ label: w.label, direct: result(w.direct)!, gateway: result(w.gateway) })),
+      options,
+      count,
+      describeSettled(alias, settled),
+    );
   } finally {
     service?.child.kill('SIGTERM');
-    if (!options.alias && !options.keep) {
-      await dropDeploymentIndices(elasticsearch, config.listingsIndex);
-    }
+    if (scratch) await dropDeploymentIndices(elasticsearch, config.listingsIndex);
     await dropRedisPrefix(redis, config.redisPrefix);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
 }
 
-function printReport(rows: Array<{ label: string; gateway: Measured; es: Measured }>, options: Options, count: number): void {
+/** Generated listings through the write path, then (optionally) approximate embeddings. */
+async function load(options: Options, env: Record<string, string>, elasticsearch: ReturnType<typeof createElasticsearchClient>, alias: string): Promise<void> {
+  await loadGeneratedListings(options.approximateEmbeddings ? { ...env, EMBEDDING_MODEL_DIR: '/nonexistent' } : env, options.count);
+  if (!options.approximateEmbeddings) return;
+  const config = loadConfig({ ...process.env, ...env });
+  const texts = await addApproximateEmbeddings(elasticsearch, alias, sharedEmbedder(config.embeddingModelDir, createLogger('warn')), (done) =>
+    process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),
+  );
+  process.stderr.write(`\n${texts} distinct texts embedded\n`);
+}
+
+interface Row {
+  label: string;
+  direct: Measured;
+  gateway?: Measured | undefined;
+}
+
+function printReport(rows: Row[], options: Options, count: number, settled: string): void {
+  const reference = rows.find((r) => r.label === 'reference query')!.direct;
+  const ms = (n: number | undefined) => (n === undefined ? '' : n.toFixed(2));
   const lines = [
-    `${count} listings, ${options.connections} connections, median of ${options.rounds} alternating ${options.duration} s runs per side`,
+    `${count} listings, ${options.connections} connections, median of ${options.rounds} alternating ${options.duration} s runs per target; load average ${loadavg()[0]!.toFixed(2)} after`,
+    settled,
     '',
     '| workload | gateway p50 | gateway p99 | gateway req/s | direct ES p50 | direct ES p99 | direct ES req/s | p50 ratio | throughput ratio | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const { label, gateway, es } of rows) {
+  for (const { label, gateway, direct } of rows) {
+    if (!gateway) {
+      lines.push(`| ${label} | | | | ${direct.p50} ms | ${direct.p99} ms | ${direct.rps.toFixed(0)} | | | ${direct.errors} |`);
+      continue;
+    }
     lines.push(
-      `| ${label} | ${gateway.p50} ms | ${gateway.p99} ms | ${gateway.rps.toFixed(0)} | ${es.p50} ms | ${es.p99} ms | ${es.rps.toFixed(0)} | ` +
-        `${(gateway.p50 / Math.max(es.p50, 0.001)).toFixed(2)}x | ${((100 * gateway.rps) / Math.max(es.rps, 1)).toFixed(0)}% | ${gateway.errors + es.errors} |`,
+      `| ${label} | ${gateway.p50} ms | ${gateway.p99} ms | ${gateway.rps.toFixed(0)} | ${direct.p50} ms | ${direct.p99} ms | ${direct.rps.toFixed(0)} | ` +
+        `${(gateway.p50 / Math.max(direct.p50, 0.001)).toFixed(2)}x | ${((100 * gateway.rps) / Math.max(direct.rps, 1)).toFixed(0)}% | ${gateway.errors + direct.errors} |`,
     );
   }
-  lines.push('', 'CPU per request (ms): Elasticsearch when called directly / Elasticsearch behind the gateway / the gateway process', '');
-  for (const { label, gateway, es } of rows) {
-    lines.push(`- ${label}: ${es.esCpuMs.toFixed(2)} / ${gateway.esCpuMs.toFixed(2)} / ${(gateway.gatewayCpuMs ?? NaN).toFixed(2)}`);
+  lines.push(
+    '',
+    'CPU per request (ms), the same rounds on the same index:',
+    '',
+    '| workload | ES, direct | ES, direct, x reference | ES behind the gateway | gateway process |',
+    '|---|---|---|---|---|',
+  );
+  for (const { label, gateway, direct } of rows) {
+    lines.push(`| ${label} | ${ms(direct.esCpuMs)} | ${(direct.esCpuMs / reference.esCpuMs).toFixed(2)}x | ${ms(gateway?.esCpuMs)} | ${ms(gateway?.gatewayCpuMs)} |`);
   }
   const plain = rows.find((r) => r.label === 'search rank')?.gateway;
   const explain = rows.find((r) => r.label === 'search explain=1')?.gateway;
   if (plain && explain) lines.push('', `explain=1 p50 / plain p50 (gateway): ${(explain.p50 / Math.max(plain.p50, 0.001)).toFixed(2)}x`);
   process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-type DirectRequest = { method: 'POST'; path: string; body: string };
-
-/** What the full ranking costs Elasticsearch over BM25 alone: both sent directly, alternating rounds. */
-async function rankingCost(
-  options: Options,
-  cpu: CpuProbe,
-  esUrl: string,
-  full: (endpoint: ReadEndpoint, query: string) => Promise<DirectRequest>,
-  bm25: (query: string) => Promise<DirectRequest>,
-): Promise<{ full: Measured; bm25: Measured }> {
-  const fullTarget: Target = { name: 'search full ranking (direct ES)', url: esUrl, requests: await Promise.all(searchMix().map((q) => full('search', q))) };
-  const bm25Target: Target = { name: 'search BM25 alone (direct ES)', url: esUrl, requests: await Promise.all(searchMix().map(bm25)) };
-  await measure(fullTarget, options, cpu, 3);
-  await measure(bm25Target, options, cpu, 3);
-  const fullRuns: Measured[] = [];
-  const bm25Runs: Measured[] = [];
-  for (let round = 0; round < options.rounds; round++) {
-    fullRuns.push(await measure(fullTarget, options, cpu));
-    bm25Runs.push(await measure(bm25Target, options, cpu));
-  }
-  return { full: median(fullRuns), bm25: median(bm25Runs) };
-}
-
-function printRankingCost({ full, bm25 }: { full: Measured; bm25: Measured }): void {
-  process.stdout.write(
-    `\nranking cost, direct ES (issue 10 target: full p50 at most 1.3x BM25 alone)\n\n| query | p50 | p99 | req/s | ES CPU ms/request |\n|---|---|---|---|---|\n` +
-      `| BM25 alone | ${bm25.p50} ms | ${bm25.p99} ms | ${bm25.rps.toFixed(0)} | ${bm25.esCpuMs.toFixed(2)} |\n` +
-      `| full ranking | ${full.p50} ms | ${full.p99} ms | ${full.rps.toFixed(0)} | ${full.esCpuMs.toFixed(2)} |\n` +
-      `\nfull / BM25 alone p50: ${(full.p50 / Math.max(bm25.p50, 0.001)).toFixed(2)}x\n`,
-  );
 }
 
 runMain('bench-search', main);

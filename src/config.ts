@@ -26,6 +26,11 @@ export interface Config {
   catalogIngest: CatalogIngestSettings;
   /** How often the ranking tunables are re-read from the index (README "Ranking": a change applies within 10 s). */
   rankingRefreshMs: number;
+  /** Catalog reads answered from memory for this long after an identical one (0: off; docs/catalog-reads.md "Read cache"). */
+  readCacheMs: number;
+  readCacheEntries: number;
+  /** JSON responses at least this large are compressed for clients that accept it (README "Compression"). */
+  compressMinBytes: number;
   /** Where the sentence-embedding model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
   embeddingModelDir: string;
   /** The embedding worker (src/semantic/embeddingWorker.ts): listings per model run, poll interval when none wait. */
@@ -334,6 +339,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     catalogIngest: readCatalogIngestSettings(read),
     rankingRefreshMs: read.integer('RANKING_REFRESH_MS', 5000, 100, 10_000),
+    readCacheMs: read.integer('READ_CACHE_MS', 1000, 0, 5000),
+    readCacheEntries: read.integer('READ_CACHE_ENTRIES', 2000, 1, 100_000),
+    compressMinBytes: read.integer('COMPRESS_MIN_BYTES', 32 * 1024, 0, 64 * 1024 * 1024),
     embeddingModelDir: read.string('EMBEDDING_MODEL_DIR', '.cache/models/all-minilm-l6-v2-q'),
     embedding: {
       batchSize: read.integer('EMBEDDING_BATCH_SIZE', 32, 1, 1024),

@@ -16,6 +16,7 @@ import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
 import { buildPublishing, type Publishing } from './publish/index.js';
 import { buildAnnouncing, type Announcing } from './announce/index.js';
 import { registerAnnounceMetrics } from './announce/metrics.js';
+import { registerReadCacheMetrics } from './search/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
@@ -55,11 +56,11 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const lifecycle = buildLifecycle(config, logger, stores);
   const catalog = buildCatalog(config, logger, stores, lifecycle.observer);
   const changes = lifecycle.attach(catalog.reader);
-  const search = buildCatalogSearch(config, logger, stores);
+  const metrics = createMetrics();
+  const search = buildCatalogSearch(config, logger, stores, { onCacheOutcome: registerReadCacheMetrics(metrics) });
   const embeddings = buildEmbeddingWorker(config, logger, stores);
   const publishing = buildPublishing(config, { stores, writer: catalog.writer, reader: catalog.reader });
   const announcing = buildAnnouncing(config, logger, { stores, writer: catalog.writer, reader: catalog.reader });
-  const metrics = createMetrics();
   registerQueueGauges(metrics, () => catalog.queue.stats());
   registerAnnounceMetrics(metrics, announcing);
   const facilitator = buildFacilitator(config, logger, {

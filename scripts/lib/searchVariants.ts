@@ -1,5 +1,5 @@
 /**
- * The ranked search with one part switched off at a time, for the cost breakdown of
+ * The ranked search with one part switched off (or changed) at a time, for the cost breakdown of
  * bench-search-parts (docs/catalog-reads.md, "Where the cost goes"). A variant changes the
  * tunables the query builder reads, or the body it built; everything else stays the shipped query.
  */
@@ -11,13 +11,6 @@ export interface SearchVariant {
   label: string;
   settings?: (settings: RankingSettings) => RankingSettings;
   body?: (body: Json) => Json;
-}
-
-const isStemmed = (field: string) => field.endsWith('.stemmed');
-const isPhrases = (field: string) => field.endsWith('.phrases');
-
-function withFields(settings: RankingSettings, keep: (field: string) => boolean): RankingSettings {
-  return { ...settings, fields: Object.fromEntries(Object.entries(settings.fields).filter(([field]) => keep(field))) };
 }
 
 /** Deep copy, then `edit` every object of the body that has key `key`. */
@@ -33,42 +26,44 @@ function editAll(body: Json, key: string, edit: (value: Json) => Json | undefine
   return visit(body) as Json;
 }
 
-/** The ranked query's text relevance alone: the price, recency and health function_scores unwrapped. */
-function withoutFactors(body: Json): Json {
-  const query = body.query as { bool: { must: Json[] } };
-  let ranked = query.bool.must[0]!;
-  for (let layer = 0; layer < 3; layer++) ranked = (ranked.function_score as { query: Json }).query;
-  return { ...body, query: { bool: { ...query.bool, must: [ranked] } } };
-}
+/** The text fields ranking shipped with before issue 22 (fifteen exact, stemmed and word-pair fields). */
+export const FIFTEEN_FIELDS: Record<string, number> = {
+  'describe.title': 3, 'describe.title.phrases': 2, 'describe.title.stemmed': 2.5, name: 3, 'name.stemmed': 2.5,
+  'describe.description': 1, 'describe.description.stemmed': 0.8, description: 1, 'description.stemmed': 0.8,
+  'describe.tags.text': 2, 'describe.tags.stemmed': 1.6, 'tags.text': 2, 'tags.stemmed': 1.6, keywords: 1.5, 'keywords.stemmed': 1.2,
+};
+
+const window = (size: number) => (s: RankingSettings): RankingSettings => ({ ...s, window: size });
 
 export const SEARCH_VARIANTS: SearchVariant[] = [
   { label: 'shipped ranking' },
-  { label: 'no kNN clause', settings: (s) => ({ ...s, semantic: { ...s.semantic, weight: 0 } }) },
+  { label: 'exact (no rank window)', settings: window(0) },
+  { label: 'rank window 100', settings: window(100) },
+  { label: 'rank window 1000', settings: window(1000) },
   {
-    label: 'kNN without its filter',
-    body: (b) => editAll(b, 'knn', (node) => ({ ...node, knn: { ...(node.knn as Json), filter: [] } })),
-  },
-  {
-    label: 'kNN with the request filters only (no "not removed")',
+    label: 'before issue 22 (15 fields, exact, kNN filtered on "not removed")',
+    settings: (s) => ({ ...s, window: 0, fields: FIFTEEN_FIELDS }),
     body: (b) => editAll(b, 'knn', (node) => {
       const knn = node.knn as { filter: Json[] };
-      return { ...node, knn: { ...knn, filter: knn.filter.filter((f) => !('bool' in f && 'must_not' in (f.bool as Json))) } };
+      return { ...node, knn: { ...knn, filter: [...knn.filter, { bool: { must_not: [{ term: { removed: true } }] } }] } };
     }),
   },
+  { label: 'no kNN clause', settings: (s) => ({ ...s, semantic: { ...s.semantic, weight: 0 } }) },
+  {
+    label: 'kNN without the read\'s filters',
+    body: (b) => editAll(b, 'knn', (node) => ({ ...node, knn: { ...(node.knn as Json), filter: [] } })),
+  },
+  { label: 'kNN k 10 / candidates 10', settings: (s) => ({ ...s, semantic: { ...s.semantic, k: 10, numCandidates: 10 } }) },
   { label: 'no synonym phrases', settings: (s) => ({ ...s, synonyms: { ...s.synonyms, weight: 0, groups: [] } }) },
   { label: 'no typo pass', settings: (s) => ({ ...s, typos: { ...s.typos, weight: 0 } }) },
   { label: 'no exact tool name', settings: (s) => ({ ...s, exactName: 0 }) },
   { label: 'no text-quality multiplier', settings: (s) => ({ ...s, stuffing: 'off' }) },
-  { label: 'no price/recency/health factors', body: withoutFactors },
   {
-    label: 'best_fields instead of cross_fields',
-    body: (b) => editAll(b, 'multi_match', (node) => {
-      const mm = node.multi_match as Json;
-      return mm.type === 'cross_fields' ? { ...node, multi_match: { ...mm, type: 'best_fields' } } : node;
-    }),
+    label: 'no factors (the rescore dropped)',
+    body: (b) => {
+      const { rescore: _rescore, ...rest } = b;
+      return rest;
+    },
   },
-  { label: 'exact-word fields only (no .stemmed, .phrases)', settings: (s) => withFields(s, (f) => !isStemmed(f) && !isPhrases(f)) },
-  { label: 'stemmed fields only', settings: (s) => withFields(s, (f) => isStemmed(f)) },
-  { label: 'no title word pairs (.phrases)', settings: (s) => withFields(s, (f) => !isPhrases(f)) },
-  { label: 'no keywords fields', settings: (s) => withFields(s, (f) => !f.startsWith('keywords')) },
+  { label: 'phrase_text only (no keywords.stemmed)', settings: (s) => ({ ...s, fields: { phrase_text: 1 } }) },
 ];

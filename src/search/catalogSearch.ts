@@ -9,8 +9,10 @@ import type { ListingSearchIndex, SearchHit } from '../store/elasticsearch/listi
 import { systemClock, type Clock } from '../core/clock.js';
 import { CursorCodec, type CursorState, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
-import { buildSearchBody, searchParamsFor, sortFor, windowIdsBody, type PageOptions } from './queryBuilder.js';
+import { buildSearchBody, rankWindowOf, searchParamsFor, sortFor, windowIdsBody, type PageOptions } from './queryBuilder.js';
 import type { RankingSettings } from './rankingSettings.js';
+import type { CacheOutcome, ReadCache } from './readCache.js';
+import { canonicalJson } from '../core/json.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
 import type { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
@@ -30,7 +32,15 @@ export interface DocumentPage {
 
 type Hit = SearchHit;
 
-interface Found {
+/**
+ * The read cache's key: the whole validated request (every filter, present and future), the source
+ * fields of the shape it is read for, and the version of the ranking tunables.
+ */
+function readCacheKey(request: ReadRequest, sourceFields: readonly string[] | undefined, tunables: number): string {
+  return canonicalJson({ tunables, sourceFields: sourceFields ?? null, request });
+}
+
+export interface Found {
   hits: Hit[];
   nextCursor?: string;
   total?: number;
@@ -44,14 +54,6 @@ interface Plan {
   window: number;
 }
 
-/**
- * The rank window applies to sort=rank only (the other sorts order by a field, and Elasticsearch
- * refuses a rescore with a sort), and not to offset reads (the Bazaar surface pages by position).
- */
-function rankWindowOf(request: ReadRequest, settings: RankingSettings): number {
-  const ranked = request.kind === 'search' && request.q !== undefined && (request.sort ?? 'rank') === 'rank' && !request.offset;
-  return ranked ? settings.window : 0;
-}
 
 export interface CatalogSearchOptions {
   index: ListingSearchIndex;
@@ -63,6 +65,10 @@ export interface CatalogSearchOptions {
   typoPass?: TypoPass;
   /** Injectable clock: the recency origin of a first page. */
   now?: Clock;
+  /** Identical reads within a second share one answer (absent: every read goes to Elasticsearch). */
+  cache?: ReadCache<Found & { textQuality: boolean }>;
+  /** Told whether each read was answered from the cache (a metric). */
+  onCacheOutcome?: (outcome: CacheOutcome) => void;
 }
 
 export class CatalogSearch {
@@ -122,7 +128,18 @@ export class CatalogSearch {
     return { documents: hits.map((hit) => hit._source), ...(nextCursor !== undefined ? { nextCursor } : {}), ...(total !== undefined ? { total } : {}) };
   }
 
+  /** A read through the read cache, keyed by the validated request, the fields read and the tunables in force. */
   private async search(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found & { textQuality: boolean }> {
+    const cache = this.options.cache;
+    if (!cache?.enabled) return this.searchUncached(request, sourceFields);
+    await this.options.ranking.current();
+    const key = readCacheKey(request, sourceFields, this.options.ranking.version);
+    const { value, outcome } = await cache.read(key, () => this.searchUncached(request, sourceFields));
+    this.options.onCacheOutcome?.(outcome);
+    return value;
+  }
+
+  private async searchUncached(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found & { textQuality: boolean }> {
     const plan = await this.plan(request);
     const rank = plan.state?.rank;
     const found =

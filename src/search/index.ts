@@ -9,6 +9,7 @@ import { CursorCodec } from './cursor.js';
 import { RankingCache } from './rankingCache.js';
 import type { Stores } from '../store/stores.js';
 import { TypoPass } from './typoPass.js';
+import { ReadCache, type CacheOutcome } from './readCache.js';
 import type { Clock } from '../core/clock.js';
 import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
 import { sharedEmbedder } from '../semantic/textEmbedder.js';
@@ -18,7 +19,7 @@ export interface CatalogReadSide {
   ranking: RankingCache;
 }
 
-export function buildCatalogSearch(config: Config, logger: Logger, stores: Stores, options: { now?: Clock } = {}): CatalogReadSide {
+export function buildCatalogSearch(config: Config, logger: Logger, stores: Stores, options: { now?: Clock; onCacheOutcome?: (outcome: CacheOutcome) => void } = {}): CatalogReadSide {
   const ranking = new RankingCache(stores.elasticsearch.rankingTunables(), config.rankingRefreshMs, logger);
   const secret = stores.redis.cursorSecret(config.cursorSecret, logger);
   const search = new CatalogSearch({
@@ -27,6 +28,8 @@ export function buildCatalogSearch(config: Config, logger: Logger, stores: Store
     cursors: new CursorCodec(secret),
     queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, logger)),
     typoPass: new TypoPass(stores.elasticsearch.vocabulary()),
+    cache: new ReadCache(config.readCacheMs, config.readCacheEntries),
+    ...(options.onCacheOutcome ? { onCacheOutcome: options.onCacheOutcome } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   return { search, ranking };

@@ -70,6 +70,15 @@ export function filterClauses(filters: CatalogFilters): { filter: Json[]; must_n
   return { filter, must_not: [NOT_REMOVED] };
 }
 
+/**
+ * The rank window applies to sort=rank only (the other sorts order by a field, and Elasticsearch
+ * refuses a rescore with a sort), and not to offset reads (the Bazaar surface pages by position).
+ */
+export function rankWindowOf(request: ReadRequest, settings: RankingSettings): number {
+  const ranked = request.kind === 'search' && request.q !== undefined && (request.sort ?? 'rank') === 'rank' && !request.offset;
+  return ranked ? settings.window : 0;
+}
+
 export interface PageOptions {
   searchAfter?: SortValue[];
   /** Epoch ms: the recency origin, pinned across the pages of one search. */
@@ -125,6 +134,13 @@ export function buildSearchBody(
   if (request.explain && request.sort === 'recent') body.track_scores = true;
   if (page.searchAfter) body.search_after = page.searchAfter;
   return body;
+}
+
+/** A read's first page as the service sends it: for sort=rank, the top of the rank window. */
+export function firstPageBody(request: ReadRequest, settings: RankingSettings, page: PageOptions, sourceFields?: readonly string[]): Json {
+  const size = rankWindowOf(request, settings);
+  const window = size > 0 ? { window: { size, from: 0, take: Math.min(request.limit + 1, size) } } : {};
+  return buildSearchBody(request, settings, { ...page, ...window }, sourceFields);
 }
 
 /**

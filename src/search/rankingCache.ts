@@ -13,6 +13,9 @@ import { shippedRanking, textFieldsOf, validateRanking, type RankingSettings } f
 export class RankingCache implements BackgroundWorker {
   readonly name = 'ranking-settings';
   private settings: RankingSettings | undefined;
+  private settingsJson = '';
+  /** Changes whenever the settings in force change: part of the read cache's key (search/readCache.ts). */
+  version = 0;
   private loading: Promise<RankingSettings> | undefined;
   private readonly task: PeriodicTask;
   private lastWarning = '';
@@ -41,7 +44,7 @@ export class RankingCache implements BackgroundWorker {
     const stored = await this.tunables.read();
     const result = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties));
     if (result.settings) {
-      this.settings = result.settings;
+      this.adopt(result.settings);
       this.lastWarning = '';
       return result.settings;
     }
@@ -53,8 +56,17 @@ export class RankingCache implements BackgroundWorker {
         problems: result.problems,
       });
     }
-    this.settings ??= shippedRanking();
-    return this.settings;
+    if (!this.settings) this.adopt(shippedRanking());
+    return this.settings!;
+  }
+
+  private adopt(settings: RankingSettings): void {
+    const json = JSON.stringify(settings);
+    if (json !== this.settingsJson) {
+      this.settingsJson = json;
+      this.version += 1;
+    }
+    this.settings = settings;
   }
 
   start(): void {

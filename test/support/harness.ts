@@ -32,6 +32,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     REDIS_PREFIX: names.redisPrefix,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     RANKING_REFRESH_MS: '200',
+    // Tests read right after they write; the read cache (up to 1 s stale by design) has its own
+    // tests (test/read-cache.test.ts), which turn it on.
+    READ_CACHE_MS: '0',
     ...overrides,
   });
 }

@@ -10,6 +10,7 @@ import { BAZAAR_BASE_PATH } from '../../bazaar/bazaar.js';
 import type { BazaarDiscovery } from '../../bazaar/bazaarDiscovery.js';
 import { parseBazaarList, parseBazaarSearch } from '../../bazaar/bazaarRequest.js';
 import { facilitatorRoutes } from './facilitator.js';
+import { sendRead } from '../readResponse.js';
 
 /**
  * `facilitator` is the facilitator module's own router (facilitatorRoutes with its per-client
@@ -19,10 +20,10 @@ export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: Ro
   const surface = Router();
   const query = (req: Request) => req.query as Record<string, unknown>;
   surface.get('/discovery/resources', async (req, res) => {
-    res.json(await deps.discovery.list(parseBazaarList(query(req))));
+    sendRead(res, await deps.discovery.list(parseBazaarList(query(req))));
   });
   surface.get('/discovery/search', async (req, res) => {
-    res.json(await deps.discovery.search(parseBazaarSearch(query(req))));
+    sendRead(res, await deps.discovery.search(parseBazaarSearch(query(req))));
   });
   surface.use(deps.facilitator);
   const router = Router();
