@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     if (!options.alias) {
       await loadGeneratedListings(options.approximateEmbeddings ? { ...env, EMBEDDING_MODEL_DIR: '/nonexistent' } : env, options.count);
       if (options.approximateEmbeddings) {
-        const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config.embeddingModelDir, createLogger('warn')), (done) =>
+        const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config, createLogger('warn')), (done) =>
           process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),
         );
         process.stderr.write(`\n${texts} distinct texts embedded\n`);

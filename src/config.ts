@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { clusterUrl, redisUrlProblem } from './core/redisTarget.js';
+import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, defaultModelDirectory } from './semantic/embeddingModels.js';
 
 export interface Config {
   host: string;
@@ -26,7 +27,9 @@ export interface Config {
   catalogIngest: CatalogIngestSettings;
   /** How often the ranking tunables are re-read from the index (README "Ranking": a change applies within 10 s). */
   rankingRefreshMs: number;
-  /** Where the sentence-embedding model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
+  /** Which sentence-embedding model semantic retrieval runs (src/semantic/embeddingModels.ts). */
+  embeddingModel: string;
+  /** Where that model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
   embeddingModelDir: string;
   /** The embedding worker (src/semantic/embeddingWorker.ts): listings per model run, poll interval when none wait. */
   embedding: { batchSize: number; idleMs: number };
@@ -318,6 +321,7 @@ function readRedisUrl(read: EnvReader, env: Env): string {
 
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
+  const embeddingModel = read.oneOf('EMBEDDING_MODEL', DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES);
   const config: Config = {
     host: read.string('HOST', '127.0.0.1'),
     port: read.integer('PORT', 8080, 0, 65535),
@@ -334,7 +338,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: read.integer('BODY_LIMIT_BYTES', 64 * 1024, 1024, 10 * 1024 * 1024),
     catalogIngest: readCatalogIngestSettings(read),
     rankingRefreshMs: read.integer('RANKING_REFRESH_MS', 5000, 100, 10_000),
-    embeddingModelDir: read.string('EMBEDDING_MODEL_DIR', '.cache/models/all-minilm-l6-v2-q'),
+    embeddingModel,
+    embeddingModelDir: read.string('EMBEDDING_MODEL_DIR', defaultModelDirectory(embeddingModel)),
     embedding: {
       batchSize: read.integer('EMBEDDING_BATCH_SIZE', 32, 1, 1024),
       idleMs: read.integer('EMBEDDING_IDLE_MS', 1000, 10, 600_000),

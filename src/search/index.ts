@@ -25,7 +25,7 @@ export function buildCatalogSearch(config: Config, logger: Logger, stores: Store
     index: stores.elasticsearch.search(),
     ranking,
     cursors: new CursorCodec(secret),
-    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, logger)),
+    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config, logger)),
     typoPass: new TypoPass(stores.elasticsearch.vocabulary()),
     ...(options.now ? { now: options.now } : {}),
   });

@@ -5,6 +5,7 @@
 import type { CatalogFilters, ReadRequest } from './readRequest.js';
 import type { RankingSettings } from './rankingSettings.js';
 import type { SortValue } from './cursor.js';
+import type { QueryVector } from '../semantic/queryEmbeddings.js';
 import { NOT_REMOVED } from '../store/elasticsearch/listingQueries.js';
 import { expandQuery, withIdentifierWords } from './queryExpansion.js';
 
@@ -147,7 +148,10 @@ export function textQuery(q: string, settings: RankingSettings, semantic?: Seman
   };
 }
 
-/** The query's embedding and the read's filters (applied inside the kNN search, so its k are all eligible). */
+/**
+ * The query's embedding and the read's filters, applied inside the kNN search (so its k are all
+ * eligible), with its model's: listing vectors of another model are never compared with it.
+ */
 export interface SemanticInput {
   vector: number[];
   filter: Json[];
@@ -261,7 +265,7 @@ export interface PageOptions {
   /** Epoch ms: the recency origin, pinned across the pages of one search. */
   now: number;
   /** The query's embedding, when semantic retrieval is on. */
-  queryVector?: number[];
+  queryVector?: QueryVector;
   /** Whether to send the typo pass (absent: sent). */
   typoPass?: boolean;
 }
@@ -281,7 +285,9 @@ export function buildSearchBody(
   };
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
-    const semantic = page.queryVector ? { vector: page.queryVector, filter: [...filter, { bool: { must_not } }] } : undefined;
+    const semantic = page.queryVector
+      ? { vector: page.queryVector.values, filter: [...filter, { bool: { must_not } }, { term: { embeddingModel: page.queryVector.model } }] }
+      : undefined;
     body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic, page.typoPass)], filter, must_not } };
     // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
     // the plain search runs it (only its text query gets a name).

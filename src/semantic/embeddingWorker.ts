@@ -98,18 +98,18 @@ export class EmbeddingWorker implements BackgroundWorker {
   /** One batch: pick listings needing an embedding, run the model once, write the vectors conditionally. */
   async embedBatch(): Promise<EmbeddingRound> {
     // No model installed (logged once by the embedder): semantic retrieval is off, nothing to look for.
-    if (!(await this.embedder.embed([]))) return { picked: 0, written: 0, conflicts: 0 };
+    if (!(await this.embedder.embed([], 'passage'))) return { picked: 0, written: 0, conflicts: 0 };
     const now = this.clock();
     for (const [id, { at }] of this.handled) if (now - at >= HANDLED_REMEMBERED_MS) this.handled.delete(id);
     const versions = new Map([...this.handled].map(([id, { seqNo }]) => [id, seqNo]));
-    const { seen, listings } = await this.store.pending(this.settings.batchSize, versions);
+    const { seen, listings } = await this.store.pending(this.settings.batchSize, this.embedder.model, versions);
     // Embedded now or below (also: embedded by another worker, or conflicted: its newer version is
     // offered once the search sees it).
     for (const { id, seqNo } of seen) this.handled.set(id, { seqNo, at: now });
     if (listings.length === 0) return { picked: seen.length, written: 0, conflicts: 0 };
     const texts = listings.map((listing) => listingText(listing.doc));
     const started = performance.now();
-    const vectors = await this.embedder.embed(texts);
+    const vectors = await this.embedder.embed(texts, 'passage');
     if (!vectors) return { picked: 0, written: 0, conflicts: 0 };
     const outcomes = await this.store.write(
       listings.map((listing, i) => ({
@@ -118,6 +118,7 @@ export class EmbeddingWorker implements BackgroundWorker {
         primaryTerm: listing.primaryTerm,
         embedding: Array.from(vectors[i]!),
         textHash: embeddedTextHash(listing.doc),
+        model: this.embedder.model,
       })),
     );
     const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;

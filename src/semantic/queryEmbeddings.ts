@@ -1,10 +1,17 @@
 /**
  * Query vectors for search: one model run per distinct query text, kept in a small LRU (a search's
- * later pages and popular queries reuse it). Whitespace and case are normalised first: the model's
- * tokenizer lowercases anyway.
+ * later pages and popular queries reuse it). Whitespace and case are normalised first: the models'
+ * tokenizers lowercase anyway. Each vector names its model: the search compares it only with
+ * listing vectors of that model.
  */
 import { LruCache, normalizedQuery } from '../core/lruCache.js';
 import type { Embedder } from './textEmbedder.js';
+
+export interface QueryVector {
+  /** The model that computed it (EMBEDDING_MODEL). */
+  model: string;
+  values: number[];
+}
 
 export class QueryEmbeddings {
   private readonly cache: LruCache<number[]>;
@@ -16,15 +23,16 @@ export class QueryEmbeddings {
     this.cache = new LruCache(capacity);
   }
 
-  async vectorFor(query: string): Promise<number[] | undefined> {
+  async vectorFor(query: string): Promise<QueryVector | undefined> {
     const key = normalizedQuery(query);
     if (key === '') return undefined;
+    const model = this.embedder.model;
     const hit = this.cache.get(key);
-    if (hit) return hit;
-    const [vector] = (await this.embedder.embed([key])) ?? [];
+    if (hit) return { model, values: hit };
+    const [vector] = (await this.embedder.embed([key], 'query')) ?? [];
     if (!vector) return undefined;
     const values = Array.from(vector);
     this.cache.set(key, values);
-    return values;
+    return { model, values };
   }
 }
