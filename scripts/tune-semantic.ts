@@ -5,7 +5,7 @@
  * set on the scratch index and all queries are ranked with the full ranking. Compare the chosen
  * pair on both sets afterwards with `npm run bench:relevance -- --semantic-weight W --min-similarity S`.
  *
- *   npx tsx scripts/tune-semantic.ts [--weights 20,40,60] [--min-similarities 0.35,0.5,0.6]
+ *   npm run tune:semantic [-- --weights 20,40,60 --min-similarities 0.35,0.5,0.6]
  */
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { openJudgedDeployment } from './lib/judgedDeployment.js';

@@ -4,7 +4,7 @@ import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, seedUnembedded, waitSearchable } from './support/discoveryFixtures.js';
 import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
-import { EMBEDDING_MODEL_NAMES } from '../src/semantic/embeddingModels.js';
+import { EMBEDDING_MODEL_NAMES, UNNAMED_VECTORS_MODEL } from '../src/semantic/embeddingModels.js';
 import { embeddedTextHash } from '../src/semantic/listingText.js';
 import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
 import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
@@ -135,6 +135,25 @@ describe('the embedding worker', () => {
     assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
     assert.notDeepEqual(doc.embedding, queryVector);
     assert.ok((await search(spokenQuery)).includes(id!), 'not found by meaning once embedded by the running model');
+  });
+
+  it('a vector stored before vectors named their model is named by a worker of that model, not computed again', async function () {
+    if (h.config.embeddingModel !== UNNAMED_VECTORS_MODEL) this.skip();
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt6' })]);
+    await h.container.embeddings.catchUp();
+    // As an index written before embeddingModel existed holds it; a recognisable vector shows
+    // whether the worker computed it again.
+    const marker = Array.from((await sharedEmbedder(h.config, h.logger).embed(['a marker text'], 'passage'))![0]!);
+    const { embeddingModel, ...unnamed } = await stored(id!);
+    assert.equal(embeddingModel, UNNAMED_VECTORS_MODEL);
+    await h.elasticsearch.index({ index: h.config.listingsAlias, id: id!, document: { ...unnamed, embedding: marker }, refresh: true });
+    assert.ok((await store.pending(100, UNNAMED_VECTORS_MODEL)).listings.find((l) => l.id === id)?.unnamed, 'not offered as unnamed');
+
+    assert.ok((await h.container.embeddings.catchUp()) >= 1);
+    const doc = await stored(id!);
+    assert.equal(doc.embeddingModel, UNNAMED_VECTORS_MODEL);
+    assert.deepEqual(doc.embedding, marker, 'the vector was computed again');
+    assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
   });
 
   it('two workers that pick the same listing: the second write conflicts and changes nothing', async () => {

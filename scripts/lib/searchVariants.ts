@@ -49,6 +49,13 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     body: (b) => editAll(b, 'knn', (node) => ({ ...node, knn: { ...(node.knn as Json), filter: [] } })),
   },
   {
+    label: 'kNN without its model filter (listing vectors of any model)',
+    body: (b) => editAll(b, 'knn', (node) => {
+      const knn = node.knn as { filter: Json[] };
+      return { ...node, knn: { ...knn, filter: knn.filter.filter((f) => !('term' in f && 'embeddingModel' in (f.term as Json))) } };
+    }),
+  },
+  {
     label: 'kNN with the request filters only (no "not removed")',
     body: (b) => editAll(b, 'knn', (node) => {
       const knn = node.knn as { filter: Json[] };

@@ -39,6 +39,13 @@ export const EMBEDDING_MODEL_NAMES = Object.keys(EMBEDDING_MODELS);
 /** The model a deployment runs unless EMBEDDING_MODEL says otherwise (scripts/services.sh fetches the same one). */
 export const DEFAULT_EMBEDDING_MODEL: string = table.default;
 
+/**
+ * The model of every listing vector stored before vectors named their model (`embeddingModel`):
+ * there was only this one. The embedding worker of a deployment that runs it names those vectors
+ * instead of computing them again (src/semantic/embeddingWorker.ts).
+ */
+export const UNNAMED_VECTORS_MODEL = 'all-minilm-l6-v2-q';
+
 /** Where scripts/services.sh unpacks a model by default (relative to the working directory). */
 export function defaultModelDirectory(name: string): string {
   return `.cache/models/${name}`;

@@ -22,6 +22,8 @@ export const EMBEDDED_TEXT_FIELDS = ['name', 'description', 'tags', 'describe.ti
 export interface PendingEmbedding {
   id: string;
   doc: EmbeddedFields;
+  /** It has a vector of its current text that names no model (stored before vectors did). */
+  unnamed: boolean;
   /** The version the text was read at: the vector is written only onto that version. */
   seqNo: number;
   primaryTerm: number;
@@ -90,7 +92,8 @@ export class ListingEmbeddingStore {
       seen.push({ id: doc._id, seqNo: doc._seq_no });
       const source = doc._source ?? {};
       if (source.removed === true || (typeof source.embeddedTextHash === 'string' && source.embeddingModel === model)) continue;
-      listings.push({ id: doc._id, doc: source as EmbeddedFields, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
+      const unnamed = typeof source.embeddedTextHash === 'string' && source.embeddingModel === undefined;
+      listings.push({ id: doc._id, doc: source as EmbeddedFields, unnamed, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
     }
     return { seen, listings };
   }
@@ -101,20 +104,26 @@ export class ListingEmbeddingStore {
    * first) conflicts instead of getting a vector of an older text. One outcome per write, in order.
    */
   async write(writes: EmbeddingWrite[]): Promise<EmbeddingWriteOutcome[]> {
-    if (writes.length === 0) return [];
+    return this.update(writes.map((w) => [w, { embedding: w.embedding, embeddedTextHash: w.textHash, embeddingModel: w.model }]));
+  }
+
+  /** Names the model of vectors stored without one (PendingEmbedding.unnamed), on the version read, like write. */
+  async name(listings: Array<Pick<PendingEmbedding, 'id' | 'seqNo' | 'primaryTerm'>>, model: string): Promise<EmbeddingWriteOutcome[]> {
+    return this.update(listings.map((l) => [l, { embeddingModel: model }]));
+  }
+
+  private async update(updates: Array<[{ id: string; seqNo: number; primaryTerm: number }, object]>): Promise<EmbeddingWriteOutcome[]> {
+    if (updates.length === 0) return [];
     try {
       const response = await this.client.bulk({
         index: this.alias,
         require_alias: true,
         refresh: false,
-        operations: writes.flatMap((w) => [
-          { update: { _id: w.id, if_seq_no: w.seqNo, if_primary_term: w.primaryTerm } },
-          { doc: { embedding: w.embedding, embeddedTextHash: w.textHash, embeddingModel: w.model } },
-        ]),
+        operations: updates.flatMap(([w, doc]) => [{ update: { _id: w.id, if_seq_no: w.seqNo, if_primary_term: w.primaryTerm } }, { doc }]),
       });
-      return writes.map((_, i) => outcomeOf(response.items[i]?.update));
+      return updates.map((_, i) => outcomeOf(response.items[i]?.update));
     } catch (err) {
-      if (isElasticsearchUnavailable(err)) return writes.map(() => 'failed');
+      if (isElasticsearchUnavailable(err)) return updates.map(() => 'failed');
       throw err;
     }
   }
