@@ -22,6 +22,8 @@ import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables
 import { validateRanking, textFieldsOf } from '../src/search/rankingSettings.js';
 import { QueryEmbeddings, type QueryVector } from '../src/semantic/queryEmbeddings.js';
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
+import { OtherModelVectors } from '../src/semantic/otherModelVectors.js';
+import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
 import { TypoPass } from '../src/search/typoPass.js';
 import { ListingVocabulary } from '../src/store/elasticsearch/listingVocabulary.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch/client.js';
@@ -99,7 +101,7 @@ async function main(): Promise<void> {
     const settled = await settleIndex(elasticsearch, alias, values['force-merge'] ? { maxSegments: numberOption('force-merge', values['force-merge']) } : {});
     const stored = await new RankingTunablesIndex(elasticsearch, alias).read();
     const base = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties)).settings ?? shippedRanking();
-    const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')));
+    const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')), new OtherModelVectors(new ListingEmbeddingStore(elasticsearch, alias), config.embeddingModel));
     const typos = new TypoPass(new ListingVocabulary(elasticsearch, alias));
     const prepared: Prepared[] = [];
     for (const query of searchMix()) {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { startHarness, type Harness } from './support/harness.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpListing, seedUnembedded, waitSearchable } from './support/discoveryFixtures.js';
+
 import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
 import { EMBEDDING_MODEL_NAMES, UNNAMED_VECTORS_MODEL } from '../src/semantic/embeddingModels.js';
@@ -110,7 +111,7 @@ describe('the embedding worker', () => {
   });
 
   it('a vector of another model is never compared with a query; the worker re-embeds the listing with the running model', async () => {
-    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt5' })]);
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt7' })]);
     const model = h.config.embeddingModel;
     const other = EMBEDDING_MODEL_NAMES.find((name) => name !== model)!;
     // What a deployment that ran the other model left: here the query's own vector, so that only
@@ -119,12 +120,16 @@ describe('the embedding worker', () => {
     const picked = (await store.pending(100, other)).listings.find((l) => l.id === id)!;
     assert.deepEqual(await store.write([{ ...picked, embedding: queryVector, textHash: embeddedTextHash(picked.doc), model: other }]), ['written']);
     await refresh();
-    assert.ok(!(await search(spokenQuery)).includes(id!), 'a listing vector of another model was compared with the query');
+    // A gateway learns that vectors of another model are stored within 5 s (OtherModelVectors);
+    // from then on its kNN search filters on the query's model.
+    await waitFor(async () => !(await search(spokenQuery)).includes(id!), 15_000).catch(() =>
+      assert.fail('a listing vector of another model is still compared with the query'),
+    );
     assert.ok(!(await store.pending(100, other)).listings.some((l) => l.id === id), 'embedded for the other model');
     assert.ok((await store.pending(100, model)).listings.some((l) => l.id === id), 'not offered to the running model');
 
     // The same text again (a re-announce): the vector is kept with its model, and still re-embedded.
-    await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt5', amount: '3000' })]);
+    await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt7', amount: '3000' })]);
     await waitSearchable(h, [id!], { term: { 'payment.amount': 3000 } });
     assert.equal((await stored(id!)).embeddingModel, other);
 
@@ -170,5 +175,32 @@ describe('the embedding worker', () => {
     assert.equal(doc.embedding?.[0], 1);
     // Embedded (though not yet refreshed): a third look no longer offers it.
     assert.ok(!(await store.pending(100, model)).listings.some((l) => l.id === id));
+  });
+  it('a removed listing leaves the vector index (the kNN needs no "not removed" filter) and is embedded again when listed again', async () => {
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt5' })]);
+    await h.container.embeddings.catchUp();
+    assert.ok((await stored(id!)).embedding, 'not embedded');
+    await h.container.catalog.writer.remove(id!, 'unpublished');
+    await waitFor(async () => {
+      await refresh();
+      return (await stored(id!)).removed === true;
+    }, 15_000);
+    await refresh(); // the realtime get can see the removal before a refresh the search sees
+    const removed = await stored(id!);
+    assert.equal(removed.embedding ?? null, null, 'a removed listing kept its vector');
+    assert.equal(removed.embeddedTextHash ?? null, null);
+    // Not offered to the worker while removed.
+    assert.equal(removed.embeddingModel ?? null, null);
+    assert.ok(!(await store.pending(100, h.config.embeddingModel)).listings.some((l) => l.id === id));
+    assert.ok(!(await search(spokenQuery)).includes(id!), 'a removed listing was found');
+
+    await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt5' })]);
+    await waitFor(async () => (await stored(id!)).removed !== true, 15_000);
+    await refresh();
+    await h.container.embeddings.catchUp();
+    await refresh();
+    const again = await stored(id!);
+    assert.equal(again.embedding?.length, 384, 'listed again but not embedded again');
+    assert.equal((await search(spokenQuery))[0], id);
   });
 });

@@ -11,6 +11,7 @@ import type { Stores } from '../store/stores.js';
 import { TypoPass } from './typoPass.js';
 import type { Clock } from '../core/clock.js';
 import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
+import { OtherModelVectors } from '../semantic/otherModelVectors.js';
 import { sharedEmbedder } from '../semantic/textEmbedder.js';
 
 export interface CatalogReadSide {
@@ -25,7 +26,7 @@ export function buildCatalogSearch(config: Config, logger: Logger, stores: Store
     index: stores.elasticsearch.search(),
     ranking,
     cursors: new CursorCodec(secret),
-    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config, logger)),
+    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config, logger), new OtherModelVectors(stores.elasticsearch.embeddings(), config.embeddingModel)),
     typoPass: new TypoPass(stores.elasticsearch.vocabulary()),
     ...(options.now ? { now: options.now } : {}),
   });

@@ -157,6 +157,10 @@ export interface SemanticInput {
   filter: Json[];
 }
 
+function modelFilter(vector: QueryVector): Json[] {
+  return vector.otherModelsStored ? [{ term: { embeddingModel: vector.model } }] : [];
+}
+
 /**
  * Elasticsearch scores a cosine kNN match `(1 + cosine) / 2`, times the boost; listings below
  * `minSimilarity` do not match at all, so an unrelated query does not drag in the k nearest anyway.
@@ -285,9 +289,12 @@ export function buildSearchBody(
   };
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
-    const semantic = page.queryVector
-      ? { vector: page.queryVector.values, filter: [...filter, { bool: { must_not } }, { term: { embeddingModel: page.queryVector.model } }] }
-      : undefined;
+    // The kNN search takes the read's own filters, so its k neighbours all pass them; "not removed"
+    // is left to the outer query (removed listings carry no vector: store/elasticsearch/listingStore.ts),
+    // so a read without filters runs an unfiltered kNN instead of building a filter over every listing.
+    // Only while listing vectors of another model are stored (a change of EMBEDDING_MODEL being
+    // caught up) does it also filter on the query's model: those are never compared with it.
+    const semantic = page.queryVector ? { vector: page.queryVector.values, filter: [...filter, ...modelFilter(page.queryVector)] } : undefined;
     body.query = { bool: { must: [rankedQuery(request.q, settings, page.now, request.explain, semantic, page.typoPass)], filter, must_not } };
     // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
     // the plain search runs it (only its text query gets a name).

@@ -6,11 +6,14 @@
  */
 import { LruCache, normalizedQuery } from '../core/lruCache.js';
 import type { Embedder } from './textEmbedder.js';
+import type { OtherModelVectors } from './otherModelVectors.js';
 
 export interface QueryVector {
   /** The model that computed it (EMBEDDING_MODEL). */
   model: string;
   values: number[];
+  /** Listing vectors of other models are stored too: the kNN search must leave them out. */
+  otherModelsStored: boolean;
 }
 
 export class QueryEmbeddings {
@@ -18,6 +21,8 @@ export class QueryEmbeddings {
 
   constructor(
     private readonly embedder: Embedder,
+    /** Absent: taken as "other models' vectors may be stored" (the kNN search filters on the model). */
+    private readonly otherModels?: OtherModelVectors,
     capacity = 1000,
   ) {
     this.cache = new LruCache(capacity);
@@ -27,12 +32,14 @@ export class QueryEmbeddings {
     const key = normalizedQuery(query);
     if (key === '') return undefined;
     const model = this.embedder.model;
-    const hit = this.cache.get(key);
-    if (hit) return { model, values: hit };
-    const [vector] = (await this.embedder.embed([key], 'query')) ?? [];
-    if (!vector) return undefined;
-    const values = Array.from(vector);
-    this.cache.set(key, values);
-    return { model, values };
+    const otherModelsStored = this.otherModels ? this.otherModels.stored() : Promise.resolve(true);
+    let values = this.cache.get(key);
+    if (!values) {
+      const [vector] = (await this.embedder.embed([key], 'query')) ?? [];
+      if (!vector) return undefined;
+      values = Array.from(vector);
+      this.cache.set(key, values);
+    }
+    return { model, values, otherModelsStored: await otherModelsStored };
   }
 }

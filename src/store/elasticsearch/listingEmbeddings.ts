@@ -107,6 +107,19 @@ export class ListingEmbeddingStore {
     return this.update(writes.map((w) => [w, { embedding: w.embedding, embeddedTextHash: w.textHash, embeddingModel: w.model }]));
   }
 
+  /**
+   * Whether any listing carries a vector not named `model` (another model's, or one stored before
+   * vectors named theirs): one count that stops at the first such listing.
+   */
+  async otherModelsStored(model: string): Promise<boolean> {
+    const { count } = await this.client.count({
+      index: this.alias,
+      terminate_after: 1,
+      query: { bool: { filter: [{ exists: { field: 'embedding' } }], must_not: [{ term: { embeddingModel: model } }] } },
+    });
+    return count > 0;
+  }
+
   /** Names the model of vectors stored without one (PendingEmbedding.unnamed), on the version read, like write. */
   async name(listings: Array<Pick<PendingEmbedding, 'id' | 'seqNo' | 'primaryTerm'>>, model: string): Promise<EmbeddingWriteOutcome[]> {
     return this.update(listings.map((l) => [l, { embeddingModel: model }]));

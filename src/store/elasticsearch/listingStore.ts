@@ -74,7 +74,10 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
     case 'remove':
       return [
         { update: { _id: operation.id } },
-        { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at } },
+        // A removed listing leaves the vector index too: the kNN clause then needs no "not removed"
+        // filter, which cost a pass over every document per search (docs/catalog-reads.md, "Cost").
+        // Listed again, it is embedded again by the embedding worker.
+        { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at, embedding: null, embeddedTextHash: null, embeddingModel: null } },
       ];
     case 'signals':
       return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, health: null, ...operation.signals } } }];
