@@ -150,7 +150,9 @@ describe('catalog reads: paging and cursors (SPEC 4.1 rules 1-3; DECISIONS "Cata
       const [body, tag] = cursor.split('.') as [string, string];
       const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
       const payload = JSON.parse(Buffer.from(body, 'base64url').toString());
-      payload.a[0] = 0;
+      // A ranked search's first page continues in the rank window (a position), or past it (sort values).
+      if (typeof payload.w === 'number') payload.w += 1;
+      else payload.a[0] = 0;
       const forged = `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${tag}`;
       for (const bad of [`${flip(body, 5)}.${tag}`, `${body}.${flip(tag, 3)}`, forged, 'not-a-cursor', `${body}.`, '']) {
         await expectInvalid(`/discovery/search?q=paging&network=eip155:84532&limit=5&cursor=${encodeURIComponent(bad)}`);

@@ -7,9 +7,10 @@ import type { Listing } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 import type { ListingSearchIndex, SearchHit } from '../store/elasticsearch/listingSearch.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { CursorCodec, type SortValue } from './cursor.js';
+import { CursorCodec, type CursorState, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
-import { buildSearchBody, searchParamsFor, sortFor, type PageOptions } from './queryBuilder.js';
+import { buildSearchBody, searchParamsFor, sortFor, windowIdsBody, type PageOptions } from './queryBuilder.js';
+import type { RankingSettings } from './rankingSettings.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
 import type { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
@@ -28,6 +29,29 @@ export interface DocumentPage {
 }
 
 type Hit = SearchHit;
+
+interface Found {
+  hits: Hit[];
+  nextCursor?: string;
+  total?: number;
+}
+
+interface Plan {
+  state: CursorState | undefined;
+  settings: RankingSettings;
+  page: PageOptions;
+  /** The rank window's size for this read; 0: ranked exactly. */
+  window: number;
+}
+
+/**
+ * The rank window applies to sort=rank only (the other sorts order by a field, and Elasticsearch
+ * refuses a rescore with a sort), and not to offset reads (the Bazaar surface pages by position).
+ */
+function rankWindowOf(request: ReadRequest, settings: RankingSettings): number {
+  const ranked = request.kind === 'search' && request.q !== undefined && (request.sort ?? 'rank') === 'rank' && !request.offset;
+  return ranked ? settings.window : 0;
+}
 
 export interface CatalogSearchOptions {
   index: ListingSearchIndex;
@@ -48,13 +72,26 @@ export class CatalogSearch {
     this.now = options.now ?? systemClock;
   }
 
-  /** The Elasticsearch request a read turns into (the benchmark sends it straight to Elasticsearch). */
+  /**
+   * The Elasticsearch request a read's page turns into (the benchmarks send it straight to
+   * Elasticsearch): for a ranked search's first page, the rank window read.
+   */
   async buildRequest(request: ReadRequest, sourceFields?: readonly string[]): Promise<{ body: Record<string, unknown>; now: number }> {
+    const plan = await this.plan(request);
+    const rank = plan.state?.rank;
+    const from = rank && 'position' in rank ? rank.position : 0;
+    const inWindow = plan.window > 0 && !(rank && 'tail' in rank) && !plan.state?.searchAfter;
+    const page: PageOptions = inWindow ? { ...plan.page, window: { size: plan.window, from, take: Math.min(request.limit + 1, plan.window - from) } } : plan.page;
+    return { body: buildSearchBody(request, plan.settings, page, sourceFields), now: plan.page.now };
+  }
+
+  /** What a read needs before it is built: the cursor's state, the tunables, the query's vector and typo pass. */
+  private async plan(request: ReadRequest): Promise<Plan> {
     const sortLength = sortFor(request).length;
     const state = request.cursor !== undefined ? await this.options.cursors.decode(request, request.cursor, sortLength) : undefined;
     const now = state?.now ?? this.now();
     const settings = await this.options.ranking.current();
-    const page: PageOptions = state ? { searchAfter: state.searchAfter, now } : { now };
+    const page: PageOptions = state?.searchAfter ? { searchAfter: state.searchAfter, now } : { now };
     if (request.kind === 'search' && request.q !== undefined) {
       const q = request.q;
       const [vector, typoPass] = await Promise.all([
@@ -64,13 +101,15 @@ export class CatalogSearch {
       if (vector) page.queryVector = vector;
       if (typoPass !== undefined) page.typoPass = typoPass;
     }
-    return { body: buildSearchBody(request, settings, page, sourceFields), now };
+    // A search keeps the window it started with, whatever the operator changes meanwhile: pages
+    // past it leave out the very listings its earlier pages showed.
+    return { state, settings, page, window: state?.rank?.size ?? rankWindowOf(request, settings) };
   }
 
   /** A page in the listing response shape (GET /discovery/resources, /discovery/search, /mcp/tools). */
   async read(request: ReadRequest): Promise<ReadPage> {
-    const { hits, nextCursor } = await this.search(request);
-    const results = hits.map((hit) => this.toResult(request, hit));
+    const { hits, nextCursor, textQuality } = await this.search(request);
+    const results = hits.map((hit) => this.toResult(request, hit, textQuality));
     return nextCursor === undefined ? { results } : { results, nextCursor };
   }
 
@@ -83,25 +122,71 @@ export class CatalogSearch {
     return { documents: hits.map((hit) => hit._source), ...(nextCursor !== undefined ? { nextCursor } : {}), ...(total !== undefined ? { total } : {}) };
   }
 
-  private async search(request: ReadRequest, sourceFields?: readonly string[]): Promise<{ hits: Hit[]; nextCursor?: string; total?: number }> {
-    const { body, now } = await this.buildRequest(request, sourceFields);
-    const found = await this.options.index.search(body, searchParamsFor(request));
-    const all = found.hits;
-    const hits = all.slice(0, request.limit);
-    const total = request.countTotal ? (found.total ?? 0) : undefined;
-    const last = hits[hits.length - 1];
-    if (all.length <= request.limit || !last) return { hits, ...(total !== undefined ? { total } : {}) };
-    const nextCursor = await this.options.cursors.encode(request, {
-      searchAfter: exactSortValues(request, last),
-      // Only scores depend on `now`; sort=recent does not sort on the score.
-      ...(request.kind === 'search' && request.sort !== 'recent' ? { now } : {}),
-    });
-    return { hits, nextCursor, ...(total !== undefined ? { total } : {}) };
+  private async search(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found & { textQuality: boolean }> {
+    const plan = await this.plan(request);
+    const rank = plan.state?.rank;
+    const found =
+      rank && 'tail' in rank
+        ? await this.tailPage(request, plan, request.limit, sourceFields)
+        : plan.window > 0 && !plan.state?.searchAfter
+          ? await this.windowPage(request, plan, rank?.position ?? 0, sourceFields)
+          : await this.exactPage(request, plan, sourceFields);
+    // explain=1 reads a text-quality probe whenever the ranking multiplies text quality in.
+    return { ...found, textQuality: plan.settings.stuffing !== 'off' };
   }
 
-  private toResult(request: ReadRequest, hit: Hit): Listing {
+  /** Every match ranked exactly (sort=price, sort=recent, no window, and cursors made before the window). */
+  private async exactPage(request: ReadRequest, plan: Plan, sourceFields?: readonly string[]): Promise<Found> {
+    const found = await this.options.index.search(buildSearchBody(request, plan.settings, plan.page, sourceFields), searchParamsFor(request));
+    const hits = found.hits.slice(0, request.limit);
+    const total = request.countTotal ? { total: found.total ?? 0 } : {};
+    const last = hits[hits.length - 1];
+    if (found.hits.length <= request.limit || !last) return { hits, ...total };
+    return { hits, nextCursor: await this.cursor(request, plan, { searchAfter: exactSortValues(request, last) }), ...total };
+  }
+
+  /**
+   * Hits `from`.. of the rank window, by position. When the page reaches the end of a full window
+   * (more listings may match), it is filled from the tail, so a page is short only at the end.
+   */
+  private async windowPage(request: ReadRequest, plan: Plan, from: number, sourceFields?: readonly string[]): Promise<Found> {
+    const take = Math.min(request.limit + 1, plan.window - from);
+    const page: PageOptions = { ...plan.page, window: { size: plan.window, from, take } };
+    const found = await this.options.index.search(buildSearchBody(request, plan.settings, page, sourceFields), searchParamsFor(request));
+    const total = request.countTotal ? { total: found.total ?? 0 } : {};
+    if (found.hits.length > request.limit) {
+      return { hits: found.hits.slice(0, request.limit), nextCursor: await this.cursor(request, plan, { rank: { size: plan.window, position: from + request.limit } }), ...total };
+    }
+    if (found.hits.length < take) return { hits: found.hits, ...total };
+    const rest = await this.tailPage(request, plan, request.limit - found.hits.length, sourceFields);
+    return { hits: [...found.hits, ...rest.hits], ...(rest.nextCursor ? { nextCursor: rest.nextCursor } : {}), ...total };
+  }
+
+  /**
+   * `want` listings past the rank window: the other matches, ranked exactly (search_after), without
+   * the window's listings (read again, ids only: a tail page is the rare deep page).
+   */
+  private async tailPage(request: ReadRequest, plan: Plan, want: number, sourceFields?: readonly string[]): Promise<Found> {
+    const windowIds = await this.options.index.ids(windowIdsBody(request, plan.settings, plan.page, plan.window));
+    const tail = { ...request, limit: want };
+    const found = await this.options.index.search(buildSearchBody(tail, plan.settings, { ...plan.page, excludeIds: windowIds }, sourceFields), searchParamsFor(request));
+    const hits = found.hits.slice(0, want);
+    const last = hits[hits.length - 1];
+    if (found.hits.length <= want) return { hits };
+    // A full page taken from the window: the next page starts at the top of the tail.
+    const after = last ? { searchAfter: exactSortValues(request, last) } : {};
+    return { hits, nextCursor: await this.cursor(request, plan, { rank: { size: plan.window, tail: true }, ...after }) };
+  }
+
+  private cursor(request: ReadRequest, plan: Plan, position: Omit<CursorState, 'now'>): Promise<string> {
+    // Only scores depend on `now`; sort=recent does not sort on the score.
+    const now = request.kind === 'search' && request.sort !== 'recent' ? { now: plan.page.now } : {};
+    return this.options.cursors.encode(request, { ...position, ...now });
+  }
+
+  private toResult(request: ReadRequest, hit: Hit, textQuality: boolean): Listing {
     const listing = toListing(hit._source);
-    if (request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
+    if (request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries, textQuality);
     return listing;
   }
 }

@@ -1,12 +1,13 @@
 /**
  * explain=1: the factors of a hit's score as Elasticsearch itself computed them, read from the
- * named-query scores of the executed search (queryBuilder names the text query `relevance` and
- * adds non-scoring named probes `priceBoost`, `recencyBoost` and `healthBoost` evaluating the same
- * functions). Since `_score = relevance x priceBoost x recencyBoost x healthBoost` (boost_mode multiply),
- * the parts agree with `_score` up to float rounding.
+ * named-query scores of the executed search (the text query is named `relevance`; non-scoring named
+ * probes `textQuality`, `priceBoost`, `recencyBoost` and `healthBoost` evaluate the same functions:
+ * search/rankingFactors.ts). Relevance is reported with text quality in it (text quality is what
+ * makes stuffed text less relevant), so `score = relevance x priceBoost x recencyBoost x healthBoost`
+ * up to float rounding.
  */
 import type { Debug } from '../shapes/listing.js';
-import { FACTOR_NAMES } from './queryBuilder.js';
+import { FACTOR_NAMES } from './rankingFactors.js';
 
 export class MissingFactorError extends Error {
   constructor(name: string) {
@@ -15,7 +16,8 @@ export class MissingFactorError extends Error {
   }
 }
 
-export function debugFromNamedScores(score: number, matched: Record<string, number> | string[] | undefined): Debug {
+/** `withTextQuality`: the ranking multiplies text quality in (stuffing not off), so its probe must be there. */
+export function debugFromNamedScores(score: number, matched: Record<string, number> | string[] | undefined, withTextQuality: boolean): Debug {
   const scores = matched && !Array.isArray(matched) ? matched : {};
   const factor = (name: string): number => {
     const value = scores[name];
@@ -24,7 +26,7 @@ export function debugFromNamedScores(score: number, matched: Record<string, numb
   };
   return {
     score,
-    relevance: factor(FACTOR_NAMES.relevance),
+    relevance: factor(FACTOR_NAMES.relevance) * (withTextQuality ? factor(FACTOR_NAMES.textQuality) : 1),
     priceBoost: factor(FACTOR_NAMES.price),
     recencyBoost: factor(FACTOR_NAMES.recency),
     healthBoost: factor(FACTOR_NAMES.health),

@@ -36,6 +36,12 @@ export interface RankingSettings {
   stuffing: 'square' | 'none' | 'off';
   /** Boost of an MCP listing whose tool name is exactly the query (0 turns it off). */
   exactName: number;
+  /**
+   * The rank window (docs/catalog-reads.md, "Rank window"): sort=rank scores text relevance over
+   * every match and the other factors only over the `window` best by text relevance; ranking
+   * continues exactly past them. 0 ranks every match exactly (indexes made before it existed).
+   */
+  window: number;
   /** The price factor is `floor + (1 - floor) x decay`: within [floor, 1], so price only reorders comparable relevance. */
   price: { function: DecayFunction; origin: number; scale: number; offset: number; decay: number; floor: number };
   /** Settled listings: `floor + (1 - floor) x decay` of lastSettled; never settled: `neverSettled`. */
@@ -175,6 +181,8 @@ export function validateRanking(
       minSimilarity: check.number('semantic.minSimilarity', semantic.minSimilarity ?? 0, -1, 1),
     },
     exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
+    // Elasticsearch's default index.max_rescore_window bounds it.
+    window: Math.round(check.number('window', raw.window ?? 0, 0, 10_000)),
     stuffing: check.oneOf('stuffing', raw.stuffing ?? 'off', ['square', 'none', 'off'] as const),
     price: {
       function: check.decayFunction('price.function', price.function),

@@ -29,4 +29,20 @@ describe('unit: page cursors', () => {
     }
     await assert.rejects(codec.decode(request, cursor, 3), InvalidInput, 'a cursor of another sort length is from another version');
   });
+
+  it('round-trips a position in the rank window and the start of its tail, with the window size', async () => {
+    const inWindow = await codec.encode(request, { rank: { size: 300, position: 40 }, now: 5 });
+    assert.deepEqual(await codec.decode(request, inWindow, 2), { rank: { size: 300, position: 40 }, now: 5 });
+    const tail = await codec.encode(request, { rank: { size: 300, tail: true }, now: 5 });
+    assert.deepEqual(await codec.decode(request, tail, 2), { rank: { size: 300, tail: true }, now: 5 });
+    const deeper = await codec.encode(request, { rank: { size: 300, tail: true }, searchAfter: [2.5, 'lst_b'], now: 5 });
+    assert.deepEqual(await codec.decode(request, deeper, 2), { rank: { size: 300, tail: true }, searchAfter: [2.5, 'lst_b'], now: 5 });
+  });
+
+  it('refuses a window position the service never hands out (signed or not)', async () => {
+    for (const rank of [{ size: 10, position: 10 }, { size: 0, position: 0 }, { size: 20_000, position: 1 }, { size: 10, position: -1 }, { size: 10, position: 1.5 }]) {
+      const cursor = await codec.encode(request, { rank });
+      await assert.rejects(codec.decode(request, cursor, 2), (err: unknown) => err instanceof InvalidInput && err.code === 'invalid_cursor', JSON.stringify(rank));
+    }
+  });
 });

@@ -1,0 +1,102 @@
+/**
+ * Text relevance of the ranked search (docs/catalog-reads.md, "Ranking"): the typed words, their
+ * typo pass, synonym phrases, an exact tool name and the semantic (kNN) neighbours, as one bool of
+ * should clauses. No function_score wraps it, so Lucene can skip listings that cannot reach the
+ * page (block-max WAND) when the factors are applied to a window (search/rankingFactors.ts).
+ */
+import type { RankingSettings } from './rankingSettings.js';
+import { expandQuery, withIdentifierWords } from './queryExpansion.js';
+
+type Json = Record<string, unknown>;
+
+/** Title, description, name and tags copied into one stemmed field with positions (mappings/listings.json). */
+const PHRASE_FIELD = 'phrase_text';
+/** One word may stand between a phrase's words; a reversed phrase needs more and does not match. */
+const PHRASE_SLOP = 1;
+/**
+ * The stop words of the index's analyzers (Elasticsearch's `_english_` list). A phrase with one
+ * ("image to text") is directional and leaves a gap where the stop word was: with any slop the
+ * gap lets the opposite meaning in ("images from a text prompt"), so such phrases match exactly.
+ */
+const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not', 'of', 'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was', 'will', 'with']);
+const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).some((w) => STOP_WORDS.has(w)) ? 0 : PHRASE_SLOP);
+/** The listing's text embedding (dense_vector, cosine; src/semantic). */
+const EMBEDDING_FIELD = 'embedding';
+
+/**
+ * Text relevance, one bool of:
+ * - the typed words (plus identifier words) on every boosted field (shipped: `phrase_text`, every
+ *   text of the listing in one field, and `keywords.stemmed`, the words of its identifiers);
+ * - the same words fuzzily on those fields, for typos, at `typos.weight`, when some word of the
+ *   query is in no listing (`typoPass`, decided by search/typoPass.ts);
+ * - multi-word phrases of the synonym list that the query contains, as phrases (`phraseBoost`),
+ *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field, the best
+ *   phrase of each group only;
+ * - a tool name typed exactly (`get_weather_forecast`), at `exactName`;
+ * - the listings nearest in meaning to the query (`knn` on their embeddings), at `semantic.weight`.
+ * The extras weigh less than the typed words, so an exact match still wins. The text-quality
+ * multiplier is applied with the other factors (search/rankingFactors.ts).
+ */
+export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true): Json {
+  const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
+  const list = () => boosted.map(([field, boost]) => `${field}^${boost}`);
+  const { typos, synonyms } = settings;
+  const expansion = synonyms.weight > 0 ? expandQuery(q, synonyms.groups) : { looseWords: q, groups: [] };
+  const words = withIdentifierWords(expansion.looseWords);
+  const clauses: Json[] = [];
+  if (words !== '') {
+    // cross_fields: each word scores once, in its best field, and the words add up, so a listing
+    // with every word ("translate" in its description, "documents" in its tags) beats one with a
+    // single word in a short title (best_fields scored a field's words and kept the best field).
+    // The shipped fields share one analyzer: over several, cross_fields is a dis_max of the groups,
+    // through which Lucene cannot skip, so it scores every match (docs/catalog-reads.md, "Cost").
+    clauses.push({ multi_match: { query: words, fields: list(), type: 'cross_fields', tie_breaker: 0.3 } });
+    if (typos.weight > 0 && typoPass) {
+      clauses.push({
+        multi_match: {
+          query: words, fields: list(), type: 'best_fields',
+          fuzziness: typos.fuzziness, prefix_length: 1, max_expansions: 20, boost: typos.weight,
+        },
+      });
+    }
+  }
+  // PHRASE_FIELD holds every text of the listing, stemmed, with positions.
+  // A typed concept matches as a phrase ("crypto spot prices" for "crypto price"), never as loose
+  // words: "speech to text" must not find "text to speech". A group counts once, for its best
+  // phrase: a listing repeating "llm", "gpt" and "language model" gains no more than one of them.
+  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost, slop: slopFor(query) } } });
+  for (const group of expansion.groups) {
+    const phrases = [
+      ...group.typed.map((typed) => phrase(typed, synonyms.phraseBoost)),
+      ...group.synonyms.map((synonym) => phrase(synonym, synonyms.phraseBoost * synonyms.weight)),
+    ];
+    clauses.push(phrases.length === 1 ? phrases[0]! : { dis_max: { queries: phrases } });
+  }
+  if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
+  if (semantic && settings.semantic.weight > 0) clauses.push(knnClause(settings.semantic, semantic));
+  return { bool: { should: clauses, minimum_should_match: 1 } };
+}
+
+/** The query's embedding and the read's filters (applied inside the kNN search, so its k are all eligible). */
+export interface SemanticInput {
+  vector: number[];
+  filter: Json[];
+}
+
+/**
+ * Elasticsearch scores a cosine kNN match `(1 + cosine) / 2`, times the boost; listings below
+ * `minSimilarity` do not match at all, so an unrelated query does not drag in the k nearest anyway.
+ */
+function knnClause(tunables: RankingSettings['semantic'], semantic: SemanticInput): Json {
+  return {
+    knn: {
+      field: EMBEDDING_FIELD,
+      query_vector: semantic.vector,
+      k: tunables.k,
+      num_candidates: Math.max(tunables.k, tunables.numCandidates),
+      similarity: tunables.minSimilarity,
+      filter: semantic.filter,
+      boost: tunables.weight,
+    },
+  };
+}
