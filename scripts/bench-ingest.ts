@@ -43,13 +43,13 @@ function bar(done: number, total: number, label: string): void {
 /** Runs an embedding worker until all `count` listings are embedded; undefined without the model. */
 async function embeddingCatchUp(session: CatalogSession): Promise<{ ms: number; perSecond: number } | undefined> {
   const { config, logger, elasticsearch, redis } = session;
-  const embedder = sharedEmbedder(config.embeddingModelDir, logger);
-  if (!(await embedder.embed(['warm up']))) {
+  const embedder = sharedEmbedder(config, logger);
+  if (!(await embedder.embed(['warm up'], 'query'))) {
     process.stderr.write(`no embedding model in ${config.embeddingModelDir} (npm run services -- model): embedding catch-up not measured\n`);
     return undefined;
   }
   const worker = buildEmbeddingWorker(config, logger, storesFor({ elasticsearch, redis }, config), embedder);
-  const embedded = async () => (await elasticsearch.count({ index: config.listingsAlias, query: { exists: { field: 'embeddedTextHash' } } })).count;
+  const embedded = async () => (await elasticsearch.count({ index: config.listingsAlias, query: { term: { embeddingModel: config.embeddingModel } } })).count;
   const started = performance.now();
   const deadline = Date.now() + 1_800_000;
   let done = 0;

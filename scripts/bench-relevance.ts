@@ -11,22 +11,17 @@
  * exactly 1 through the operator's tunables (price.offset and recency.offset beyond every listing,
  * recency.neverSettled 1, written as `npm run ranking -- set` does), checked with explain=1.
  * "Without semantic" is the full ranking with `semantic.weight` 0 (no kNN clause), on the same
- * index; "BM25 alone" has it at 0 too. `--semantic-weight` overrides the shipped weight for the
- * full ranking (to tune it). The scratch index and Redis prefix are deleted at the end.
+ * index; "BM25 alone" has it at 0 too. `--semantic-weight` and `--min-similarity` override the
+ * shipped semantic.weight and semantic.minSimilarity for the full ranking (chosen per embedding
+ * model on the tuning set with scripts/tune-semantic.ts; EMBEDDING_MODEL picks the model). The
+ * scratch index and Redis prefix are deleted at the end (scripts/lib/judgedDeployment.ts).
  */
-import type { ParsedEntry } from '../src/catalog/transfer.js';
-import { importListings } from '../src/catalog/transfer.js';
-import type { Listing } from '../src/shapes/listing.js';
-import { setRanking } from '../src/search/rankingCommand.js';
-import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
-import { createLogger } from '../src/logger.js';
-import { startServiceInProcess, type InProcessService } from './lib/benchService.js';
 import { fail, parseCommandLine, runMain } from './lib/cliOptions.js';
-import { entriesAsOf, HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, type JudgedQuery, type JudgedSet } from './lib/judgedSet.js';
-import { perQuery, summarize, RELEVANT_GRADE, type QueryOutcome, type RunSummary } from './lib/relevanceMetrics.js';
-import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
+import { openJudgedDeployment, type JudgedDeployment, type Ranked } from './lib/judgedDeployment.js';
+import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, type JudgedSet } from './lib/judgedSet.js';
+import { perQuery, summarize, RELEVANT_GRADE, type RunSummary } from './lib/relevanceMetrics.js';
 
-const USAGE = 'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W]';
+const USAGE = 'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W] [--min-similarity S]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
@@ -34,82 +29,11 @@ const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['recency.neverSettled', '1'],
 ];
 
-/**
- * Waits until the service's embedding worker has embedded every listing of the scratch index
- * (embeddings are computed after the write, src/semantic/embeddingWorker.ts), so the semantic
- * columns measure the whole set; resolves with how many are embedded (0: model not installed).
- */
-async function waitUntilEmbedded(service: InProcessService, progress: (what: string) => void): Promise<number> {
-  const { elasticsearch, config } = service;
-  // The same model instance as the service's (one per directory and process).
-  if (!(await sharedEmbedder(config.embeddingModelDir, createLogger('warn')).embed(['warm up']))) return 0;
-  const count = async (query?: object) => (await elasticsearch.count({ index: config.listingsAlias, ...(query ? { query } : {}) })).count;
-  const total = await count();
-  const started = Date.now();
-  for (;;) {
-    await elasticsearch.indices.refresh({ index: config.listingsAlias });
-    const embedded = await count({ exists: { field: 'embeddedTextHash' } });
-    if (embedded >= total) {
-      progress(`${embedded} listings embedded by the embedding worker in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      return embedded;
-    }
-    if (Date.now() - started > 600_000) throw new Error(`only ${embedded} of ${total} listings embedded within 600 s`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-interface Ranked {
-  query: JudgedQuery;
-  results: Listing[];
-  outcome: QueryOutcome;
-}
-
-function resourceOf(entry: ParsedEntry | undefined): string {
-  return (entry && 'value' in entry ? (entry.value as { resource: string }).resource : undefined) ?? '?';
-}
-
-async function search(service: InProcessService, query: JudgedQuery, explain = false): Promise<Listing[]> {
-  const params = new URLSearchParams({ q: query.q, limit: '10' });
-  if (query.type) params.set('type', query.type);
-  if (explain) params.set('explain', '1');
-  const response = await fetch(`${service.url}/discovery/search?${params}`);
-  if (response.status !== 200) throw new Error(`${query.id} ${JSON.stringify(query.q)}: HTTP ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { results: Listing[] }).results;
-}
-
-async function rankAll(service: InProcessService, set: JudgedSet, resourceById: Map<string, string>): Promise<Ranked[]> {
-  const ranked: Ranked[] = [];
-  for (const query of set.queries) {
-    const results = await search(service, query);
-    const resources = results.map((listing) => resourceById.get(listing.id) ?? listing.resource);
-    ranked.push({
-      query,
-      results,
-      outcome: {
-        rankedGrades: resources.map((resource) => query.judgments[resource] ?? 0),
-        judgedGrades: Object.values(query.judgments),
-        spamFirst: resources.length > 0 && set.spam.has(resources[0]!),
-      },
-    });
-  }
-  return ranked;
-}
-
-async function waitUntilSearchable(service: InProcessService): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while ((await service.container.catalog.queue.stats()).depth > 0) {
-    if (Date.now() > deadline) throw new Error('the write queue was not applied within 120 s');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await service.elasticsearch.indices.refresh({ index: service.config.listingsAlias });
-}
-
 /** Price and recency factors exactly 1 on the scratch index; refuses to go on unless explain=1 shows it. */
-async function neutralizeBoosts(service: InProcessService, set: JudgedSet): Promise<void> {
-  for (const [key, value] of NEUTRAL_BOOSTS) await setRanking(new RankingTunablesIndex(service.elasticsearch, service.config.listingsAlias), key, value);
-  await service.container.search.ranking.refresh();
+async function neutralizeBoosts(deployment: JudgedDeployment, set: JudgedSet): Promise<void> {
+  for (const [key, value] of NEUTRAL_BOOSTS) await deployment.setTunable(key, value);
   for (const query of set.queries) {
-    for (const listing of await search(service, query, true)) {
+    for (const listing of await deployment.search(query, true)) {
       const debug = listing.debug!;
       if (debug.priceBoost !== 1 || debug.recencyBoost !== 1) {
         throw new Error(`BM25 pass: ${query.id} ${listing.resource} still has priceBoost ${debug.priceBoost}, recencyBoost ${debug.recencyBoost}`);
@@ -208,56 +132,46 @@ interface SetRun {
   columns: Column[];
 }
 
+interface SemanticOptions {
+  /** semantic.weight of the full ranking (default: the shipped one). */
+  weight?: string;
+  /** semantic.minSimilarity of the full ranking (default: the shipped one). */
+  minSimilarity?: string;
+}
+
 /** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
-async function runSet(name: string, set: JudgedSet, semanticWeightOption: string | undefined): Promise<SetRun> {
-  const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  // Always names of its own, whatever the environment says: the run rewrites the index's ranking
-  // tunables and deletes the index and Redis keys at the end.
-  const env = {
-    ...process.env,
-    LISTINGS_ALIAS: `bench-relevance-${stamp}`,
-    LISTINGS_INDEX: `bench-relevance-${stamp}-v1`,
-    REDIS_PREFIX: `bench-relevance:${stamp}:`,
-  };
-  const service = await startServiceInProcess({ ...env, LOG_LEVEL: 'warn', CURSOR_SECRET: `bench-relevance-secret-${stamp}` });
+async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions): Promise<SetRun> {
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
+  const deployment = await openJudgedDeployment(set, progress);
   try {
-    const imported = await importListings(service.container.catalog.writer, entriesAsOf(set, new Date()), { source: 'import' });
-    if (imported.rejected.length > 0) {
-      throw new Error(`the import refused ${imported.rejected.length} listings: ${JSON.stringify(imported.rejected.slice(0, 3))}`);
-    }
-    const resourceById = new Map(imported.accepted.map((a) => [a.id, resourceOf(set.entries[a.index])]));
-    await waitUntilSearchable(service);
-    progress(`${imported.accepted.length} listings imported and searchable in ${service.config.listingsAlias}`);
-    const embedded = await waitUntilEmbedded(service, progress);
-    if (embedded === 0) progress('WARNING: no listing has an embedding (model not installed: npm run services -- model); semantic columns equal the others');
-    const alias = service.config.listingsAlias;
-    const semanticWeight = semanticWeightOption ?? String((await service.container.search.ranking.current()).semantic.weight);
-    await setRanking(new RankingTunablesIndex(service.elasticsearch, alias), 'semantic.weight', semanticWeight);
-    await service.container.search.ranking.refresh();
-    const full = await rankAll(service, set, resourceById);
-    progress(`${set.queries.length} queries ranked by the full ranking (semantic.weight ${semanticWeight}, ${embedded} listings embedded)`);
-    await setRanking(new RankingTunablesIndex(service.elasticsearch, alias), 'semantic.weight', '0');
-    await service.container.search.ranking.refresh();
-    const lexical = await rankAll(service, set, resourceById);
+    const shipped = (await deployment.service.container.search.ranking.current()).semantic;
+    const semanticWeight = semantic.weight ?? String(shipped.weight);
+    const minSimilarity = semantic.minSimilarity ?? String(shipped.minSimilarity);
+    await deployment.setTunable('semantic.minSimilarity', minSimilarity);
+    await deployment.setTunable('semantic.weight', semanticWeight);
+    const full = await deployment.rankAll();
+    const model = deployment.service.config.embeddingModel;
+    progress(`${set.queries.length} queries ranked by the full ranking (${model}, semantic.weight ${semanticWeight}, minSimilarity ${minSimilarity}, ${deployment.embedded} listings embedded)`);
+    await deployment.setTunable('semantic.weight', '0');
+    const lexical = await deployment.rankAll();
     progress(`${set.queries.length} queries ranked by the full ranking without semantic retrieval`);
-    await neutralizeBoosts(service, set);
+    await neutralizeBoosts(deployment, set);
     progress('price and recency factors set to 1 (checked with explain=1)');
-    const bm25 = await rankAll(service, set, resourceById);
+    const bm25 = await deployment.rankAll();
     progress(`${set.queries.length} queries ranked by BM25 alone`);
     return {
       name,
       set,
-      listings: imported.accepted.length,
+      listings: deployment.listings,
       columns: [
         { label: 'BM25 alone', runs: bm25 },
         { label: 'full, semantic off', runs: lexical },
-        { label: `full ranking (semantic ${semanticWeight})`, runs: full },
+        { label: `full ranking (${model}, semantic ${semanticWeight}, min ${minSimilarity})`, runs: full },
       ],
     };
   } finally {
-    await service.close();
+    await deployment.close();
   }
 }
 
@@ -289,6 +203,7 @@ async function main(): Promise<void> {
       options: {
         verbose: { type: 'boolean', default: false },
         'semantic-weight': { type: 'string' },
+        'min-similarity': { type: 'string' },
         set: { type: 'string', default: 'both' },
       },
     },
@@ -297,7 +212,11 @@ async function main(): Promise<void> {
   const chosen = SETS.filter((s) => values.set === 'both' || values.set === s.key);
   if (chosen.length === 0) fail(`--set must be tuning, heldout or both\n${USAGE}`);
   const runs: SetRun[] = [];
-  for (const { name, dir } of chosen) runs.push(await runSet(name, loadJudgedSet(dir), values['semantic-weight']));
+  const semantic = {
+    ...(values['semantic-weight'] !== undefined ? { weight: values['semantic-weight'] } : {}),
+    ...(values['min-similarity'] !== undefined ? { minSimilarity: values['min-similarity'] } : {}),
+  };
+  for (const { name, dir } of chosen) runs.push(await runSet(name, loadJudgedSet(dir), semantic));
   for (const run of runs) {
     printSummary(run.set, run.name, run.listings, run.columns);
     printCategories(run.columns);

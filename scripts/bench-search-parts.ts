@@ -20,8 +20,10 @@ import { parseReadRequest, type ReadRequest } from '../src/search/readRequest.js
 import { shippedRanking, type RankingSettings } from '../src/search/rankingSettings.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 import { validateRanking, textFieldsOf } from '../src/search/rankingSettings.js';
-import { QueryEmbeddings } from '../src/semantic/queryEmbeddings.js';
+import { QueryEmbeddings, type QueryVector } from '../src/semantic/queryEmbeddings.js';
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
+import { OtherModelVectors } from '../src/semantic/otherModelVectors.js';
+import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
 import { TypoPass } from '../src/search/typoPass.js';
 import { ListingVocabulary } from '../src/store/elasticsearch/listingVocabulary.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch/client.js';
@@ -36,7 +38,7 @@ type Json = Record<string, unknown>;
 
 interface Prepared {
   request: ReadRequest;
-  vector?: number[];
+  vector?: QueryVector;
   typoPass: boolean;
 }
 
@@ -100,7 +102,7 @@ async function main(): Promise<void> {
     const settled = await settleIndex(elasticsearch, alias, values['force-merge'] ? { maxSegments: numberOption('force-merge', values['force-merge']) } : {});
     const stored = await new RankingTunablesIndex(elasticsearch, alias).read();
     const base = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties)).settings ?? shippedRanking();
-    const embeddings = new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, createLogger('warn')));
+    const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')), new OtherModelVectors(new ListingEmbeddingStore(elasticsearch, alias), config.embeddingModel));
     const typos = new TypoPass(new ListingVocabulary(elasticsearch, alias));
     const prepared: Prepared[] = [];
     for (const query of searchMix()) {

@@ -172,7 +172,7 @@ async function load(options: Options, env: Record<string, string>, elasticsearch
   await loadGeneratedListings(options.approximateEmbeddings ? { ...env, EMBEDDING_MODEL_DIR: '/nonexistent' } : env, options.count);
   if (!options.approximateEmbeddings) return;
   const config = loadConfig({ ...process.env, ...env });
-  const texts = await addApproximateEmbeddings(elasticsearch, alias, sharedEmbedder(config.embeddingModelDir, createLogger('warn')), (done) =>
+  const texts = await addApproximateEmbeddings(elasticsearch, alias, sharedEmbedder(config, createLogger('warn')), (done) =>
     process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),
   );
   process.stderr.write(`\n${texts} distinct texts embedded\n`);

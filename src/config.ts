@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { clusterUrl, redisUrlProblem } from './core/redisTarget.js';
+import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, defaultModelDirectory } from './semantic/embeddingModels.js';
 
 export interface Config {
   host: string;
@@ -31,7 +32,9 @@ export interface Config {
   readCacheEntries: number;
   /** JSON responses at least this large are compressed for clients that accept it (README "Compression"). */
   compressMinBytes: number;
-  /** Where the sentence-embedding model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
+  /** Which sentence-embedding model semantic retrieval runs (src/semantic/embeddingModels.ts). */
+  embeddingModel: string;
+  /** Where that model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
   embeddingModelDir: string;
   /** The embedding worker (src/semantic/embeddingWorker.ts): listings per model run, poll interval when none wait. */
   embedding: { batchSize: number; idleMs: number };
@@ -323,6 +326,7 @@ function readRedisUrl(read: EnvReader, env: Env): string {
 
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
+  const embeddingModel = read.oneOf('EMBEDDING_MODEL', DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES);
   const config: Config = {
     host: read.string('HOST', '127.0.0.1'),
     port: read.integer('PORT', 8080, 0, 65535),
@@ -342,7 +346,8 @@ export function loadConfig(env: Env = process.env): Config {
     readCacheMs: read.integer('READ_CACHE_MS', 1000, 0, 5000),
     readCacheEntries: read.integer('READ_CACHE_ENTRIES', 2000, 1, 100_000),
     compressMinBytes: read.integer('COMPRESS_MIN_BYTES', 32 * 1024, 0, 64 * 1024 * 1024),
-    embeddingModelDir: read.string('EMBEDDING_MODEL_DIR', '.cache/models/all-minilm-l6-v2-q'),
+    embeddingModel,
+    embeddingModelDir: read.string('EMBEDDING_MODEL_DIR', defaultModelDirectory(embeddingModel)),
     embedding: {
       batchSize: read.integer('EMBEDDING_BATCH_SIZE', 32, 1, 1024),
       idleMs: read.integer('EMBEDDING_IDLE_MS', 1000, 10, 600_000),

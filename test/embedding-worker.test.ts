@@ -5,6 +5,7 @@ import { httpListing, seedUnembedded, waitSearchable } from './support/discovery
 
 import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
+import { EMBEDDING_MODEL_NAMES, UNNAMED_VECTORS_MODEL } from '../src/semantic/embeddingModels.js';
 import { embeddedTextHash } from '../src/semantic/listingText.js';
 import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
 import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
@@ -49,6 +50,7 @@ describe('the embedding worker', () => {
     const doc = await stored(id!);
     assert.equal(doc.embedding?.length, 384);
     assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
+    assert.equal(doc.embeddingModel, h.config.embeddingModel);
     assert.equal((await search(spokenQuery))[0], id);
   });
 
@@ -64,6 +66,7 @@ describe('the embedding worker', () => {
     const repriced = await stored(id!);
     assert.deepEqual(repriced.embedding, before.embedding);
     assert.equal(repriced.embeddedTextHash, before.embeddedTextHash);
+    assert.equal(repriced.embeddingModel, h.config.embeddingModel);
 
     const changed = { ...transcription, path: 'stt2', title: 'Image resize', description: 'Resizes and crops pictures to any size.', tags: ['images'] };
     await seedUnembedded(h, [httpListing(changed)]);
@@ -83,12 +86,13 @@ describe('the embedding worker', () => {
 
   it('never writes a vector over a listing that changed while it was embedded; the next round embeds the new text', async () => {
     const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt3' })]);
-    const model = sharedEmbedder(h.config.embeddingModelDir, h.logger);
+    const model = sharedEmbedder(h.config, h.logger);
     const changedTitle = 'Weather forecast';
     // The model runs on the old text while a seller rewrites the listing.
     const racing: Embedder = {
-      async embed(texts) {
-        const vectors = await model.embed(texts);
+      model: model.model,
+      async embed(texts, role) {
+        const vectors = await model.embed(texts, role);
         await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt3', title: changedTitle, description: 'Hourly and daily forecasts for any city.', tags: ['weather'] })]);
         await waitSearchable(h, [id!], { match: { 'describe.title': { query: changedTitle, operator: 'and' } } });
         return vectors;
@@ -106,19 +110,71 @@ describe('the embedding worker', () => {
     assert.equal(after.embeddedTextHash, embeddedTextHash(after), 'the new text was not embedded in the next round');
   });
 
+  it('a vector of another model is never compared with a query; the worker re-embeds the listing with the running model', async () => {
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt7' })]);
+    const model = h.config.embeddingModel;
+    const other = EMBEDDING_MODEL_NAMES.find((name) => name !== model)!;
+    // What a deployment that ran the other model left: here the query's own vector, so that only
+    // the model check can keep the listing out of the query's nearest.
+    const queryVector = Array.from((await sharedEmbedder(h.config, h.logger).embed([spokenQuery], 'query'))![0]!);
+    const picked = (await store.pending(100, other)).listings.find((l) => l.id === id)!;
+    assert.deepEqual(await store.write([{ ...picked, embedding: queryVector, textHash: embeddedTextHash(picked.doc), model: other }]), ['written']);
+    await refresh();
+    // A gateway learns that vectors of another model are stored within 5 s (OtherModelVectors);
+    // from then on its kNN search filters on the query's model.
+    await waitFor(async () => !(await search(spokenQuery)).includes(id!), 15_000).catch(() =>
+      assert.fail('a listing vector of another model is still compared with the query'),
+    );
+    assert.ok(!(await store.pending(100, other)).listings.some((l) => l.id === id), 'embedded for the other model');
+    assert.ok((await store.pending(100, model)).listings.some((l) => l.id === id), 'not offered to the running model');
+
+    // The same text again (a re-announce): the vector is kept with its model, and still re-embedded.
+    await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt7', amount: '3000' })]);
+    await waitSearchable(h, [id!], { term: { 'payment.amount': 3000 } });
+    assert.equal((await stored(id!)).embeddingModel, other);
+
+    assert.ok((await h.container.embeddings.catchUp()) >= 1);
+    await refresh();
+    const doc = await stored(id!);
+    assert.equal(doc.embeddingModel, model);
+    assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
+    assert.notDeepEqual(doc.embedding, queryVector);
+    assert.ok((await search(spokenQuery)).includes(id!), 'not found by meaning once embedded by the running model');
+  });
+
+  it('a vector stored before vectors named their model is named by a worker of that model, not computed again', async function () {
+    if (h.config.embeddingModel !== UNNAMED_VECTORS_MODEL) this.skip();
+    const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt6' })]);
+    await h.container.embeddings.catchUp();
+    // As an index written before embeddingModel existed holds it; a recognisable vector shows
+    // whether the worker computed it again.
+    const marker = Array.from((await sharedEmbedder(h.config, h.logger).embed(['a marker text'], 'passage'))![0]!);
+    const { embeddingModel, ...unnamed } = await stored(id!);
+    assert.equal(embeddingModel, UNNAMED_VECTORS_MODEL);
+    await h.elasticsearch.index({ index: h.config.listingsAlias, id: id!, document: { ...unnamed, embedding: marker }, refresh: true });
+    assert.ok((await store.pending(100, UNNAMED_VECTORS_MODEL)).listings.find((l) => l.id === id)?.unnamed, 'not offered as unnamed');
+
+    assert.ok((await h.container.embeddings.catchUp()) >= 1);
+    const doc = await stored(id!);
+    assert.equal(doc.embeddingModel, UNNAMED_VECTORS_MODEL);
+    assert.deepEqual(doc.embedding, marker, 'the vector was computed again');
+    assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
+  });
+
   it('two workers that pick the same listing: the second write conflicts and changes nothing', async () => {
     const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt4' })]);
-    const first = (await store.pending(100)).listings.find((l) => l.id === id);
-    const second = (await store.pending(100)).listings.find((l) => l.id === id);
+    const model = h.config.embeddingModel;
+    const first = (await store.pending(100, model)).listings.find((l) => l.id === id);
+    const second = (await store.pending(100, model)).listings.find((l) => l.id === id);
     assert.ok(first && second);
     const vector = (n: number) => Array.from({ length: 384 }, (_, i) => (i === n ? 1 : 0));
-    assert.deepEqual(await store.write([{ ...first, embedding: vector(0), textHash: 'a' }]), ['written']);
-    assert.deepEqual(await store.write([{ ...second, embedding: vector(1), textHash: 'b' }]), ['conflict']);
+    assert.deepEqual(await store.write([{ ...first, embedding: vector(0), textHash: 'a', model }]), ['written']);
+    assert.deepEqual(await store.write([{ ...second, embedding: vector(1), textHash: 'b', model }]), ['conflict']);
     const doc = await stored(id!);
     assert.equal(doc.embeddedTextHash, 'a');
     assert.equal(doc.embedding?.[0], 1);
     // Embedded (though not yet refreshed): a third look no longer offers it.
-    assert.ok(!(await store.pending(100)).listings.some((l) => l.id === id));
+    assert.ok(!(await store.pending(100, model)).listings.some((l) => l.id === id));
   });
   it('a removed listing leaves the vector index (the kNN needs no "not removed" filter) and is embedded again when listed again', async () => {
     const [id] = await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt5' })]);
@@ -134,7 +190,8 @@ describe('the embedding worker', () => {
     assert.equal(removed.embedding ?? null, null, 'a removed listing kept its vector');
     assert.equal(removed.embeddedTextHash ?? null, null);
     // Not offered to the worker while removed.
-    assert.ok(!(await store.pending(100)).listings.some((l) => l.id === id));
+    assert.equal(removed.embeddingModel ?? null, null);
+    assert.ok(!(await store.pending(100, h.config.embeddingModel)).listings.some((l) => l.id === id));
     assert.ok(!(await search(spokenQuery)).includes(id!), 'a removed listing was found');
 
     await seedUnembedded(h, [httpListing({ ...transcription, path: 'stt5' })]);

@@ -6,8 +6,8 @@
  * sentence, brand removed (under a thousand distinct texts), plus a little random noise so that
  * no two vectors are equal, normalized. The kNN clause then searches an HNSW graph of the
  * catalog's size with clustered vectors, as a real catalog's are; the vectors are approximate,
- * the search cost is what is measured. Each also gets the `embeddedTextHash` of its text, as the
- * embedding worker writes it, so the gateways' embedding workers take the listings as embedded and
+ * the search cost is what is measured. Each also gets the `embeddedTextHash` of its text and the
+ * model's name, as the embedding worker writes them, so the gateways' embedding workers take the listings as embedded and
  * do not spend the measurement re-embedding the catalog.
  */
 import type { Client } from '@elastic/elasticsearch';
@@ -48,11 +48,11 @@ export async function addApproximateEmbeddings(client: Client, alias: string, em
     if (hits.length === 0) break;
     const missing = [...new Set(hits.map((h) => keyText(h._source!)).filter((k) => !cache.has(k)))];
     if (missing.length > 0) {
-      const vectors = await embedder.embed(missing);
+      const vectors = await embedder.embed(missing, 'passage');
       if (!vectors) throw new Error('the embedding model is not installed (npm run services -- model)');
       missing.forEach((k, i) => cache.set(k, vectors[i]!));
     }
-    const operations = hits.flatMap((h) => [{ update: { _index: h._index, _id: h._id } }, { doc: { embedding: noisy(cache.get(keyText(h._source!))!, random), embeddedTextHash: embeddedTextHash(h._source!) } }]);
+    const operations = hits.flatMap((h) => [{ update: { _index: h._index, _id: h._id } }, { doc: { embedding: noisy(cache.get(keyText(h._source!))!, random), embeddedTextHash: embeddedTextHash(h._source!), embeddingModel: embedder.model } }]);
     const result = await client.bulk({ operations, refresh: false });
     if (result.errors) throw new Error('bulk update of embeddings failed');
     done += hits.length;

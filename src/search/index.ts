@@ -12,6 +12,7 @@ import { TypoPass } from './typoPass.js';
 import { ReadCache, type CacheOutcome } from './readCache.js';
 import type { Clock } from '../core/clock.js';
 import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
+import { OtherModelVectors } from '../semantic/otherModelVectors.js';
 import { sharedEmbedder } from '../semantic/textEmbedder.js';
 
 export interface CatalogReadSide {
@@ -26,7 +27,7 @@ export function buildCatalogSearch(config: Config, logger: Logger, stores: Store
     index: stores.elasticsearch.search(),
     ranking,
     cursors: new CursorCodec(secret),
-    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config.embeddingModelDir, logger)),
+    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config, logger), new OtherModelVectors(stores.elasticsearch.embeddings(), config.embeddingModel)),
     typoPass: new TypoPass(stores.elasticsearch.vocabulary()),
     cache: new ReadCache(config.readCacheMs, config.readCacheEntries),
     ...(options.onCacheOutcome ? { onCacheOutcome: options.onCacheOutcome } : {}),

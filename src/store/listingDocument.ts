@@ -45,6 +45,11 @@ export interface ListingDocument {
   embedding?: number[];
   /** Hash of the text `embedding` was computed from: an upsert keeps the vector only while it matches. */
   embeddedTextHash?: string;
+  /**
+   * The model that computed `embedding` (EMBEDDING_MODEL): a listing counts as embedded only for
+   * that model, and a query's vector is compared only with listing vectors of its own model.
+   */
+  embeddingModel?: string;
 }
 
 /** The fields of a stored listing that an upsert of it keeps. */

@@ -1,11 +1,13 @@
 /**
  * The embedding worker's side of the listing index (src/semantic/embeddingWorker.ts): finds live
- * listings that have no embedding for their current text, and writes vectors back with a
- * conditional partial update.
+ * listings that have no embedding of their current text by the running model, and writes vectors
+ * back with a conditional partial update.
  *
- * "Needs embedding" is "has no `embeddedTextHash`": an upsert that changes the text drops the stored
- * vector and its hash (store/elasticsearch/listingStore.ts keeps them only while the text hash matches), so a
- * stale vector is a missing one and the query needs no per-document script.
+ * "Needs embedding" is "has no `embeddedTextHash`, or an `embeddingModel` other than the worker's":
+ * an upsert that changes the text drops the stored vector and its hash (store/elasticsearch/listingStore.ts
+ * keeps them only while the text hash matches), so a stale vector is a missing one, and a vector of
+ * another model (the deployment switched EMBEDDING_MODEL) is re-computed; neither needs a
+ * per-document script.
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { ListingDocument } from '../listingDocument.js';
@@ -20,6 +22,8 @@ export const EMBEDDED_TEXT_FIELDS = ['name', 'description', 'tags', 'describe.ti
 export interface PendingEmbedding {
   id: string;
   doc: EmbeddedFields;
+  /** It has a vector of its current text that names no model (stored before vectors did). */
+  unnamed: boolean;
   /** The version the text was read at: the vector is written only onto that version. */
   seqNo: number;
   primaryTerm: number;
@@ -31,6 +35,13 @@ export interface EmbeddingWrite {
   primaryTerm: number;
   embedding: number[];
   textHash: string;
+  /** The model that computed `embedding`. */
+  model: string;
+}
+
+/** A listing embedded by `model` (its text hash is there only while the vector is of its current text). */
+function embeddedBy(model: string): object {
+  return { bool: { filter: [{ exists: { field: 'embeddedTextHash' } }, { term: { embeddingModel: model } }] } };
 }
 
 /** written; conflict: the listing changed since it was read (picked again next round); gone: deleted meanwhile. */
@@ -40,7 +51,7 @@ export class ListingEmbeddingStore {
   constructor(private readonly client: Client, private readonly alias: string) {}
 
   /**
-   * Up to `size` live listings without an embedding for their text. The search sees writes only
+   * Up to `size` live listings without an embedding of their text by `model`. The search sees writes only
    * after the next refresh, so `handled` (listing id -> the version a worker last embedded or saw)
    * leaves out hits at or below that version: just embedded, not yet visible. A listing changed
    * since (a higher version) is offered again at once. A real-time mget then reads the current
@@ -48,7 +59,11 @@ export class ListingEmbeddingStore {
    * listing another worker embedded meanwhile is left out. `seen`: every candidate with its
    * current version.
    */
-  async pending(size: number, handled: ReadonlyMap<string, number> = new Map()): Promise<{ seen: Array<{ id: string; seqNo: number }>; listings: PendingEmbedding[] }> {
+  async pending(
+    size: number,
+    model: string,
+    handled: ReadonlyMap<string, number> = new Map(),
+  ): Promise<{ seen: Array<{ id: string; seqNo: number }>; listings: PendingEmbedding[] }> {
     const response = await this.client.search<never>({
       index: this.alias,
       // Room for the handled hits it skips (max_result_window is 10,000).
@@ -56,7 +71,7 @@ export class ListingEmbeddingStore {
       track_total_hits: false,
       _source: false,
       seq_no_primary_term: true,
-      query: { bool: { must_not: [NOT_REMOVED, { exists: { field: 'embeddedTextHash' } }] } },
+      query: { bool: { must_not: [NOT_REMOVED, embeddedBy(model)] } },
       // Index order: nothing to score, and the index sort (firstSeen desc) puts new listings first.
       sort: ['_doc'],
     });
@@ -68,7 +83,7 @@ export class ListingEmbeddingStore {
     const current = await this.client.mget<Partial<ListingDocument>>({
       index: this.alias,
       ids,
-      _source_includes: [...EMBEDDED_TEXT_FIELDS, 'embeddedTextHash', 'removed'],
+      _source_includes: [...EMBEDDED_TEXT_FIELDS, 'embeddedTextHash', 'embeddingModel', 'removed'],
     });
     const seen: Array<{ id: string; seqNo: number }> = [];
     const listings: PendingEmbedding[] = [];
@@ -76,8 +91,9 @@ export class ListingEmbeddingStore {
       if (!('found' in doc) || !doc.found || doc._seq_no === undefined || doc._primary_term === undefined) continue;
       seen.push({ id: doc._id, seqNo: doc._seq_no });
       const source = doc._source ?? {};
-      if (source.removed === true || typeof source.embeddedTextHash === 'string') continue;
-      listings.push({ id: doc._id, doc: source as EmbeddedFields, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
+      if (source.removed === true || (typeof source.embeddedTextHash === 'string' && source.embeddingModel === model)) continue;
+      const unnamed = typeof source.embeddedTextHash === 'string' && source.embeddingModel === undefined;
+      listings.push({ id: doc._id, doc: source as EmbeddedFields, unnamed, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
     }
     return { seen, listings };
   }
@@ -88,20 +104,39 @@ export class ListingEmbeddingStore {
    * first) conflicts instead of getting a vector of an older text. One outcome per write, in order.
    */
   async write(writes: EmbeddingWrite[]): Promise<EmbeddingWriteOutcome[]> {
-    if (writes.length === 0) return [];
+    return this.update(writes.map((w) => [w, { embedding: w.embedding, embeddedTextHash: w.textHash, embeddingModel: w.model }]));
+  }
+
+  /**
+   * Whether any listing carries a vector not named `model` (another model's, or one stored before
+   * vectors named theirs): one count that stops at the first such listing.
+   */
+  async otherModelsStored(model: string): Promise<boolean> {
+    const { count } = await this.client.count({
+      index: this.alias,
+      terminate_after: 1,
+      query: { bool: { filter: [{ exists: { field: 'embedding' } }], must_not: [{ term: { embeddingModel: model } }] } },
+    });
+    return count > 0;
+  }
+
+  /** Names the model of vectors stored without one (PendingEmbedding.unnamed), on the version read, like write. */
+  async name(listings: Array<Pick<PendingEmbedding, 'id' | 'seqNo' | 'primaryTerm'>>, model: string): Promise<EmbeddingWriteOutcome[]> {
+    return this.update(listings.map((l) => [l, { embeddingModel: model }]));
+  }
+
+  private async update(updates: Array<[{ id: string; seqNo: number; primaryTerm: number }, object]>): Promise<EmbeddingWriteOutcome[]> {
+    if (updates.length === 0) return [];
     try {
       const response = await this.client.bulk({
         index: this.alias,
         require_alias: true,
         refresh: false,
-        operations: writes.flatMap((w) => [
-          { update: { _id: w.id, if_seq_no: w.seqNo, if_primary_term: w.primaryTerm } },
-          { doc: { embedding: w.embedding, embeddedTextHash: w.textHash } },
-        ]),
+        operations: updates.flatMap(([w, doc]) => [{ update: { _id: w.id, if_seq_no: w.seqNo, if_primary_term: w.primaryTerm } }, { doc }]),
       });
-      return writes.map((_, i) => outcomeOf(response.items[i]?.update));
+      return updates.map((_, i) => outcomeOf(response.items[i]?.update));
     } catch (err) {
-      if (isElasticsearchUnavailable(err)) return writes.map(() => 'failed');
+      if (isElasticsearchUnavailable(err)) return updates.map(() => 'failed');
       throw err;
     }
   }

@@ -12,8 +12,8 @@ import { isElasticsearchUnavailable } from './client.js';
 /** An action or a document; a string is a document's JSON, sent as is. */
 type BulkLine = Record<string, unknown> | string;
 
-/** Stored for search only (the listing's embedding, 384 numbers, and its text hash): by-id reads never need them. */
-const NOT_READ = ['embedding', 'embeddedTextHash'];
+/** Stored for search only (the listing's embedding, 384 numbers, its text hash and model): by-id reads never need them. */
+const NOT_READ = ['embedding', 'embeddedTextHash', 'embeddingModel'];
 
 /** What an upsert keeps from the stored document: read once per batch with mget. */
 interface StoredState {
@@ -27,8 +27,9 @@ interface StoredState {
   removed?: boolean;
   removedReason?: ListingDocument['removedReason'];
   embeddedTextHash?: string;
-  /** Read only when the upsert's text hash equals `embeddedTextHash` (384 numbers: not read for nothing). */
+  /** Read only when the upsert's text hash equals `embeddedTextHash` (384 numbers: not read for nothing), with its model. */
   embedding?: number[];
+  embeddingModel?: string;
 }
 
 /**
@@ -42,10 +43,12 @@ function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, sto
   if (!stored) return [{ create: { _id: id } }, operation.encodedDoc ?? (doc as unknown as BulkLine)];
   const merged = keptFromStored(doc, stored, replaceSignals);
   // The text the vector represents is unchanged: keep it, or the listing would drop out of
-  // semantic retrieval until the embedding worker computed the same vector again.
+  // semantic retrieval until the embedding worker computed the same vector again. Its model goes
+  // with it: a vector of another model than the worker's is still re-computed (listingEmbeddings.ts).
   if (stored.embedding && stored.embeddedTextHash !== undefined && stored.embeddedTextHash === operation.textHash) {
     merged.embedding = stored.embedding;
     merged.embeddedTextHash = stored.embeddedTextHash;
+    if (stored.embeddingModel !== undefined) merged.embeddingModel = stored.embeddingModel;
   }
   return [{ index: { _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }, merged as unknown as BulkLine];
 }
@@ -74,7 +77,7 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
         // A removed listing leaves the vector index too: the kNN clause then needs no "not removed"
         // filter, which cost a pass over every document per search (docs/catalog-reads.md, "Cost").
         // Listed again, it is embedded again by the embedding worker.
-        { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at, embedding: null, embeddedTextHash: null } },
+        { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at, embedding: null, embeddedTextHash: null, embeddingModel: null } },
       ];
     case 'signals':
       return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, health: null, ...operation.signals } } }];
@@ -258,11 +261,12 @@ export class ListingStore {
       return o.op === 'upsert' && state?.embeddedTextHash !== undefined && state.embeddedTextHash === o.textHash ? [o.id] : [];
     });
     if (ids.length === 0) return;
-    const response = await this.client.mget<Partial<ListingDocument>>({ index: this.alias, ids, _source_includes: ['embedding'] });
+    const response = await this.client.mget<Partial<ListingDocument>>({ index: this.alias, ids, _source_includes: ['embedding', 'embeddingModel'] });
     for (const doc of response.docs) {
       const state = stored.get(doc._id);
       if (!state || !('found' in doc) || !doc.found || doc._seq_no !== state.seqNo) continue;
       if (Array.isArray(doc._source?.embedding)) state.embedding = doc._source.embedding;
+      if (typeof doc._source?.embeddingModel === 'string') state.embeddingModel = doc._source.embeddingModel;
     }
   }
 

@@ -1,0 +1,50 @@
+/**
+ * Chooses semantic.weight and semantic.minSimilarity for an embedding model (EMBEDDING_MODEL) on
+ * the tuning set ONLY (eval/relevance): the held-out set (eval/heldout) is never tuned on, so this
+ * command cannot load it. The set is imported and embedded once; every pair of the grid is then
+ * set on the scratch index and all queries are ranked with the full ranking. Compare the chosen
+ * pair on both sets afterwards with `npm run bench:relevance -- --semantic-weight W --min-similarity S`.
+ *
+ *   npm run tune:semantic [-- --weights 20,40,60 --min-similarities 0.35,0.5,0.6]
+ */
+import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { openJudgedDeployment } from './lib/judgedDeployment.js';
+import { loadJudgedSet } from './lib/judgedSet.js';
+import { summarize } from './lib/relevanceMetrics.js';
+
+const USAGE = 'usage: tune-semantic [--weights W,W,...] [--min-similarities S,S,...]';
+
+function list(name: string, text: string, range: { min: number; max: number }): string[] {
+  const items = text.split(',').map((item) => item.trim()).filter(Boolean);
+  if (items.length === 0) fail(`--${name} needs at least one value\n${USAGE}`);
+  for (const item of items) numberOption(name, item, { ...range, integer: false });
+  return items;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine({ options: { weights: { type: 'string' }, 'min-similarities': { type: 'string' } } }, USAGE);
+  const weights = list('weights', values.weights ?? '20,40,60', { min: 0, max: 1000 });
+  const similarities = list('min-similarities', values['min-similarities'] ?? '0.35,0.5,0.6,0.7', { min: -1, max: 1 });
+  const set = loadJudgedSet();
+  const started = Date.now();
+  const deployment = await openJudgedDeployment(set, (what) => process.stderr.write(`tuning set, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`));
+  try {
+    const model = deployment.service.config.embeddingModel;
+    process.stdout.write(
+      `\n${model} on the tuning set (eval/relevance: ${deployment.listings} listings, ${set.queries.length} queries), full ranking\n\n` +
+        '| semantic.weight | minSimilarity | nDCG@10 | MRR@10 | precision@3 | first result graded 0 | spam first |\n|---|---|---|---|---|---|---|\n',
+    );
+    for (const weight of weights) {
+      for (const minSimilarity of similarities) {
+        await deployment.setTunable('semantic.minSimilarity', minSimilarity);
+        await deployment.setTunable('semantic.weight', weight);
+        const s = summarize((await deployment.rankAll()).map((run) => run.outcome));
+        process.stdout.write(`| ${weight} | ${minSimilarity} | ${s.ndcg10.toFixed(3)} | ${s.mrr10.toFixed(3)} | ${s.precision3.toFixed(3)} | ${s.grade0First} | ${s.spamFirst} |\n`);
+      }
+    }
+  } finally {
+    await deployment.close();
+  }
+}
+
+runMain('tune-semantic', main);

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { buildSearchBody } from '../../src/search/queryBuilder.js';
+import { shippedRanking } from '../../src/search/rankingSettings.js';
+import { parseReadRequest } from '../../src/search/readRequest.js';
+import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS, prefixed } from '../../src/semantic/embeddingModels.js';
+import { OtherModelVectors } from '../../src/semantic/otherModelVectors.js';
+
+/**
+ * The embedding-model table (src/semantic/embeddingModels.json) is read by the service and by
+ * scripts/services.sh: both must put a model in the same place, and a name the table does not know
+ * must stop the service at startup rather than turn semantic retrieval off silently.
+ */
+describe('unit: the embedding models a deployment can choose', () => {
+  const modelFile = (env: Record<string, string>) =>
+    execFileSync('bash', ['scripts/services.sh', 'model-file'], { env: { ...process.env, CACHE_DIR: '', EMBEDDING_MODEL_DIR: '', ...env }, encoding: 'utf8' }).trim();
+
+  it('services.sh fetches each model where the service looks for it', () => {
+    for (const name of EMBEDDING_MODEL_NAMES) {
+      const config = loadConfig({ EMBEDDING_MODEL: name });
+      assert.equal(config.embeddingModel, name);
+      assert.equal(modelFile({ EMBEDDING_MODEL: name }), resolve(config.embeddingModelDir, EMBEDDING_MODELS[name]!.modelFile));
+    }
+    assert.equal(loadConfig({}).embeddingModel, DEFAULT_EMBEDDING_MODEL);
+    assert.equal(modelFile({}), resolve(loadConfig({}).embeddingModelDir, EMBEDDING_MODELS[DEFAULT_EMBEDDING_MODEL]!.modelFile));
+    assert.equal(modelFile({ EMBEDDING_MODEL: 'e5-small-v2-q', EMBEDDING_MODEL_DIR: '/opt/m' }), '/opt/m/e5-small-v2-q.onnx');
+  });
+
+  it('an unknown model is a configuration error, for the service and for services.sh', () => {
+    assert.throws(() => loadConfig({ EMBEDDING_MODEL: 'gpt-embeddings' }), (err: unknown) => err instanceof ConfigError && /EMBEDDING_MODEL.*all-minilm-l6-v2-q/.test(err.message));
+    assert.throws(() => execFileSync('bash', ['scripts/services.sh', 'model-file'], { env: { ...process.env, EMBEDDING_MODEL: 'gpt-embeddings' }, stdio: 'pipe' }));
+  });
+
+  it('queries and listing texts carry the prefixes each model was trained with', () => {
+    const e5 = EMBEDDING_MODELS['e5-small-v2-q']!;
+    assert.equal(prefixed(e5, 'query', 'speech to text'), 'query: speech to text');
+    assert.equal(prefixed(e5, 'passage', 'Transcribes audio.'), 'passage: Transcribes audio.');
+    const bge = EMBEDDING_MODELS['bge-small-en-v15-q']!;
+    assert.match(prefixed(bge, 'query', 'speech to text'), /^Represent this sentence for searching relevant passages: speech to text$/);
+    assert.equal(prefixed(bge, 'passage', 'Transcribes audio.'), 'Transcribes audio.');
+    assert.equal(prefixed(EMBEDDING_MODELS['all-minilm-l6-v2-q']!, 'query', 'speech to text'), 'speech to text');
+  });
+});
+
+describe('unit: the kNN search filters on the query model only while other models are stored', () => {
+  const knnFilter = (otherModelsStored: boolean) => {
+    const body = buildSearchBody(parseReadRequest('search', { q: 'weather', type: 'mcp' }), { ...shippedRanking(), semantic: { ...shippedRanking().semantic, weight: 40 } }, {
+      now: 0,
+      queryVector: { model: 'e5-small-v2-q', values: [1, 0], otherModelsStored },
+    });
+    const knn = /"knn":(\{.*?"filter":(\[.*?\]),"boost")/.exec(JSON.stringify(body));
+    return JSON.parse(knn![2]!) as object[];
+  };
+
+  it('adds the model term while other vectors are stored, and nothing else (the read filters stay as they are)', () => {
+    const plain = knnFilter(false);
+    assert.ok(!JSON.stringify(plain).includes('embeddingModel'));
+    assert.deepEqual(knnFilter(true), [...plain, { term: { embeddingModel: 'e5-small-v2-q' } }]);
+  });
+
+  it('asks the index at most every refresh period, answers yes until it knows and when the question fails', async () => {
+    let now = 0;
+    const answers: Array<boolean | Error> = [false, new Error('unavailable'), false];
+    let asked = 0;
+    const others = new OtherModelVectors(
+      { otherModelsStored: async () => { const a = answers[asked++]!; if (a instanceof Error) throw a; return a; } },
+      'all-minilm-l6-v2-q', 5000, () => now,
+    );
+    assert.equal(await others.stored(), false, 'the first answer is awaited');
+    now = 4999;
+    assert.equal(await others.stored(), false);
+    assert.equal(asked, 1, 'asked again within the refresh period');
+    now = 5000;
+    assert.equal(await others.stored(), false, 'the last answer, while a new one is fetched');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await others.stored(), true, 'a failed question is taken as yes');
+    assert.equal(asked, 2);
+  });
+});
