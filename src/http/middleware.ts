@@ -19,7 +19,9 @@ export function requestContext(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const incoming = req.header('x-request-id');
     req.id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    req.log = logger.child({ requestId: req.id });
+    // Built on first use: most requests log nothing, and a child logger per search cost CPU on the hot path.
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', { configurable: true, enumerable: true, get: () => (child ??= logger.child({ requestId: req.id })) });
     res.setHeader('X-Request-Id', req.id);
     res.setHeader('X-API-Version', API_VERSION);
     const started = process.hrtime.bigint();

@@ -37,7 +37,9 @@ export class QueryEmbeddings {
     if (!values) {
       const [vector] = (await this.embedder.embed([key], 'query')) ?? [];
       if (!vector) return undefined;
-      values = Array.from(vector);
+      // Nine significant digits round-trip a float32 exactly: Elasticsearch stores the vector as the
+      // same float32s, and the search body carries half the characters of a double's shortest form.
+      values = Array.from(vector, (x) => Number(x.toPrecision(9)));
       this.cache.set(key, values);
     }
     return { model, values, otherModelsStored: await otherModelsStored };
