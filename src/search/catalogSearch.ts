@@ -82,8 +82,14 @@ export class CatalogSearch {
    * The Elasticsearch request a read's page turns into (the benchmarks send it straight to
    * Elasticsearch): for a ranked search's first page, the rank window read.
    */
-  async buildRequest(request: ReadRequest, sourceFields?: readonly string[]): Promise<{ body: Record<string, unknown>; now: number }> {
-    const plan = await this.plan(request);
+  async buildRequest(
+    request: ReadRequest,
+    sourceFields?: readonly string[],
+    /** Benchmarks only: the tunables as an operator would change them (e.g. another window size). */
+    tune?: (settings: RankingSettings) => RankingSettings,
+  ): Promise<{ body: Record<string, unknown>; now: number }> {
+    const planned = await this.plan(request);
+    const plan = tune ? { ...planned, settings: tune(planned.settings), window: rankWindowOf(request, tune(planned.settings)) } : planned;
     const rank = plan.state?.rank;
     const from = rank && 'position' in rank ? rank.position : 0;
     const inWindow = plan.window > 0 && !(rank && 'tail' in rank) && !plan.state?.searchAfter;
