@@ -14,6 +14,7 @@
  *    retried through the alias, i.e. into the new index; the old index stays blocked, so a write
  *    that resolved the alias before the switch is refused and retried too, never left behind.
  */
+import { textFieldsOf } from '../../src/search/rankingSettings.js';
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
 import type { IndexLayout } from '../../src/config.js';
@@ -111,9 +112,31 @@ async function targetDefinition(client: Client, current: string, layout: IndexLa
   return {
     // No replicas and no refresh while copying (faster); both are set before the switch.
     settings: { ...settings, index: { ...index, refresh_interval: '-1', similarity: { ...(index.similarity as object), ...liveSimilarity } } },
-    mappings: { ...definition.mappings, _meta: { ...definition.mappings._meta, ranking: liveMeta.ranking ?? definition.mappings._meta?.ranking, reindexedFrom: current } },
+    mappings: {
+      ...definition.mappings,
+      _meta: { ...definition.mappings._meta, ranking: carriedRanking(liveMeta.ranking, definition.mappings), reindexedFrom: current },
+    },
     refreshInterval: String(index.refresh_interval ?? '1s'),
   };
+}
+
+/**
+ * The operator's tunables, carried to the new index, but for boosts of text fields its mapping no
+ * longer has (issue 22 left the stemmed copies of title, name, descriptions and tags out of new
+ * indexes): those would make the whole set invalid there. When no boosted field is left, the
+ * shipped fields apply. What was dropped is printed.
+ */
+export function carriedRanking(live: unknown, definition: { properties?: unknown; _meta?: { ranking?: unknown } }): unknown {
+  const shipped = definition._meta?.ranking as { fields?: Record<string, number> } | undefined;
+  if (typeof live !== 'object' || live === null) return shipped;
+  const ranking = live as { fields?: Record<string, number> };
+  const known = textFieldsOf(definition.properties);
+  const fields = Object.fromEntries(Object.entries(ranking.fields ?? {}).filter(([field]) => known.has(field)));
+  const dropped = Object.keys(ranking.fields ?? {}).filter((field) => !known.has(field));
+  if (dropped.length === 0) return live;
+  const kept = Object.values(fields).some((boost) => boost > 0) ? fields : shipped?.fields;
+  process.stderr.write(`reindex: field boosts the new mapping has no field for were dropped: ${dropped.join(', ')}; fields now ${JSON.stringify(kept)}\n`);
+  return { ...ranking, fields: kept };
 }
 
 async function similarityOf(client: Client, index: string): Promise<Record<string, unknown>> {
