@@ -11,6 +11,9 @@
  *                                                          the alias does not exist yet; kept)
  *   options: --count N (default 100000) --connections N (16) --duration S (10 per round)
  *            --rounds N (3) --keep --force-merge N (segments, before measuring)
+ *            --skewed N   also measure the read cache: a second gateway with it on (as shipped) serves
+ *                         a Zipf-skewed mix of N distinct queries; reports its hit ratio and the CPU
+ *                         per request next to the same mix with the cache off
  *            --approximate-embeddings  load without the model, then give every listing an
  *                                      approximate embedding (scripts/lib/benchVectors.ts):
  *                                      minutes instead of a quarter of an hour for 100k
@@ -42,7 +45,7 @@ import { startServiceProcess } from './lib/benchService.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { describeSettled, settleIndex } from './lib/indexSettle.js';
 import { referenceSearchBody } from './lib/referenceQuery.js';
-import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
+import { distinctSearchQueries, resourcesMix, searchMix } from './lib/searchQueryMix.js';
 
 interface Options {
   alias?: string;
@@ -52,6 +55,7 @@ interface Options {
   rounds: number;
   keep: boolean;
   forceMerge?: number;
+  skewed: number;
   approximateEmbeddings: boolean;
 }
 
@@ -66,10 +70,11 @@ function readOptions(): Options {
         rounds: { type: 'string', default: '3' },
         keep: { type: 'boolean', default: false },
         'force-merge': { type: 'string' },
+        skewed: { type: 'string', default: '0' },
         'approximate-embeddings': { type: 'boolean', default: false },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--approximate-embeddings]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -79,6 +84,7 @@ function readOptions(): Options {
     rounds: numberOption('rounds', values.rounds),
     keep: values.keep,
     ...(values['force-merge'] !== undefined ? { forceMerge: numberOption('force-merge', values['force-merge']) } : {}),
+    skewed: numberOption('skewed', values.skewed, { min: 0, max: 10_000 }),
     approximateEmbeddings: values['approximate-embeddings'],
   };
 }
@@ -108,6 +114,7 @@ async function main(): Promise<void> {
   const redis = createRedisClient(config.redisUrl);
   const scratch = options.alias === undefined && !options.keep;
   let service: { child: ChildProcess; url: string } | undefined;
+  let cached: { child: ChildProcess; url: string } | undefined;
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: alias }))) await load(options, env, elasticsearch, alias);
     const settled = await settleIndex(elasticsearch, alias, options.forceMerge !== undefined ? { maxSegments: options.forceMerge } : {});
@@ -159,8 +166,13 @@ async function main(): Promise<void> {
       count,
       describeSettled(alias, settled),
     );
+    if (options.skewed > 0) {
+      cached = await startServiceProcess({ ...env, READ_CACHE_MS: '1000' });
+      await measureReadCache(options, { url: service.url, child }, cached, esUrl, elasticsearch);
+    }
   } finally {
     service?.child.kill('SIGTERM');
+    cached?.child.kill('SIGTERM');
     if (scratch) await dropDeploymentIndices(elasticsearch, config.listingsIndex);
     await dropRedisPrefix(redis, config.redisPrefix);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
@@ -176,6 +188,62 @@ async function load(options: Options, env: Record<string, string>, elasticsearch
     process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),
   );
   process.stderr.write(`\n${texts} distinct texts embedded\n`);
+}
+
+/**
+ * The read cache on a skewed mix (what many agents asking a few popular things send): the same
+ * request sequence, Zipf-distributed (s = 1) over `--skewed` distinct queries, against a gateway
+ * without the cache and one with it on, alternating; its hit ratio is read from /metrics.
+ */
+async function measureReadCache(
+  options: Options,
+  plain: { url: string; child: ChildProcess },
+  cached: { url: string; child: ChildProcess },
+  esUrl: string,
+  elasticsearch: ReturnType<typeof createElasticsearchClient>,
+): Promise<void> {
+  const queries = distinctSearchQueries(options.skewed);
+  const sequence = zipfSequence(queries.length, 20_000).map((i) => ({ method: 'GET' as const, path: `/discovery/search?${queries[i]}` }));
+  const probe = (child: ChildProcess): CpuProbe => ({ esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) });
+  const off: Target = { name: 'skewed mix, read cache off', url: plain.url, requests: sequence };
+  const on: Target = { name: 'skewed mix, read cache on', url: cached.url, requests: sequence };
+  const counts = async () => {
+    const text = await (await fetch(`${cached.url}/metrics`)).text();
+    const value = (outcome: string) => Number(new RegExp(`^catalog_read_cache_total\\{outcome="${outcome}"\\} (\\S+)`, 'm').exec(text)?.[1] ?? 0);
+    return { hit: value('hit') + value('joined'), all: value('hit') + value('joined') + value('miss') };
+  };
+  await measure(on, options, probe(cached.child), 3);
+  await measure(off, options, probe(plain.child), 3);
+  const runs = { on: [] as Measured[], off: [] as Measured[] };
+  const before = await counts();
+  for (let round = 0; round < options.rounds; round++) {
+    runs.on.push(await measure(on, options, probe(cached.child)));
+    runs.off.push(await measure(off, options, probe(plain.child)));
+  }
+  const after = await counts();
+  const [a, b] = [median(runs.on), median(runs.off)];
+  const ratio = (after.hit - before.hit) / Math.max(1, after.all - before.all);
+  process.stdout.write(
+    `\nread cache, ${options.skewed} distinct queries, Zipf (s = 1) sequence of 20,000, through the gateway; hit ratio ${(100 * ratio).toFixed(1)}%\n\n` +
+      '| read cache | p50 | req/s | ES CPU ms/request | gateway CPU ms/request |\n|---|---|---|---|---|\n' +
+      `| on (1 s) | ${a.p50} ms | ${a.rps.toFixed(0)} | ${a.esCpuMs.toFixed(2)} | ${(a.gatewayCpuMs ?? NaN).toFixed(2)} |\n` +
+      `| off | ${b.p50} ms | ${b.rps.toFixed(0)} | ${b.esCpuMs.toFixed(2)} | ${(b.gatewayCpuMs ?? NaN).toFixed(2)} |\n`,
+  );
+}
+
+/** `length` indexes into `n` items, item i drawn with probability proportional to 1 / (i + 1), from a fixed seed. */
+function zipfSequence(n: number, length: number): number[] {
+  const weights = Array.from({ length: n }, (_, i) => 1 / (i + 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const cumulative: number[] = [];
+  weights.reduce((sum, w, i) => (cumulative[i] = sum + w / total), 0);
+  let seed = 42;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return Array.from({ length }, () => {
+    const r = random();
+    const found = cumulative.findIndex((c) => c >= r);
+    return found === -1 ? n - 1 : found;
+  });
 }
 
 interface Row {
