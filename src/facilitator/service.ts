@@ -13,7 +13,7 @@ import { legacyNetworkNames, toCaip2Network } from '../x402/networks.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { SignalCounters } from '../store/redis/signalCounters.js';
+import type { SignalRecorder } from '../signals/counters.js';
 import { checkExactPayment } from './exactScheme.js';
 import type { Ledger, SettleOutcome } from '../store/redis/ledger.js';
 import type { PayerLimit } from './payerLimit.js';
@@ -60,7 +60,7 @@ export interface FacilitatorDeps {
   ledger: Ledger;
   settlements: SettlementStore;
   payerLimit: PayerLimit;
-  counters: SignalCounters;
+  signals: SignalRecorder;
   cataloger: TrafficCataloger;
   metrics: Metrics;
   logger: Logger;
@@ -255,7 +255,7 @@ export class FacilitatorService {
     if (!sighting) return undefined;
     // The amount an `upto` payment actually settled feeds the listing's median beside its ceiling.
     const upto = sighting.accept.scheme === 'upto' ? settledAmount : undefined;
-    this.count(sighting.listingId, () => this.deps.counters.recordSettle(sighting.listingId, payer, upto));
+    this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payer, upto));
     return this.deps.cataloger.settled(sighting);
   }
 
@@ -270,16 +270,16 @@ export class FacilitatorService {
     if (!payer || !request) return undefined;
     const sighting = sightingOf(raw);
     if (!sighting) return undefined;
-    const { counters, ledger, cataloger } = this.deps;
+    const { signals, ledger, cataloger } = this.deps;
     if (!(outcome instanceof Rejection)) {
       // Funded unless the price is 0 (an upto verify may be): a fresh wallet must not dilute the rate either.
-      if (funded) this.count(sighting.listingId, () => counters.recordVerify(sighting.listingId, payer, true));
+      if (funded) this.count(sighting.listingId, () => signals.recordVerify(sighting.listingId, payer, true));
       return cataloger.verified(sighting);
     }
     this.count(sighting.listingId, async () => {
       const { network, asset } = request.requirements;
       const isFunded = funded ?? (await ledger.balance(network, asset, payer)) > 0n;
-      return isFunded ? counters.recordVerify(sighting.listingId, payer, false) : false;
+      return isFunded ? signals.recordVerify(sighting.listingId, payer, false) : false;
     });
     return undefined;
   }
