@@ -7,44 +7,14 @@ import { isObject, type JsonObject } from '../core/json.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { Reason, reject, type Rejection } from './reasons.js';
-
-
-/** x402 v2 `ResourceInfo` (v1 carries the same facts on the requirements). */
-export interface ResourceInfo {
-  url: string;
-  description?: string;
-  mimeType?: string;
-  serviceName?: string;
-  tags?: string[];
-}
-
-export interface Requirements {
-  scheme: string;
-  /** CAIP-2 */
-  network: string;
-  asset: string;
-  payTo: string;
-  /** Smallest unit; v1 `maxAmountRequired`. For `upto` at /settle: the actual amount to charge. */
-  amount: bigint;
-  maxTimeoutSeconds?: number;
-  extra: JsonObject;
-}
+import { isAddress, parseAmount, type PaymentRequest, type Requirements } from './payment.js';
+import { schemeFor } from './paymentSchemes.js';
 
 export interface RawFacilitatorRequest {
   x402Version: number;
   paymentPayload: JsonObject;
   paymentRequirements: JsonObject;
 }
-
-export interface PaymentRequest {
-  x402Version: 1 | 2;
-  /** The network as the client wrote it (`base-sepolia` in v1), echoed in settle responses. */
-  wireNetwork: string;
-  requirements: Requirements;
-  /** The scheme-specific part: `paymentPayload.payload`. */
-  schemePayload: JsonObject;
-}
-
 
 /** Throws a 400 `invalid_request` unless the body has the facilitator request's outer shape. */
 export function readFacilitatorRequest(body: unknown): RawFacilitatorRequest {
@@ -68,19 +38,6 @@ export function readFacilitatorRequest(body: unknown): RawFacilitatorRequest {
   };
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const AMOUNT = /^[0-9]{1,78}$/;
-
-export function parseAmount(value: unknown): bigint | undefined {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  if (typeof value === 'string' && AMOUNT.test(value)) return BigInt(value);
-  return undefined;
-}
-
-export function isAddress(value: unknown): value is `0x${string}` {
-  return typeof value === 'string' && ADDRESS.test(value);
-}
-
 /** Normalizes a shaped request; returns a Rejection when a field is missing, unsupported or inconsistent. */
 export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: readonly string[]): PaymentRequest | Rejection {
   const { paymentPayload: pp, paymentRequirements: pr } = raw;
@@ -97,8 +54,8 @@ export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: 
 
   const scheme = pr.scheme;
   if (typeof scheme !== 'string') return reject(Reason.invalidPaymentRequirements, 'paymentRequirements.scheme must be a string');
-  const schemes = version === 2 ? ['exact', 'upto'] : ['exact'];
-  if (!schemes.includes(scheme)) return reject(Reason.invalidScheme, `scheme ${JSON.stringify(scheme)} is not supported for x402 v${version}`);
+  const registered = schemeFor(scheme, version);
+  if (!registered) return reject(Reason.invalidScheme, `scheme ${JSON.stringify(scheme)} is not supported for x402 v${version}`);
   if (accepted.scheme !== scheme) return reject(Reason.schemeMismatch, 'the payload scheme differs from the requirements scheme');
 
   const wireNetwork = pr.network;
@@ -126,10 +83,5 @@ export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: 
     extra: isObject(pr.extra) ? pr.extra : {},
   };
   if (typeof pr.maxTimeoutSeconds === 'number') requirements.maxTimeoutSeconds = pr.maxTimeoutSeconds;
-  return { x402Version: version, wireNetwork, requirements, schemePayload: pp.payload };
-}
-
-/** EVM chain id of a CAIP-2 `eip155:<id>` network. */
-export function chainIdOf(network: string): number {
-  return Number(network.slice('eip155:'.length));
+  return { x402Version: version, wireNetwork, requirements, schemePayload: pp.payload, scheme: registered };
 }

@@ -14,17 +14,16 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { SignalRecorder } from '../signals/counters.js';
-import { checkExactPayment } from './exactScheme.js';
 import type { Ledger, SettleOutcome } from '../store/redis/ledger.js';
 import type { PayerLimit } from './payerLimit.js';
-import { Reason, Rejection, reject, wireReason } from './reasons.js';
+import { Reason, Rejection, reject } from './reasons.js';
 import { isObject } from '../core/json.js';
-import { isAddress, normalizeRequest, readFacilitatorRequest, type PaymentRequest, type RawFacilitatorRequest } from './request.js';
+import { normalizeRequest, readFacilitatorRequest, type RawFacilitatorRequest } from './request.js';
+import { isAddress, type CheckedPayment, type CheckMode, type PaymentRequest, type PaymentScheme } from './payment.js';
+import { PAYMENT_SCHEMES, wireReason } from './paymentSchemes.js';
 import { payloadHash, requestBinding, RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlementStore.js';
 import type { TrafficCataloger } from './trafficCatalog.js';
 import { sightingOf, type TrafficSighting } from './trafficSighting.js';
-import type { AcceptedPayment, CheckMode } from './transfer.js';
-import { checkUptoPayment } from './uptoScheme.js';
 import { BAZAAR_DISCOVERY } from '../bazaar/bazaar.js';
 import type { BazaarOutcome, SettleResponse, VerifyResponse } from '../x402/wire.js';
 
@@ -68,11 +67,8 @@ export interface FacilitatorDeps {
 }
 
 /** Ledger refusals; `payer` (the recovered signer) makes a payer's own failure count as a rejection at /verify. */
-const SETTLE_FAILURES: Record<Exclude<SettleOutcome, 'ok'>, (scheme: string, payer?: string) => Rejection> = {
-  nonce_used: (scheme, payer) =>
-    scheme === 'upto'
-      ? reject(Reason.permit2NonceUsed, 'the Permit2 nonce was already used', payer)
-      : reject(Reason.exactNonceUsed, 'the authorization nonce was already used', payer),
+const SETTLE_FAILURES: Record<Exclude<SettleOutcome, 'ok'>, (scheme: PaymentScheme, payer?: string) => Rejection> = {
+  nonce_used: (scheme, payer) => scheme.nonceUsed(payer),
   insufficient_funds: (_scheme, payer) => reject(Reason.insufficientFunds, 'the payer balance does not cover the amount', payer),
   sponsor_insufficient_funds: () => sponsorExhausted(),
 };
@@ -107,13 +103,18 @@ export class FacilitatorService {
   supported(): SupportedResponse {
     const { facilitatorNetworks, facilitatorAddress } = this.deps.config;
     const kinds: SupportedKind[] = [];
+    const kind = (x402Version: number, scheme: PaymentScheme, network: string): SupportedKind => {
+      const extra = scheme.supportedExtra(facilitatorAddress);
+      return extra ? { x402Version, scheme: scheme.name, network, extra } : { x402Version, scheme: scheme.name, network };
+    };
+    const schemesOf = (x402Version: number) => PAYMENT_SCHEMES.filter((scheme) => scheme.x402Versions.includes(x402Version));
     for (const network of facilitatorNetworks) {
-      kinds.push({ x402Version: 2, scheme: 'exact', network });
-      kinds.push({ x402Version: 2, scheme: 'upto', network, extra: { facilitatorAddress } });
+      for (const scheme of schemesOf(2)) kinds.push(kind(2, scheme, network));
     }
     for (const name of legacyNetworkNames()) {
       const network = toCaip2Network(name);
-      if (network && facilitatorNetworks.includes(network)) kinds.push({ x402Version: 1, scheme: 'exact', network: name });
+      if (!network || !facilitatorNetworks.includes(network)) continue;
+      for (const scheme of schemesOf(1)) kinds.push(kind(1, scheme, name));
     }
     return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [facilitatorAddress] }, discovery: { bazaar: BAZAAR_DISCOVERY } };
   }
@@ -121,14 +122,14 @@ export class FacilitatorService {
   async verify(body: unknown): Promise<FacilitatorAnswer<VerifyResponse>> {
     const raw = readFacilitatorRequest(body);
     const checked = this.check(raw, 'verify');
-    let outcome: Rejection | AcceptedPayment = checked.outcome;
+    let outcome: Rejection | CheckedPayment = checked.outcome;
     let payerFunded: boolean | undefined;
     if (!(outcome instanceof Rejection)) {
       const { transfer, payer } = outcome;
       await this.deps.payerLimit.consume('verify', payer, transfer);
       const state = await this.deps.ledger.inspect(transfer);
       payerFunded = state.balance > 0n;
-      if (state.nonceUsed) outcome = SETTLE_FAILURES.nonce_used(checked.request!.requirements.scheme, payer);
+      if (state.nonceUsed) outcome = SETTLE_FAILURES.nonce_used(checked.request!.scheme, payer);
       else if (state.balance < transfer.amount) {
         outcome = reject(Reason.insufficientFunds, `balance ${state.balance} is below ${transfer.amount}`, payer);
       } else if (state.sponsorBalance < this.deps.config.settlementFeeWei) outcome = sponsorExhausted();
@@ -151,12 +152,12 @@ export class FacilitatorService {
     const hash = payloadHash(raw.paymentPayload);
     const binding = requestBinding(raw.x402Version, raw.paymentRequirements);
     let request: PaymentRequest | undefined;
-    let moved: AcceptedPayment | undefined;
+    let moved: { payment: CheckedPayment; scheme: PaymentScheme } | undefined;
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
       const checked = this.check(raw, 'settle');
       request = checked.request;
       const network = checked.request?.wireNetwork ?? wireText(raw.paymentRequirements.network);
-      let outcome: Rejection | AcceptedPayment = checked.outcome;
+      let outcome: Rejection | CheckedPayment = checked.outcome;
       let result: SettleResponse | undefined;
       if (!(outcome instanceof Rejection)) {
         await this.deps.payerLimit.consume('settle', outcome.payer, outcome.transfer);
@@ -173,8 +174,8 @@ export class FacilitatorService {
         };
         const record = { key: this.deps.settlements.resultKey(hash), value: this.deps.settlements.receipt(binding, result), ttlSeconds: RESULT_TTL_SECONDS };
         const ledgerOutcome = await this.deps.ledger.settle(outcome.transfer, this.deps.config.settlementFeeWei, record);
-        if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.requirements.scheme);
-        else moved = outcome;
+        if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.scheme);
+        else moved = { payment: outcome, scheme: checked.request!.scheme };
       }
       if (outcome instanceof Rejection) {
         const failure: SettleResponse = { success: false, errorReason: this.wire(raw, outcome), errorMessage: outcome.message, transaction: '', network };
@@ -202,7 +203,11 @@ export class FacilitatorService {
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
     this.deps.metrics.settleOutcomes.inc({ ...labels, outcome, reason: result.errorReason ?? '' });
     // `moved` is set only when this request moved value > 0 from a payer other than payTo.
-    if (moved) return this.answer(raw, result, undefined, this.observeSettlement(sightingOf(raw), moved.payer, result.amount));
+    if (moved) {
+      // The amount a metered scheme (upto) actually settled feeds the listing's median beside its ceiling.
+      const settledAmount = moved.scheme.metered ? result.amount : undefined;
+      return this.answer(raw, result, undefined, this.observeSettlement(sightingOf(raw), moved.payment.payer, settledAmount));
+    }
     // A replayed receipt or a settle of 0 changes nothing in the catalog: nothing to report.
     return result.success ? { response: result } : this.answer(raw, result, result.errorReason);
   }
@@ -233,15 +238,11 @@ export class FacilitatorService {
   }
 
   /** Shape, support and scheme checks (no ledger state); the normalized request when it got that far. */
-  private check(raw: RawFacilitatorRequest, mode: CheckMode): { request?: PaymentRequest; outcome: Rejection | AcceptedPayment } {
+  private check(raw: RawFacilitatorRequest, mode: CheckMode): { request?: PaymentRequest; outcome: Rejection | CheckedPayment } {
     const request = normalizeRequest(raw, this.deps.config.facilitatorNetworks);
     if (request instanceof Rejection) return { outcome: request };
-    const now = BigInt(Math.floor(this.deps.clock() / 1000));
-    const outcome =
-      request.requirements.scheme === 'upto'
-        ? checkUptoPayment(request, now, this.deps.config.facilitatorAddress, mode)
-        : checkExactPayment(request, now);
-    return { request, outcome };
+    const nowSeconds = BigInt(Math.floor(this.deps.clock() / 1000));
+    return { request, outcome: request.scheme.check(request, { nowSeconds, mode, facilitatorAddress: this.deps.config.facilitatorAddress }) };
   }
 
   private labels(request: PaymentRequest | Rejection | undefined): { scheme: string; network: string } {
@@ -253,9 +254,7 @@ export class FacilitatorService {
   /** A settlement that moved value: it counts (payer-bounded) and may write the listing (its outcome). */
   private observeSettlement(sighting: TrafficSighting | undefined, payer: string, settledAmount: string | undefined): Promise<BazaarOutcome> | undefined {
     if (!sighting) return undefined;
-    // The amount an `upto` payment actually settled feeds the listing's median beside its ceiling.
-    const upto = sighting.accept.scheme === 'upto' ? settledAmount : undefined;
-    this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payer, upto));
+    this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payer, settledAmount));
     return this.deps.cataloger.settled(sighting);
   }
 
@@ -265,7 +264,7 @@ export class FacilitatorService {
    * would have moved value to someone else), so junk from fresh or forged wallets moves nothing. A
    * valid one also asks for a probe of the resource; it never writes the listing itself.
    */
-  private observeVerify(raw: RawFacilitatorRequest, request: PaymentRequest | undefined, outcome: Rejection | AcceptedPayment, funded: boolean | undefined): Promise<BazaarOutcome> | undefined {
+  private observeVerify(raw: RawFacilitatorRequest, request: PaymentRequest | undefined, outcome: Rejection | CheckedPayment, funded: boolean | undefined): Promise<BazaarOutcome> | undefined {
     const payer = outcome.payer;
     if (!payer || !request) return undefined;
     const sighting = sightingOf(raw);
