@@ -11,6 +11,13 @@ import type { ReasonCode, Rejection } from './reasons.js';
 
 export type { Transfer };
 
+/** A /verify or /settle body with the outer shape checked, nothing inside it yet (request.ts). */
+export interface RawFacilitatorRequest {
+  x402Version: number;
+  paymentPayload: JsonObject;
+  paymentRequirements: JsonObject;
+}
+
 export interface Requirements {
   scheme: string;
   /** CAIP-2 */

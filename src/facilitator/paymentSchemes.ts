@@ -3,6 +3,7 @@
  * module implementing PaymentScheme (payment.ts) and a line here. /supported, the request reader,
  * the service and the wire names of refusals all read this list.
  */
+import { legacyNetworkNames, toCaip2Network } from '../x402/networks.js';
 import { exactScheme } from './exactScheme.js';
 import type { PaymentScheme } from './payment.js';
 import { Reason, type ReasonCode } from './reasons.js';
@@ -14,6 +15,33 @@ export const PAYMENT_SCHEMES: readonly PaymentScheme[] = [exactScheme, uptoSchem
 /** The registered scheme `name` when requests of `x402Version` may use it. */
 export function schemeFor(name: string, x402Version: number): PaymentScheme | undefined {
   return PAYMENT_SCHEMES.find((scheme) => scheme.name === name && scheme.x402Versions.includes(x402Version));
+}
+
+/** One entry of GET /supported's `kinds`. */
+export interface SupportedKind {
+  x402Version: number;
+  scheme: string;
+  network: string;
+  extra?: Record<string, unknown>;
+}
+
+/** /supported's kinds: every v2 scheme on each network settled here, then every v1 scheme under the v1 names of those networks. */
+export function supportedKinds(networks: readonly string[], facilitatorAddress: string): SupportedKind[] {
+  const kind = (x402Version: number, scheme: PaymentScheme, network: string): SupportedKind => {
+    const extra = scheme.supportedExtra(facilitatorAddress);
+    return extra ? { x402Version, scheme: scheme.name, network, extra } : { x402Version, scheme: scheme.name, network };
+  };
+  const schemesOf = (x402Version: number) => PAYMENT_SCHEMES.filter((scheme) => scheme.x402Versions.includes(x402Version));
+  const kinds: SupportedKind[] = [];
+  for (const network of networks) {
+    for (const scheme of schemesOf(2)) kinds.push(kind(2, scheme, network));
+  }
+  for (const name of legacyNetworkNames()) {
+    const network = toCaip2Network(name);
+    if (!network || !networks.includes(network)) continue;
+    for (const scheme of schemesOf(1)) kinds.push(kind(1, scheme, name));
+  }
+  return kinds;
 }
 
 /** Codes x402 v1 has no specific name for: the generic ErrorReasons of the `x402` package. */

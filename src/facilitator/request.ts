@@ -1,19 +1,71 @@
 /**
- * Reads a /verify or /settle body (x402 v2, or v1) into one normalized shape the schemes check.
+ * Reads a /verify or /settle body (x402 v2, or v1), once, at the edge: into a FacilitatorRequest
+ * that holds everything the service needs (the normalized payment its scheme checks, or why there
+ * is none; the wire strings a refusal echoes; the claimed payer; the listing it is about; the
+ * settlement's identity). Nothing after this reads the body again.
  * Only a body that is not shaped like a facilitator request at all is a 400; anything wrong inside
  * a well-shaped request is a payment rejection with an x402 reason (200, isValid: false).
  */
 import { isObject, type JsonObject } from '../core/json.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { InvalidInput, type FieldError } from '../core/errors.js';
+import { payloadHash, requestBinding } from '../store/redis/settlementStore.js';
 import { Reason, reject, type Rejection } from './reasons.js';
-import { isAddress, parseAmount, type PaymentRequest, type Requirements } from './payment.js';
+import { isAddress, parseAmount, type PaymentRequest, type RawFacilitatorRequest, type Requirements } from './payment.js';
 import { schemeFor } from './paymentSchemes.js';
+import { sightingOf, type TrafficSighting } from './trafficSighting.js';
 
-export interface RawFacilitatorRequest {
+/** A /verify or /settle request as the service takes it. */
+export interface FacilitatorRequest {
+  /** As the client sent it: a refusal's wire name depends on it. */
   x402Version: number;
-  paymentPayload: JsonObject;
-  paymentRequirements: JsonObject;
+  /** `paymentRequirements.scheme` as written (undefined when not a string): a refusal's wire name depends on it. */
+  wireScheme: string | undefined;
+  /** `paymentRequirements.network` as written ('' when not a string), echoed in settle responses. */
+  wireNetwork: string;
+  /** The normalized payment of a supported version, scheme and network, or the refusal that says why not. */
+  payment: PaymentRequest | Rejection;
+  /** The payer the payload names, unchecked: x402 reports it on refusals when it can. */
+  claimedPayer: string | undefined;
+  /** The request carries discovery metadata (the v2 bazaar extension, or v1 `outputSchema.input`): its answer tells the seller what the catalog did. */
+  carriesDiscovery: boolean;
+  /** The listing the request is about, when it names a resource the catalog can key. */
+  sighting: TrafficSighting | undefined;
+  /** What /settle is idempotent by (the canonical payload's hash) and what its receipt is bound to (version and requirements). */
+  payloadHash: string;
+  binding: string;
+}
+
+/** The one parse of a /verify or /settle body; throws a 400 `invalid_request` unless it has the outer shape. */
+export function parseFacilitatorRequest(body: unknown, supportedNetworks: readonly string[]): FacilitatorRequest {
+  const raw = readFacilitatorRequest(body);
+  const { scheme, network } = raw.paymentRequirements;
+  return {
+    x402Version: raw.x402Version,
+    wireScheme: typeof scheme === 'string' ? scheme : undefined,
+    wireNetwork: typeof network === 'string' ? network : '',
+    payment: normalizeRequest(raw, supportedNetworks),
+    claimedPayer: claimedPayer(raw),
+    carriesDiscovery: carriesDiscovery(raw),
+    sighting: sightingOf(raw),
+    payloadHash: payloadHash(raw.paymentPayload),
+    binding: requestBinding(raw.x402Version, raw.paymentRequirements),
+  };
+}
+
+/** Whether the request carries discovery metadata: the v2 bazaar extension, or v1 `outputSchema.input`. */
+function carriesDiscovery(raw: RawFacilitatorRequest): boolean {
+  const { paymentPayload: pp, paymentRequirements: pr } = raw;
+  if (raw.x402Version === 2) return isObject(pp.extensions) && isObject(pp.extensions.bazaar);
+  return isObject(pr.outputSchema) && isObject(pr.outputSchema.input) && pr.outputSchema.input.discoverable !== false;
+}
+
+/** Best-effort payer address of a payload, whatever its checks will say (the signer of either EVM scheme's authorization). */
+function claimedPayer(raw: RawFacilitatorRequest): string | undefined {
+  const payload = raw.paymentPayload.payload;
+  if (!isObject(payload)) return undefined;
+  const from = isObject(payload.authorization) ? payload.authorization.from : isObject(payload.permit2Authorization) ? payload.permit2Authorization.from : undefined;
+  return isAddress(from) ? from : undefined;
 }
 
 /** Throws a 400 `invalid_request` unless the body has the facilitator request's outer shape. */
