@@ -3,7 +3,6 @@ import { getAddress } from 'viem';
 import { checkExactPayment } from '../../src/facilitator/exactScheme.js';
 import { Reason, Rejection } from '../../src/facilitator/reasons.js';
 import { normalizeRequest, readFacilitatorRequest, type PaymentRequest } from '../../src/facilitator/request.js';
-import type { AcceptedPayment } from '../../src/facilitator/transfer.js';
 import { checkUptoPayment } from '../../src/facilitator/uptoScheme.js';
 import { exactRequest, FACILITATOR_ADDRESS, newWallet, requirements, uptoRequest, type ExactOptions, type UptoOptions } from '../support/payments.js';
 
@@ -23,7 +22,7 @@ async function upto(options: UptoOptions = {}, mode: 'verify' | 'settle' = 'veri
   request.requirements.amount = BigInt(amount);
   return checkUptoPayment(request, NOW, FACILITATOR_ADDRESS, mode);
 }
-const refusal = (result: AcceptedPayment | Rejection) => {
+const refusal = (result: ReturnType<typeof checkExactPayment>) => {
   assert.ok(result instanceof Rejection, 'expected a rejection');
   return { reason: result.reason, payer: result.payer };
 };
