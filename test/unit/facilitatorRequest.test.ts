@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { InvalidInput } from '../../src/core/errors.js';
-import { Reason, Rejection, wireReason } from '../../src/facilitator/reasons.js';
-import { normalizeRequest, parseAmount, readFacilitatorRequest, type PaymentRequest } from '../../src/facilitator/request.js';
+import { Reason, Rejection } from '../../src/facilitator/reasons.js';
+import { parseAmount, type PaymentRequest } from '../../src/facilitator/payment.js';
+import { wireReason } from '../../src/facilitator/paymentSchemes.js';
+import { normalizeRequest, readFacilitatorRequest } from '../../src/facilitator/request.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
