@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { getAddress } from 'viem';
 import { checkExactPayment } from '../../src/facilitator/exactScheme.js';
 import { Reason, Rejection } from '../../src/facilitator/reasons.js';
-import { normalizeRequest, readFacilitatorRequest, type PaymentRequest } from '../../src/facilitator/request.js';
+import type { PaymentRequest } from '../../src/facilitator/payment.js';
+import { normalizeRequest, readFacilitatorRequest } from '../../src/facilitator/request.js';
 import { checkUptoPayment } from '../../src/facilitator/uptoScheme.js';
 import { exactRequest, FACILITATOR_ADDRESS, newWallet, requirements, uptoRequest, type ExactOptions, type UptoOptions } from '../support/payments.js';
 
