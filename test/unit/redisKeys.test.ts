@@ -34,7 +34,7 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
 /** Single-key names: spread over the cluster, never in a multi-key command. */
 const SINGLE: Array<(k: Keys) => string> = [
   (k) => k.trafficAccepts('lst_1'), (k) => k.publishedOwner('lst_1'), (k) => k.cursorSecret, (k) => k.rateLimit('reads', 5, '203.0.113.7'),
-  (k) => k.lease('staleness-sweeper'),
+  (k) => k.lease('staleness-sweeper'), (k) => k.reachUpstream('cdp'), (k) => k.reachPages('cdp'), (k) => k.reachOrigin('https://a.example'),
 ];
 
 describe('unit: Redis key builder', () => {

@@ -32,6 +32,8 @@ export interface ProbeRecord {
   nextProbeAt?: number;
   /** Consecutive transient failures (timeouts, refused connections, 5xx) of a listed resource. */
   failures: number;
+  /** JSON of the upstream or manifest that first claimed the resource (src/reach), kept from its first claim. */
+  provenance?: string;
 }
 
 export interface EnqueueRequest {
@@ -44,6 +46,13 @@ export interface EnqueueRequest {
   expected?: string;
   now: number;
   minIntervalMs: number;
+  /** JSON of the upstream or manifest claiming it (src/reach): set once, by the first claim of an unlisted record. */
+  provenance?: string;
+  /**
+   * A claim rather than an announce: nothing is queued for a listed record (already verified) nor
+   * for one whose probe was refused within `rejectedRetryMs`.
+   */
+  claim?: { rejectedRetryMs: number };
 }
 
 /**
@@ -54,6 +63,11 @@ export interface EnqueueRequest {
  * rejected records take the newest announced URL.
  */
 const ENQUEUE = `
+if ARGV[9] == '1' then
+  local current = redis.call('HMGET', KEYS[2], 'status', 'lastProbedAt')
+  if current[1] == 'listed' then return {0, 'listed'} end
+  if current[1] == 'rejected' and tonumber(current[2] or '0') > tonumber(ARGV[10]) then return {0, 'rejected'} end
+end
 if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') == false then
   return {0, redis.call('HGET', KEYS[2], 'status') or 'pending'}
 end
@@ -65,6 +79,7 @@ else
   redis.call('HSET', KEYS[2], 'id', ARGV[3], 'resource', ARGV[4], 'method', ARGV[5], 'routeTemplate', ARGV[6],
     'expected', ARGV[7], 'status', status, 'announcedAt', ARGV[2])
   redis.call('HDEL', KEYS[2], 'reason', 'detail')
+  if ARGV[8] ~= '' then redis.call('HSETNX', KEYS[2], 'provenance', ARGV[8]) end
 end
 redis.call('PERSIST', KEYS[2])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
@@ -124,6 +139,9 @@ export class ProbeStore {
       request.method,
       request.routeTemplate ?? '',
       request.expected ?? '',
+      request.provenance ?? '',
+      request.claim ? '1' : '0',
+      request.claim ? request.now - request.claim.rejectedRetryMs : 0,
     );
     await replicated(this.redis, this.dueKey);
     return { queued: queued === 1, status: status as ProbeStatus };
@@ -155,6 +173,7 @@ export class ProbeStore {
     if (hash.expected) record.expected = hash.expected;
     if (hash.verifiedResource) record.verifiedResource = hash.verifiedResource;
     if (hash.verifiedMethod) record.verifiedMethod = hash.verifiedMethod;
+    if (hash.provenance) record.provenance = hash.provenance;
     for (const field of NUMBER_FIELDS) if (hash[field]) record[field] = Number(hash[field]);
     if (due !== null) record.nextProbeAt = Number(due);
     return record;
