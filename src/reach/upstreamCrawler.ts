@@ -41,6 +41,8 @@ export interface CrawlObserver {
   onItems?: (upstream: string, outcome: ItemOutcome, count: number) => void;
 }
 
+const CLAIMS_AT_ONCE = 32;
+
 class UpstreamAnswerError extends Error {
   constructor(message: string, readonly retryAfterMs?: number) {
     super(message);
@@ -176,16 +178,23 @@ export class UpstreamCrawler {
   private async queueAll(claims: ResourceClaim[], report: CrawlReport): Promise<void> {
     const firstSeen = new Date(this.now()).toISOString();
     const seen: Partial<Record<ItemOutcome, number>> = {};
-    for (const claim of claims) {
-      const result = await this.queue.claim({
-        resource: claim.resource,
-        method: claim.method,
-        provenance: { source: 'upstream', name: this.upstream.name, url: this.upstream.url, firstSeen, ...(Object.keys(claim.claims).length > 0 ? { claims: claim.claims } : {}) },
-        rejectedRetryMs: this.settings.rejectedRetryMs,
-      });
-      const outcome = outcomeOf(result);
-      report.counts[outcome] += 1;
-      seen[outcome] = (seen[outcome] ?? 0) + 1;
+    // A few claims at a time: each is one Redis script, and a page holds up to a thousand.
+    for (let start = 0; start < claims.length; start += CLAIMS_AT_ONCE) {
+      const results = await Promise.all(
+        claims.slice(start, start + CLAIMS_AT_ONCE).map((claim) =>
+          this.queue.claim({
+            resource: claim.resource,
+            method: claim.method,
+            provenance: { source: 'upstream', name: this.upstream.name, url: this.upstream.url, firstSeen, ...(Object.keys(claim.claims).length > 0 ? { claims: claim.claims } : {}) },
+            rejectedRetryMs: this.settings.rejectedRetryMs,
+          }),
+        ),
+      );
+      for (const result of results) {
+        const outcome = outcomeOf(result);
+        report.counts[outcome] += 1;
+        seen[outcome] = (seen[outcome] ?? 0) + 1;
+      }
     }
     for (const [outcome, count] of Object.entries(seen)) this.observer.onItems?.(this.upstream.name, outcome as ItemOutcome, count);
   }

@@ -80,7 +80,8 @@ export function redisKeys(prefix: string) {
     probeDue: inGroup('probe', 'probe:due'),
     probeLock: (id: string) => inGroup('probe', `probe:lock:${id}`),
     probeAlias: (id: string) => inGroup('probe', `probe:alias:${id}`),
-    probeHostSlot: (host: string, second: number) => inGroup('probe', `probe:host:${host}:${second}`),
+    /** The probe starts of one host within the last window (a sorted set by start time). */
+    probeHostWindow: (host: string) => inGroup('probe', `probe:host:${host}`),
 
     ledgerBalance: (network: string, asset: string, address: string) =>
       inGroup('ledger', `ledger:balance:${network}:${asset.toLowerCase()}:${address.toLowerCase()}`),
