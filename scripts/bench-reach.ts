@@ -158,10 +158,16 @@ async function main(): Promise<void> {
       if (performance.now() - started > 30 * 60_000) throw new Error(`not all probed within 30 min (${stats.total} of ${resources}, ${due} due)`);
       await new Promise((r) => setTimeout(r, 250));
     }
+    process.stderr.write(`all ${resources} probed after ${Math.round(probedMs)} ms; waiting for the listings ...\n`);
     let listed = 0;
     for (;;) {
-      await service.elasticsearch.indices.refresh({ index: service.config.listingsAlias });
-      listed = (await service.elasticsearch.count({ index: service.config.listingsAlias, query: { term: { removed: false } } })).count;
+      try {
+        await service.elasticsearch.indices.refresh({ index: service.config.listingsAlias });
+        listed = (await service.elasticsearch.count({ index: service.config.listingsAlias, query: { term: { removed: false } } })).count;
+      } catch (err) {
+        // The shared Elasticsearch can be slow to answer on a loaded machine: ask again.
+        process.stderr.write(`count failed (${(err as Error).message}); retrying\n`);
+      }
       if (listed >= resources - refusals || performance.now() - started > 35 * 60_000) break;
       await new Promise((r) => setTimeout(r, 250));
     }

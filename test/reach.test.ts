@@ -257,6 +257,18 @@ describe('reach: upstream catalogs and site manifests', function () {
       await request(h.app).get(`/discovery/resources/${byPath['/free'].id}`).expect(404);
     });
 
+    it('the seller SDK announces an origin and follows its resources', async () => {
+      const { Announcer } = await import('../src/sdk/announcer.js');
+      const { ServiceClient } = await import('../src/sdk/serviceClient.js');
+      const announcer = new Announcer(new ServiceClient({ serviceUrl: service.url }));
+      const answer = await announcer.announceOrigin(shopUrl());
+      assert.equal(answer.manifests[0]!.outcome, 'read');
+      // Already verified or refused by the announce above: nothing is probed again.
+      assert.deepEqual(answer.resources.map((r) => r.outcome).sort(), ['refused', 'verified', 'verified']);
+      const status = await announcer.originStatus(shopUrl());
+      assert.deepEqual(status.resources.map((r) => r.status).sort(), ['listed', 'listed', 'rejected']);
+    });
+
     it('an origin announce is validated like any other input', async () => {
       for (const body of [{ origin: 'ftp://shop.example' }, { origin: 'https://shop.example', resource: 'https://shop.example/x' }, { origin: 5 }]) {
         const res = await request(h.app).post('/discovery/announce').send(body).expect(400);
