@@ -79,11 +79,12 @@ describe('reach: upstream catalogs and site manifests', function () {
       }, 20);
     });
     fixture.get('/garbage/discovery/resources', (_req, res) => void res.type('html').send('<html>maintenance</html>'));
+    fixture.get('/busy/discovery/resources', (_req, res) => void res.status(429).set('Retry-After', '7200').json({ error: 'slow down' }));
     upstream = await listen(fixture);
     h = await startHarness({
       PROBE_ALLOW: `127.0.0.1/32`,
       RATE_LIMIT_ANNOUNCE: 'off',
-      REACH_UPSTREAMS: `cdp=${cdpUrl()},garbage=${upstream.url}/garbage/discovery/resources,down=http://127.0.0.1:1/discovery/resources`,
+      REACH_UPSTREAMS: `cdp=${cdpUrl()},garbage=${upstream.url}/garbage/discovery/resources,down=http://127.0.0.1:1/discovery/resources,busy=${upstream.url}/busy/discovery/resources`,
       REACH_TICK_MS: '3600000',
       REACH_TIMEOUT_MS: '1000',
       REACH_PAGE_SIZE: '2',
@@ -147,7 +148,7 @@ describe('reach: upstream catalogs and site manifests', function () {
 
   it('garbage and unreachable upstreams: a clear error state and backoff, no listing removed, no 5xx', async () => {
     const live = httpListingId(paid('/forecast'), 'GET');
-    const reports = await h.container.reach.poller.pass(true, ['garbage', 'down']);
+    const reports = await h.container.reach.poller.pass(true, ['garbage', 'down', 'busy']);
     assert.equal(reports.garbage?.ok, false);
     assert.match(reports.garbage!.error!, /not JSON/);
     assert.equal(reports.down?.ok, false);
@@ -166,6 +167,9 @@ describe('reach: upstream catalogs and site manifests', function () {
     assert.match(byName.garbage.lastError, /not JSON/);
     assert.ok(Date.parse(byName.garbage.nextCrawlAt) > Date.now());
     assert.equal(byName.down.state, 'error');
+    // A 429 with Retry-After longer than the backoff: the upstream's wish wins.
+    assert.equal(byName.busy.lastError, 'page o:0 answered 429');
+    assert.ok(Date.parse(byName.busy.nextCrawlAt) >= Date.now() + 7_000_000, byName.busy.nextCrawlAt);
 
     const found = await request(h.app).get(`/discovery/resources/${live}`).expect(200);
     assert.equal(found.body.id, live);
