@@ -23,6 +23,8 @@ describe('reach: upstream catalogs and site manifests', function () {
   /** Requests the CDP fixture received, and the most it ever had in flight at once. */
   const seen: Array<{ url: string; ifNoneMatch?: string }> = [];
   let inFlight = 0;
+  /** The upstream stops naming /tides (and changes its ETag). */
+  let tidesGone = false;
   let maxInFlight = 0;
 
   const cdpUrl = () => `${upstream.url}/platform/v2/x402/discovery/resources`;
@@ -39,7 +41,7 @@ describe('reach: upstream catalogs and site manifests', function () {
       maxInFlight = Math.max(maxInFlight, inFlight);
       const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : '';
       seen.push({ url: req.originalUrl, ...(req.headers['if-none-match'] ? { ifNoneMatch: String(req.headers['if-none-match']) } : {}) });
-      const etag = `"page-${cursor || 'first'}"`;
+      const etag = `"page-${cursor || 'first'}${tidesGone ? '-v2' : ''}"`;
       setTimeout(() => {
         inFlight -= 1;
         if (req.headers['if-none-match'] === etag) return void res.status(304).end();
@@ -69,7 +71,7 @@ describe('reach: upstream catalogs and site manifests', function () {
         res.json({
           x402Version: 2,
           items: [
-            { resource: paid('/tides'), type: 'http', x402Version: 1, accepts: [{ outputSchema: { input: { method: 'GET' } } }], lastUpdated: 1763632800 },
+            ...(tidesGone ? [] : [{ resource: paid('/tides'), type: 'http', x402Version: 1, accepts: [{ outputSchema: { input: { method: 'GET' } } }], lastUpdated: 1763632800 }]),
             { resource: 'mcp://tools.example/get_quote', type: 'mcp', x402Version: 2, accepts: [] },
             // Loopback, but not the port PROBE_ALLOW names.
             { resource: 'http://127.0.0.2:9/secret', type: 'http', x402Version: 2, accepts: [], lastUpdated: 'yesterday' },
@@ -205,6 +207,22 @@ describe('reach: upstream catalogs and site manifests', function () {
     } finally {
       await mirror.close();
     }
+  });
+
+  it('a resource the upstream stops naming stays listed until its own probe fails; then today\'s rules remove it', async () => {
+    const tidesId = httpListingId(paid('/tides'), 'GET');
+    tidesGone = true;
+    sellers.route('/tides', answers.status(200));
+    const report = (await h.container.reach.poller.pass(true, ['cdp'])).cdp;
+    assert.equal(report?.ok, true);
+    assert.equal(report?.notModified, 0);
+    await request(h.app).get(`/discovery/resources/${tidesId}`).expect(200);
+    // Its next health check (run now rather than at its scheduled time) finds no 402.
+    await h.container.announcing.prober.probe(tidesId);
+    await waitFor(async () => (await request(h.app).get(`/discovery/resources/${tidesId}`)).status === 404, 15_000, 100);
+    const state = (await request(h.app).get('/discovery/announce/status').query({ id: tidesId }).expect(200)).body;
+    assert.equal(state.status, 'rejected');
+    assert.equal(state.reason, 'not_402');
   });
 
   describe('announcing an origin reads its manifests', () => {
