@@ -25,6 +25,7 @@ describe('reach: upstream catalogs and site manifests', function () {
   let inFlight = 0;
   /** The upstream stops naming /tides (and changes its ETag). */
   let tidesGone = false;
+  let slowPagesServed = () => 0;
   let maxInFlight = 0;
 
   const cdpUrl = () => `${upstream.url}/platform/v2/x402/discovery/resources`;
@@ -81,12 +82,19 @@ describe('reach: upstream catalogs and site manifests', function () {
       }, 20);
     });
     fixture.get('/garbage/discovery/resources', (_req, res) => void res.type('html').send('<html>maintenance</html>'));
+    let slowPages = 0;
+    fixture.get('/slow/discovery/resources', (req, res) => {
+      slowPages += 1;
+      const offset = Number(req.query.offset ?? 0);
+      setTimeout(() => res.json({ items: [{ resource: paid('/forecast') }], pagination: { limit: 1, offset, total: 100 } }), 100);
+    });
+    slowPagesServed = () => slowPages;
     fixture.get('/busy/discovery/resources', (_req, res) => void res.status(429).set('Retry-After', '7200').json({ error: 'slow down' }));
     upstream = await listen(fixture);
     h = await startHarness({
       PROBE_ALLOW: `127.0.0.1/32`,
       RATE_LIMIT_ANNOUNCE: 'off',
-      REACH_UPSTREAMS: `cdp=${cdpUrl()},garbage=${upstream.url}/garbage/discovery/resources,down=http://127.0.0.1:1/discovery/resources,busy=${upstream.url}/busy/discovery/resources`,
+      REACH_UPSTREAMS: `cdp=${cdpUrl()},garbage=${upstream.url}/garbage/discovery/resources,down=http://127.0.0.1:1/discovery/resources,busy=${upstream.url}/busy/discovery/resources,slow=${upstream.url}/slow/discovery/resources`,
       REACH_TICK_MS: '3600000',
       REACH_TIMEOUT_MS: '1000',
       REACH_PAGE_SIZE: '2',
@@ -223,6 +231,20 @@ describe('reach: upstream catalogs and site manifests', function () {
     const state = (await request(h.app).get('/discovery/announce/status').query({ id: tidesId }).expect(200)).body;
     assert.equal(state.status, 'rejected');
     assert.equal(state.reason, 'not_402');
+  });
+
+  it('a stopping service ends a long crawl after the current page, due again at once', async () => {
+    const poller = h.container.reach.poller;
+    const crawl = poller.pass(true, ['slow']);
+    await waitFor(async () => slowPagesServed() >= 2, 10_000, 20);
+    await poller.stop();
+    const report = (await crawl).slow;
+    assert.match(report!.error!, /interrupted/);
+    assert.ok(report!.pages < 100, `${report!.pages} pages`);
+    const slow = (await request(h.app).get('/discovery/reach').expect(200)).body.upstreams.find((u: { name: string }) => u.name === 'slow');
+    assert.equal(slow.failures, 0, 'not a failure of the upstream');
+    assert.ok(Date.parse(slow.nextCrawlAt) <= Date.now());
+    poller.start();
   });
 
   describe('announcing an origin reads its manifests', () => {
