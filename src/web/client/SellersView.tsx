@@ -4,7 +4,8 @@
  * (/sellers?lookup=...), so a seller can bookmark it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, queryString, type AnnounceStatus } from './api.js';
+import type { AnnounceStatus } from '../../shapes/announceStatus.js';
+import { api, ApiError, queryString } from './api.js';
 import { isListingId } from '../../core/listingId.js';
 import { relativeTime } from './format.js';
 import { Link, navigate } from './router.js';
