@@ -17,7 +17,7 @@ const importXWithTypeEdges = { ...importX, rules: { ...importX.rules, 'no-cycle'
  * The features in their order, bottom up (docs/architecture.md, "The order of features"): a feature
  * imports only features of the tiers below its own, never one beside it or above it.
  */
-const FEATURE_TIERS = [['semantic'], ['catalog'], ['search', 'announce', 'publish', 'signals', 'lifecycle'], ['bazaar'], ['facilitator']];
+const FEATURE_TIERS = [['semantic'], ['catalog'], ['search', 'announce', 'publish', 'signals', 'lifecycle'], ['bazaar', 'reach'], ['facilitator']];
 const FEATURES = FEATURE_TIERS.flat();
 /**
  * Transports over the services, like http: MCP discovery, the web page, the OpenAPI document, and
@@ -107,4 +107,16 @@ export default tseslint.config(
   ),
   floor(['src/shapes/**/*.ts', 'src/x402/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk'], 'Wire shapes sit below everything but the ground floor.'),
   floor(['src/sdk/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store'], 'The seller SDK is a client of the HTTP API: it imports only core, shapes and x402.'),
+  // test/unit runs with Elasticsearch and Redis stopped (npm run test:unit): no client, no harness.
+  {
+    files: ['test/unit/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          ...CLIENT_BAN,
+          { group: ['**/support/harness', '**/support/harness.js'], message: 'Unit tests start no service: use a fake from test/unit/fakes (or write the test in test/).' },
+        ],
+      }],
+    },
+  },
 );

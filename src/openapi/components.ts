@@ -8,6 +8,7 @@ import { httpListingResponseSchema, listingPageSchema, listingResponseSchema, mc
 import { mcpListingSchema } from '../shapes/listingInput.js';
 import { announceStatusSchema, probeStatusSchema } from '../shapes/announceStatus.js';
 import type { OpenApiObject } from './builders.js';
+import { reachSchemas } from './reachSchemas.js';
 
 const ISO_TIME = { type: 'string', format: 'date-time' } as const;
 
@@ -212,6 +213,7 @@ export const components: OpenApiObject = {
     AnnounceRequest: announceRequest,
     AnnounceAccepted: announceAccepted,
     AnnounceStatus: announceStatusSchema,
+    ...reachSchemas,
     PublishRequest: publishRequest,
     FacilitatorRequest: facilitatorRequest,
     VerifyResponse: verifyResponse,
@@ -220,7 +222,22 @@ export const components: OpenApiObject = {
     BazaarListResponse: bazaarList,
     BazaarSearchResponse: bazaarSearch,
     Health: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } },
-    Ready: { type: 'object', required: ['status', 'checks'], additionalProperties: false, properties: { status: { const: 'ready' }, checks } },
+    Ready: {
+      type: 'object',
+      required: ['status', 'checks'],
+      additionalProperties: false,
+      properties: {
+        status: { const: 'ready' },
+        checks,
+        redisPersistence: {
+          type: 'object',
+          description: 'Whether the Redis the service writes to keeps acknowledged writes through a crash (an append-only file fsynced every second or always, or on a Cluster a replica per primary); absent when Redis did not answer.',
+          required: ['durable', 'summary'],
+          additionalProperties: false,
+          properties: { durable: { type: 'boolean' }, summary: { type: 'string' } },
+        },
+      },
+    },
   },
   securitySchemes: {
     sellerToken: { type: 'http', scheme: 'bearer', description: 'A seller token bound to hosts (`npm run tokens -- issue --host HOST`).' },

@@ -6,6 +6,7 @@
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { toCaip2Network } from '../x402/networks.js';
 import type { ListingType, Scheme } from '../shapes/listing.js';
+import { parseMaxUsd, parsePayWith } from './payableParameters.js';
 
 export type SearchSort = 'rank' | 'price' | 'recent';
 
@@ -20,6 +21,13 @@ export interface CatalogFilters {
   capability?: string;
   /** 0..1: only listings whose health checks found a valid 402 at least this often (never-checked ones fail a value > 0). */
   minUptime?: number;
+  /** Only listings with a payment option on one of these network/asset pairs (the buyer's holdings). */
+  payWith?: Array<{ network: string; asset: string }>;
+  /**
+   * A cap in USDC base units (`maxUsd` times 10^6): only listings with a USDC option (any network
+   * the service knows) whose price is at most this; `upto` options compare their expected price.
+   */
+  maxUsdUnits?: string;
 }
 
 export interface ReadRequest {
@@ -50,7 +58,7 @@ export const MAX_QUERY_LENGTH = 512;
 /** Largest value of an Elasticsearch `long`: a ceiling at or above it excludes nothing. */
 const LONG_MAX = 9223372036854775807n;
 
-const FILTERS = ['network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'minUptime', 'limit', 'cursor'] as const;
+const FILTERS = ['network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'minUptime', 'payWith', 'maxUsd', 'limit', 'cursor'] as const;
 const SEARCH_EXTRAS = ['q', 'sort', 'explain'] as const;
 
 function allowedParameters(endpoint: ReadEndpoint): ReadonlySet<string> {
@@ -143,6 +151,8 @@ function parseFilters(query: Record<string, unknown>, errors: FieldError[]): Cat
   set('payTo', text(query, 'payTo', errors));
   set('capability', text(query, 'capability', errors));
   set('minUptime', parseMinUptime(query, errors));
+  set('payWith', parsePayWith(query, errors));
+  set('maxUsdUnits', parseMaxUsd(single(query, 'maxUsd', errors), errors));
   return filters;
 }
 
