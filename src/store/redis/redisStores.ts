@@ -3,7 +3,6 @@
  * the features' `index.ts` ask for instead of holding the Redis client themselves.
  */
 import type { BackgroundWorker } from '../../core/worker.js';
-import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../logger.js';
 import type { RedisClient } from './client.js';
 import { redisKeys } from './redisKeys.js';
@@ -18,9 +17,10 @@ import { PayerPaymentCounter } from './payerPayments.js';
 import { ProbeStore } from './probeStore.js';
 import { PublishOwners } from './publishOwners.js';
 import { RateLimitCounter } from './rateLimitCounter.js';
+import { ReachStore } from './reachStore.js';
 import { SellerTokenRecords } from './sellerTokens.js';
 import { SettlementStore } from './settlementStore.js';
-import { SignalCounters } from './signalCounters.js';
+import { SignalStore } from './signalStore.js';
 import { TrafficAccepts } from './trafficAccepts.js';
 import { WriteStream } from './writeStream.js';
 
@@ -64,6 +64,10 @@ export class RedisStores {
     return new ProbeStore(this.redis, this.prefix);
   }
 
+  reach(): ReachStore {
+    return new ReachStore(this.redis, this.prefix);
+  }
+
   healthChecks(): HealthChecks {
     return new HealthChecks(this.redis, this.prefix);
   }
@@ -84,8 +88,8 @@ export class RedisStores {
     return new Ledger(this.redis, this.prefix, sponsorInitialWei);
   }
 
-  signalCounters(clock: Clock, payerDailyCap: number): SignalCounters {
-    return new SignalCounters(this.redis, this.prefix, clock, payerDailyCap);
+  signalStore(): SignalStore {
+    return new SignalStore(this.redis, this.prefix);
   }
 
   settlements(pendingWaitMs: number): SettlementStore {
