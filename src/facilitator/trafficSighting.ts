@@ -10,7 +10,7 @@ import type { Describe, Payment } from '../shapes/listing.js';
 import { toCaip2Network } from '../x402/networks.js';
 import type { AcceptedPayment, ListingInput } from '../shapes/listingInput.js';
 import { isObject, type JsonObject } from '../core/json.js';
-import type { RawFacilitatorRequest } from './request.js';
+import type { RawFacilitatorRequest } from './payment.js';
 
 export interface TrafficSighting {
   listingId: string;
