@@ -21,7 +21,11 @@ describe('web catalog in chromium', function () {
   before(async () => {
     world = await startService();
     await seedDemoCatalog(world.h);
-    seller = await startServer({ '/paid/forecast': answers.v2(() => v2Challenge(seller.url('/paid/forecast'))), '/free': answers.status(200) });
+    seller = await startServer({
+      '/paid/forecast': answers.v2(() => v2Challenge(seller.url('/paid/forecast'))),
+      '/free': answers.status(200),
+      '/.well-known/x402': (_req, res) => void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ version: 1, resources: ['/paid/forecast', '/free'] })),
+    });
     browser = await launchBrowser();
     page = await browser.context.newPage();
     page.on('pageerror', (err) => assert.fail(`script error in the page: ${err.message}`));
@@ -195,6 +199,20 @@ describe('web catalog in chromium', function () {
     assert.equal(
       await page.locator('.status .reason').textContent(),
       'The URL did not answer with 402 Payment Required, so it is not a paid x402 resource. (answered 200 instead of 402)',
+    );
+  });
+
+  it('seller status: announcing an origin lists what its /.well-known/x402 names, each with its outcome in plain words', async () => {
+    const origin = seller.url('');
+    await open('/sellers');
+    await page.getByLabel('URL or listing id').fill(origin);
+    await page.getByRole('button', { name: 'Announce' }).click();
+    await page.locator('.status.origin li[data-status="rejected"]').waitFor({ timeout: 15_000 });
+    await page.locator('.status.origin li[data-status="listed"]').waitFor({ timeout: 15_000 });
+    assert.match((await page.locator('.status.origin .manifests').textContent())!, /\/\.well-known\/x402: read, 2 resources/);
+    assert.equal(
+      await page.locator('.status.origin li[data-status="rejected"] .outcome').textContent(),
+      'Rejected: The URL did not answer with 402 Payment Required, so it is not a paid x402 resource. (answered 200 instead of 402)',
     );
   });
 

@@ -117,5 +117,6 @@ export function buildListingDocument(listing: ListingInput | CheckedListing, con
   doc.updatedAt = updatedAt;
   doc.removed = false;
   if (context.owner !== undefined) doc.owner = context.owner;
+  if (context.provenance !== undefined) doc.provenance = context.provenance;
   return doc;
 }

@@ -57,5 +57,6 @@ export function toListing(doc: ListingDocument): Listing {
     payment: publicPayment(doc.payment),
     describe,
     signals: publicSignals(doc.signals),
+    ...(doc.provenance ? { provenance: doc.provenance } : {}),
   };
 }

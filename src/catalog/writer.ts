@@ -4,7 +4,7 @@
  * depend on this interface only.
  */
 import type { FieldError } from '../core/errors.js';
-import type { Signals } from '../shapes/listing.js';
+import type { Provenance, Signals } from '../shapes/listing.js';
 import type { ListingInput } from '../shapes/listingInput.js';
 import type { ListingDocument, ListingSource, RemovalReason } from '../store/listingDocument.js';
 import type { CheckedListing } from './validation.js';
@@ -15,6 +15,8 @@ export interface WriteContext {
   owner?: string;
   /** When the resource was seen; defaults to now (injectable for staleness tests). */
   seenAt?: Date;
+  /** The upstream or manifest that first named the resource (src/reach); a stored one is kept. */
+  provenance?: Provenance;
 }
 
 export interface AcceptedWrite {

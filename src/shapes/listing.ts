@@ -28,6 +28,41 @@ const debugSchema = {
 /** Signals are always present in responses (zeros when nothing was seen). */
 export const signalsResponseSchema = { ...signalsSchema, required: ['settleCount7d', 'rejectionRate7d'] } as const;
 
+/**
+ * Where the service first heard of a listing when another catalog (an upstream) or a seller's site
+ * file (a manifest) named it (issue 25; docs/reach.md). The listing itself is what the resource's
+ * own 402 says; `claims` are the source's words about it (tags, service name, icon), kept apart
+ * and never taken as the seller's declaration. Absent for listings announced, published or paid
+ * for directly.
+ */
+export const provenanceSchema = {
+  type: 'object',
+  title: 'Provenance',
+  required: ['source', 'url', 'firstSeen'],
+  additionalProperties: false,
+  properties: {
+    source: { enum: ['upstream', 'manifest'], description: 'An upstream catalog the operator configured, or a manifest read when an origin was announced.' },
+    name: { type: 'string', description: 'The upstream as the operator named it (source upstream).' },
+    url: { type: 'string', description: "The upstream's list endpoint or the manifest's URL." },
+    firstSeen: { type: 'string', format: 'date-time', description: 'When that source first named the resource.' },
+    claims: {
+      type: 'object',
+      description: "What the source says about the resource that its 402 does not: the source's claim, unverified.",
+      additionalProperties: false,
+      properties: {
+        serviceName: { type: 'string' },
+        description: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' } },
+        icon: { type: 'string' },
+        quality: { description: "The upstream's own quality figure, as it sent it." },
+        lastUpdated: { type: 'string', format: 'date-time', description: 'When the source says the resource last changed.' },
+      },
+    },
+  },
+} as const;
+
+export type Provenance = FromSchema<typeof provenanceSchema>;
+
 export const httpListingResponseSchema = {
   type: 'object',
   title: 'HttpListing',
@@ -40,6 +75,7 @@ export const httpListingResponseSchema = {
     payment: paymentSchema,
     describe: describeSchema,
     signals: signalsResponseSchema,
+    provenance: provenanceSchema,
     debug: debugSchema,
   },
 } as const;

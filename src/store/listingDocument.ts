@@ -1,5 +1,5 @@
 /** The document stored in the listing index (mappings/listings.json), with its internal fields. */
-import type { Describe, ListingType, Payment, Signals } from '../shapes/listing.js';
+import type { Describe, ListingType, Payment, Provenance, Signals } from '../shapes/listing.js';
 import type { AcceptedPayment } from '../shapes/listingInput.js';
 
 /** Who wrote a listing; kept on the document for operators, never shown to clients. */
@@ -31,6 +31,8 @@ export interface ListingDocument {
   describe?: Describe;
   signals: Signals;
   source: ListingSource;
+  /** The upstream or manifest that first named it (src/reach); kept by every later write. */
+  provenance?: Provenance;
   owner?: string;
   firstSeen: string;
   lastSeen: string;
@@ -57,6 +59,7 @@ export interface KeptFields {
   firstSeen?: string;
   signals?: Partial<Signals>;
   owner?: string;
+  provenance?: Provenance;
 }
 
 /**
@@ -68,6 +71,8 @@ export function keptFromStored(doc: ListingDocument, stored: KeptFields | undefi
   const merged: ListingDocument = { ...doc, firstSeen: stored.firstSeen ?? doc.firstSeen };
   if (!replaceSignals && stored.signals) merged.signals = stored.signals as Signals;
   if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
+  // First seen wins: a later claim by another source does not rewrite where the listing came from.
+  if (stored.provenance !== undefined) merged.provenance = stored.provenance;
   return merged;
 }
 

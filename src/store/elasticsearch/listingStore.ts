@@ -22,6 +22,7 @@ interface StoredState {
   firstSeen?: string;
   signals?: ListingDocument['signals'];
   owner?: string;
+  provenance?: ListingDocument['provenance'];
   /** Who wrote it and whether it is removed: decide whether a traffic upsert may rewrite it. */
   source?: ListingDocument['source'];
   removed?: boolean;
@@ -231,7 +232,7 @@ export class ListingStore {
     const response = await this.client.mget<Partial<ListingDocument>>({
       index: this.alias,
       ids,
-      _source_includes: ['firstSeen', 'signals', 'owner', 'source', 'removed', 'removedReason', 'embeddedTextHash'],
+      _source_includes: ['firstSeen', 'signals', 'owner', 'provenance', 'source', 'removed', 'removedReason', 'embeddedTextHash'],
     });
     for (const doc of response.docs) {
       if (!('found' in doc) || !doc.found) continue;
@@ -242,6 +243,7 @@ export class ListingStore {
         ...(source.firstSeen ? { firstSeen: source.firstSeen } : {}),
         ...(source.signals ? { signals: source.signals } : {}),
         ...(source.owner ? { owner: source.owner } : {}),
+        ...(source.provenance ? { provenance: source.provenance } : {}),
         ...(source.source ? { source: source.source } : {}),
         ...(source.removed !== undefined ? { removed: source.removed } : {}),
         ...(source.removedReason ? { removedReason: source.removedReason } : {}),
