@@ -5,6 +5,8 @@ export const PATHS = {
   history: '/discovery/resources/:id/history',
   changes: '/discovery/changes',
   search: '/discovery/search',
+  /** One payTo's listings and aggregate signals (CDP's /discovery/merchant). */
+  merchant: '/discovery/merchant',
   mcpTools: '/mcp/tools',
   announce: '/discovery/announce',
   announceStatus: '/discovery/announce/status',

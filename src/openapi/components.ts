@@ -5,6 +5,7 @@
  */
 import { LISTING_ID_SOURCE } from '../core/listingId.js';
 import { httpListingResponseSchema, listingPageSchema, listingResponseSchema, mcpListingResponseSchema } from '../shapes/listing.js';
+import { merchantViewSchema } from '../shapes/merchant.js';
 import { mcpListingSchema } from '../shapes/listingInput.js';
 import type { OpenApiObject } from './builders.js';
 import { reachSchemas } from './reachSchemas.js';
@@ -235,6 +236,7 @@ export const components: OpenApiObject = {
     HttpListing: httpListingResponseSchema,
     McpListing: mcpListingResponseSchema,
     ListingPage: listingPageSchema,
+    MerchantView: merchantViewSchema,
     AnnounceRequest: announceRequest,
     AnnounceAccepted: announceAccepted,
     AnnounceStatus: announceStatus,
