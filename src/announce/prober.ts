@@ -75,14 +75,21 @@ export class Prober {
       return;
     }
     const at = this.now();
-    if (!(await this.store.takeHostSlot(new URL(record.resource).host, at, this.settings.probeHostRatePerSecond))) {
+    const host = new URL(record.resource).host;
+    const slot = await this.store.takeHostSlot(host, at, this.settings.probeHostRatePerSecond, this.settings.probeTimeoutMs + 1000);
+    if (!slot) {
       await this.store.postpone(id, at + 1000 + Math.floor(Math.random() * 1000));
       return;
     }
     if (record.watch) return this.checkWatched(record, at);
     // Wall time, not the injectable clock: latency is measured, never simulated.
     const started = performance.now();
-    const outcome = await this.fetchAndRead(record);
+    let outcome: ProbeOutcome;
+    try {
+      outcome = await this.fetchAndRead(record);
+    } finally {
+      await this.store.releaseHostSlot(host, slot, this.now());
+    }
     const latencyMs = performance.now() - started;
     if (this.health && record.status === 'listed' && probedVerifiedUrl(record)) {
       // A requirements mismatch is the announcement's fault: the resource answered a valid 402.

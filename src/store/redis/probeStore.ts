@@ -123,27 +123,23 @@ redis.call('ZADD', KEYS[2], 'NX', ARGV[7], ARGV[1])
 return 1`;
 
 /**
- * A sliding window per host: the starts of the last HOST_WINDOW_MS, at most ARGV[3] of them. A
- * window per calendar second let two seconds' budgets meet at their border (twice the rate within
- * one second at the host).
+ * Per-host pacing that holds at the host, whatever the delay between a probe's start and its
+ * request arriving there: a host's sorted set holds each probe with its end time (while it runs,
+ * its deadline). A probe may start only while fewer than ARGV[3] probes ended within the last
+ * second or are still running. Any ARGV[3] + 1 requests arriving within one second would include
+ * a last-started one whose start saw all the others running or ended less than a second before:
+ * it would not have started. (A window of starts alone, per calendar second or sliding, let
+ * unevenly delayed connections arrive closer together than their starts: 6 in one second at rate 5.)
  */
 const HOST_SLOT = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (tonumber(ARGV[1]) - 1000))
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[4])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
 return 1`;
 
-/**
- * The per-host window is a second plus this slack: a probe's request reaches the host some time
- * after its start, and that delay varies (connection set-up, a busy event loop), so starts spaced
- * a second apart could still arrive closer together. With the slack, the host sees at most its
- * rate in any second while those delays vary by less than it (scripts/bench-reach.ts measures it).
- */
-export const HOST_WINDOW_MS = 1250;
-
 type ScriptedRedis = RedisClient & {
-  probeHostSlot(key: string, now: number, windowMs: number, limit: number, member: string): Promise<number>;
+  probeHostSlot(key: string, now: number, holdMs: number, limit: number, member: string): Promise<number>;
   announceEnqueue(...args: Array<string | number>): Promise<[number, string]>;
   probeClaim(...args: Array<string | number>): Promise<string[]>;
   probeWatch(...args: Array<string | number>): Promise<number>;
@@ -274,10 +270,20 @@ export class ProbeStore {
     await tx.exec();
   }
 
-  /** True when a probe of `host` may start now: fewer than `perSecond` started within HOST_WINDOW_MS (counted across instances). */
-  async takeHostSlot(host: string, now: number, perSecond: number): Promise<boolean> {
-    const member = `${now}:${Math.random().toString(36).slice(2, 10)}`;
-    return (await this.redis.probeHostSlot(this.keys.probeHostWindow(host), now, HOST_WINDOW_MS, perSecond, member)) === 1;
+  /**
+   * A slot for one request to `host` now, counted across instances: at most `perSecond` requests
+   * running or ended within the last second. Resolves with the slot's token (give it back with
+   * `releaseHostSlot` when the request ended; unreleased, it counts until `holdMs` passed), or
+   * undefined when the host is at its rate.
+   */
+  async takeHostSlot(host: string, now: number, perSecond: number, holdMs: number): Promise<string | undefined> {
+    const token = `${now}:${Math.random().toString(36).slice(2, 10)}`;
+    return (await this.redis.probeHostSlot(this.keys.probeHostWindow(host), now, holdMs, perSecond, token)) === 1 ? token : undefined;
+  }
+
+  /** The request of a slot ended at `now`: it counts for one more second from then. */
+  async releaseHostSlot(host: string, token: string, now: number): Promise<void> {
+    await this.redis.zadd(this.keys.probeHostWindow(host), 'XX', now, token);
   }
 
   /** Moves a due id later without touching its record (a host over its probe rate). */

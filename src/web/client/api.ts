@@ -5,22 +5,11 @@
  */
 import type { Listing } from '../../shapes/listing.js';
 import type { MerchantSummary } from '../../shapes/merchant.js';
+import type { AnnounceStatus } from '../../shapes/announceStatus.js';
 
 export interface Page {
   results: Listing[];
   nextCursor?: string;
-}
-
-export interface AnnounceStatus {
-  id: string;
-  resource: string;
-  method: string;
-  status: 'pending' | 'listed' | 'rejected';
-  reason?: string;
-  detail?: string;
-  announcedAt?: string;
-  lastProbedAt?: string;
-  listedAt?: string;
 }
 
 /** GET /discovery/announce/status?origin=: what an origin announce read and each resource's probe outcome (docs/reach.md). */
