@@ -17,9 +17,12 @@ const FEATURES = ['catalog', 'search', 'announce', 'publish', 'facilitator', 'si
 /** Transports over the services, like http: MCP discovery, the web page, the OpenAPI document. */
 const TRANSPORTS = ['http', 'mcp', 'web', 'openapi'];
 
-/** `no-restricted-imports` patterns forbidding imports of the given src/ folders (relative imports). */
+/**
+ * `no-restricted-imports` patterns forbidding imports of the given src/ folders (relative imports).
+ * Scoped packages are let through: `@x402/extensions/bazaar` is a package, not src/bazaar.
+ */
 function forbid(folders, message) {
-  return folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message }));
+  return folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`, '!@*/**'], message }));
 }
 
 /**

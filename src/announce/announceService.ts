@@ -12,7 +12,7 @@ import type { CatalogReader } from '../catalog/reader.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
 import { ChallengeError, parseAnnouncedChallenge, paymentOf, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/redis/probeStore.js';
-import { isValidRouteTemplate, templateMatchesPath } from './routeTemplate.js';
+import { isValidRouteTemplate, templateMatchesPath } from '../x402/routeTemplate.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 

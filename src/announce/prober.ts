@@ -17,7 +17,7 @@ import type { Logger } from '../logger.js';
 import { ProbeAllowList } from './addressPolicy.js';
 import { HEADERS } from '../x402/wire.js';
 import { ChallengeError, decodeChallengeHeader, parseChallenge, paymentOf, requirementsDifference, type ParsedChallenge } from './challenge.js';
-import { templateMatchesPath } from './routeTemplate.js';
+import { templateMatchesPath } from '../x402/routeTemplate.js';
 import type { ProbeRecord, ProbeStore } from '../store/redis/probeStore.js';
 import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
 import { systemClock, type Clock } from '../core/clock.js';

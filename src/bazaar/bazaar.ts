@@ -29,7 +29,10 @@ export interface BazaarResource {
   accepts: Array<Partial<PaymentRequirements> & Pick<PaymentRequirements, 'scheme' | 'network' | 'asset' | 'amount'>>;
   lastUpdated: string;
   description?: string;
+  /** The listing's title (x402 Bazaar serviceName), its tags and icon, as x402's `DiscoveryResource` names them. */
+  serviceName?: string;
   tags?: string[];
+  iconUrl?: string;
   extensions: { bazaar: { info: { input: Record<string, unknown> }; schema: Record<string, unknown> } };
   /** This service's addition (x402 v1's `DiscoveredResource.metadata`): listing id, title, settlement signals. */
   metadata: { id: string; title?: string; signals: Signals };
@@ -51,7 +54,7 @@ export interface BazaarSearchResponse {
 
 /** What `toBazaarResource` reads: the search asks Elasticsearch for these fields only. */
 export const BAZAAR_SOURCE_FIELDS = [
-  'id', 'type', 'resource', 'method', 'name', 'description', 'inputSchema', 'tags', 'payment', 'accepts', 'describe', 'signals', 'updatedAt',
+  'id', 'type', 'resource', 'method', 'name', 'title', 'description', 'inputSchema', 'tags', 'iconUrl', 'payment', 'accepts', 'describe', 'signals', 'updatedAt',
 ] as const;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -112,7 +115,8 @@ export function toBazaarResource(doc: ListingDocument): BazaarResource {
   const accepts = doc.accepts && doc.accepts.length > 0 ? doc.accepts : [doc.payment];
   const description = doc.type === 'mcp' ? doc.description : (doc.describe?.description ?? doc.describe?.title);
   const tags = doc.type === 'mcp' ? doc.tags : doc.describe?.tags;
-  const title = doc.type === 'http' ? doc.describe?.title : undefined;
+  const title = doc.type === 'http' ? doc.describe?.title : doc.title;
+  const iconUrl = doc.type === 'http' ? doc.describe?.iconUrl : doc.iconUrl;
   return {
     resource: doc.resource,
     type: doc.type,
@@ -120,7 +124,9 @@ export function toBazaarResource(doc: ListingDocument): BazaarResource {
     accepts: accepts.map(requirement),
     lastUpdated: doc.updatedAt,
     ...(description ? { description } : {}),
+    ...(title ? { serviceName: title } : {}),
     ...(tags && tags.length > 0 ? { tags } : {}),
+    ...(iconUrl ? { iconUrl } : {}),
     extensions: { bazaar: doc.type === 'mcp' ? mcpExtension(doc) : httpExtension(doc) },
     metadata: {
       id: doc.id,

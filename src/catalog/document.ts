@@ -7,6 +7,7 @@ import { listingKeywords, textQuality } from './keywords.js';
 import { EMPTY_SIGNALS, type Describe, type Payment, type Signals } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 import { toCaip2Network } from '../x402/networks.js';
+import { cleanIconUrl } from '../x402/bazaarMetadata.js';
 import { CheckedListing } from './validation.js';
 import type { HttpListingInput, ListingInput, McpListingInput, SignalsInput } from '../shapes/listingInput.js';
 import type { WriteContext } from './writer.js';
@@ -51,6 +52,8 @@ function cleanDescribe(describe: Describe | undefined): Describe | undefined {
   if (describe.title !== undefined) out.title = describe.title;
   if (describe.description !== undefined) out.description = describe.description;
   if (describe.tags !== undefined) out.tags = distinctTags(describe.tags);
+  const iconUrl = cleanIconUrl(describe.iconUrl);
+  if (iconUrl !== undefined) out.iconUrl = iconUrl;
   if (describe.inputs !== undefined) out.inputs = describe.inputs;
   return out;
 }
@@ -85,6 +88,7 @@ function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: Can
     canonicalKey,
     host: hostOf(resource),
     name: input.name,
+    ...(input.title !== undefined ? { title: input.title } : {}),
     description: input.description,
     keywords: listingKeywords({ resource, name: input.name, inputNames: Object.keys(properties) }),
     textQuality: textQuality(input.name, input.description),
@@ -93,6 +97,8 @@ function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: Can
   };
   if (input.outputSchema) doc.outputSchema = input.outputSchema;
   if (input.tags) doc.tags = distinctTags(input.tags);
+  const iconUrl = cleanIconUrl(input.iconUrl);
+  if (iconUrl !== undefined) doc.iconUrl = iconUrl;
   return doc;
 }
 

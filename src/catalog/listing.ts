@@ -37,7 +37,9 @@ export function toListing(doc: ListingDocument): Listing {
       type: 'mcp',
       resource: doc.resource,
       name: doc.name ?? '',
+      ...(doc.title != null ? { title: doc.title } : {}),
       description: doc.description ?? '',
+      ...(doc.iconUrl != null ? { iconUrl: doc.iconUrl } : {}),
       inputSchema: doc.inputSchema ?? { type: 'object' },
       ...(doc.outputSchema ? { outputSchema: doc.outputSchema } : {}),
       payment: publicPayment(doc.payment),
@@ -49,6 +51,7 @@ export function toListing(doc: ListingDocument): Listing {
   if (doc.describe?.title != null) describe.title = doc.describe.title;
   if (doc.describe?.description != null) describe.description = doc.describe.description;
   if (doc.describe?.tags != null) describe.tags = doc.describe.tags;
+  if (doc.describe?.iconUrl != null) describe.iconUrl = doc.describe.iconUrl;
   if (doc.describe?.inputs != null) describe.inputs = doc.describe.inputs;
   return {
     id: doc.id,

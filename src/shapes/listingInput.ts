@@ -54,13 +54,20 @@ const tagsSchema = {
   items: { type: 'string', minLength: 1, maxLength: 64 },
 } as const;
 
+/** x402 Bazaar `resource.iconUrl`: an absolute http(s) URL (catalog/validation.ts checks it with x402/bazaarMetadata.ts). */
+const iconUrlSchema = { type: 'string', minLength: 1, maxLength: 2048 } as const;
+
+/** The listing's display name (x402 Bazaar `resource.serviceName` when the seller declared one). */
+const titleSchema = { type: 'string', maxLength: 200 } as const;
+
 export const describeSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    title: { type: 'string', maxLength: 200 },
+    title: titleSchema,
     description: { type: 'string', maxLength: 4000 },
     tags: tagsSchema,
+    iconUrl: iconUrlSchema,
     inputs: {
       type: 'object',
       maxProperties: 64,
@@ -146,7 +153,9 @@ export const mcpListingSchema = {
     type: { const: 'mcp' },
     resource: { type: 'string', minLength: 1, maxLength: 2048 },
     name: { type: 'string', pattern: TOOL_NAME },
+    title: titleSchema,
     description: { type: 'string', maxLength: 4000 },
+    iconUrl: iconUrlSchema,
     inputSchema: { type: 'object' },
     outputSchema: { type: 'object' },
     payment: paymentSchema,

@@ -17,8 +17,12 @@ export interface ListingDocument {
   method?: string;
   host: string;
   name?: string;
+  /** MCP: display name (x402 Bazaar serviceName); HTTP listings keep theirs in `describe.title`. */
+  title?: string;
   description?: string;
   tags?: string[];
+  /** MCP: x402 Bazaar iconUrl, cleaned (HTTP listings keep theirs in `describe.iconUrl`). */
+  iconUrl?: string;
   /** Identifier words (snake/camel/kebab split) from names, inputs and the path, for BM25. */
   keywords?: string;
   /** Share of the text that is not stuffing (catalog/keywords.ts textQuality); multiplies text relevance. */
