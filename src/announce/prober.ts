@@ -151,7 +151,7 @@ export class Prober {
       const input = this.listingInput(record, outcome.challenge);
       let listingId: string;
       try {
-        listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at) })).id;
+        listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at), evidence: { probed402: 'valid_402' } })).id;
       } catch (err) {
         if (!(err instanceof InvalidListingError)) throw err;
         const detail = err.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
@@ -193,8 +193,11 @@ export class Prober {
       this.onResult?.('rejected', outcome.reason);
       return;
     }
+    // The listing stays for now (below): its provenance says what the last probe found.
+    const lastProbe = { probed402: { lastStatus: outcome.reason, lastAt: new Date(at).toISOString() } };
     if (outcome.reason === 'requirements_mismatch') {
       // The resource itself still answers a valid 402; only the announcement was wrong.
+      await this.writer.recordEvidence(record.listingId ?? record.id, lastProbe);
       await this.store.finish(record.id, base, { nextProbeAt: await this.nextCheckAt(record, at), clear: ['expected'] });
       this.onResult?.('kept', outcome.reason);
       return;
@@ -202,6 +205,7 @@ export class Prober {
     const failures = record.failures + 1;
     if (outcome.transient && failures < this.settings.probeFailuresBeforeRemoval) {
       const retryAt = Math.min(at + RETRY_AFTER_TRANSIENT_MS, await this.nextCheckAt(record, at));
+      await this.writer.recordEvidence(record.listingId ?? record.id, lastProbe);
       await this.store.finish(record.id, { ...base, failures }, { nextProbeAt: retryAt, clear: ['expected'] });
       this.onResult?.('kept', outcome.reason);
       return;

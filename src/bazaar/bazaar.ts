@@ -5,8 +5,8 @@
  * view of the same documents, built field by field so internals cannot leak (README "x402 Bazaar
  * surface").
  */
-import { publicPayment, publicSignals } from '../catalog/listing.js';
-import type { Payment, Signals } from '../shapes/listing.js';
+import { publicPayment, publicProvenance, publicSignals } from '../catalog/listing.js';
+import type { Payment, Provenance, Signals } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 import type { PaymentRequirements } from '../x402/wire.js';
 
@@ -34,8 +34,8 @@ export interface BazaarResource {
   tags?: string[];
   iconUrl?: string;
   extensions: { bazaar: { info: { input: Record<string, unknown> }; schema: Record<string, unknown> } };
-  /** This service's addition (x402 v1's `DiscoveredResource.metadata`): listing id, title, settlement signals. */
-  metadata: { id: string; title?: string; signals: Signals };
+  /** This service's addition (x402 v1's `DiscoveredResource.metadata`): listing id, title, settlement signals, provenance. */
+  metadata: { id: string; title?: string; signals: Signals; provenance: Provenance };
 }
 
 export interface BazaarListResponse {
@@ -54,7 +54,7 @@ export interface BazaarSearchResponse {
 
 /** What `toBazaarResource` reads: the search asks Elasticsearch for these fields only. */
 export const BAZAAR_SOURCE_FIELDS = [
-  'id', 'type', 'resource', 'method', 'name', 'title', 'description', 'inputSchema', 'tags', 'iconUrl', 'payment', 'accepts', 'describe', 'signals', 'updatedAt',
+  'id', 'type', 'resource', 'method', 'name', 'title', 'description', 'inputSchema', 'tags', 'iconUrl', 'payment', 'accepts', 'describe', 'signals', 'provenance', 'updatedAt',
 ] as const;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -132,6 +132,7 @@ export function toBazaarResource(doc: ListingDocument): BazaarResource {
       id: doc.id,
       ...(title ? { title } : {}),
       signals: publicSignals(doc.signals),
+      provenance: publicProvenance(doc.provenance),
     },
   };
 }

@@ -4,8 +4,8 @@
  */
 import { canonicalIdentity, type CanonicalIdentity } from './identity.js';
 import { listingKeywords, textQuality } from './keywords.js';
-import { EMPTY_SIGNALS, type Describe, type Payment, type Signals } from '../shapes/listing.js';
-import type { ListingDocument } from '../store/listingDocument.js';
+import { EMPTY_SIGNALS, type Describe, type Payment, type Provenance, type Signals } from '../shapes/listing.js';
+import type { ListingDocument, ListingSource } from '../store/listingDocument.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { cleanIconUrl } from '../x402/bazaarMetadata.js';
 import { CheckedListing } from './validation.js';
@@ -102,6 +102,19 @@ function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: Can
   return doc;
 }
 
+/** Writers that bring listings from elsewhere: what they write is `imported` evidence. */
+const IMPORTING_SOURCES: ReadonlySet<ListingSource> = new Set(['import', 'demo', 'bench']);
+
+/** The write's evidence, stamped with the time the resource was seen. */
+function provenanceOf(context: WriteContext, seen: string): Provenance | undefined {
+  const { probed402, published, importedFrom } = context.evidence ?? {};
+  const provenance: Provenance = {};
+  if (probed402 !== undefined) provenance.probed402 = { lastStatus: probed402, lastAt: seen };
+  if (published !== undefined) provenance.published = { via: published, at: seen };
+  if (importedFrom !== undefined || IMPORTING_SOURCES.has(context.source)) provenance.imported = { source: importedFrom ?? context.source, at: seen };
+  return Object.keys(provenance).length > 0 ? provenance : undefined;
+}
+
 /**
  * The full document as it is stored when the listing is new. For an existing listing the write
  * path keeps `firstSeen` (and `signals`, unless the input carries them) from the stored one.
@@ -117,6 +130,8 @@ export function buildListingDocument(listing: ListingInput | CheckedListing, con
   // new literal, without copying a dozen members of objects of many shapes.
   const doc = (input.type === 'mcp' ? mcpDocument(input, identity) : httpDocument(input, identity)) as ListingDocument;
   doc.signals = normalizeSignals(input.signals);
+  const provenance = provenanceOf(context, seen);
+  if (provenance) doc.provenance = provenance;
   doc.source = context.source;
   doc.firstSeen = seen;
   doc.lastSeen = seen;

@@ -2,7 +2,7 @@
  * The response shape of a listing, built from the stored document by `toListing` only, so internal
  * fields (canonical key, seen dates, removed flag, source, owner) never leave the service.
  */
-import { EMPTY_SIGNALS, type Describe, type Listing, type Payment, type Signals } from '../shapes/listing.js';
+import { EMPTY_SIGNALS, type Describe, type Listing, type Payment, type Provenance, type Signals } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 
 export function publicPayment(payment: Payment): Payment {
@@ -28,6 +28,17 @@ export function publicSignals(signals: Partial<Signals> | undefined): Signals {
   return out;
 }
 
+/** The evidence kinds a listing has, each with exactly its documented members (stored nulls dropped). */
+export function publicProvenance(provenance: Provenance | undefined): Provenance {
+  const out: Provenance = {};
+  const { probed402, settled, published, imported } = provenance ?? {};
+  if (probed402?.lastStatus != null && probed402.lastAt != null) out.probed402 = { lastStatus: probed402.lastStatus, lastAt: probed402.lastAt };
+  if (settled?.first != null && settled.last != null) out.settled = { first: settled.first, last: settled.last };
+  if (published?.via != null && published.at != null) out.published = { via: published.via, at: published.at };
+  if (imported?.source != null && imported.at != null) out.imported = { source: imported.source, at: imported.at };
+  return out;
+}
+
 /** The response shape (README "Catalog reads: the choices"), built field by field so internals cannot leak. */
 export function toListing(doc: ListingDocument): Listing {
   if (doc.type === 'mcp') {
@@ -45,6 +56,7 @@ export function toListing(doc: ListingDocument): Listing {
       payment: publicPayment(doc.payment),
       ...(doc.tags && doc.tags.length > 0 ? { tags: doc.tags } : {}),
       signals: publicSignals(doc.signals),
+      provenance: publicProvenance(doc.provenance),
     };
   }
   const describe: Describe = {};
@@ -60,5 +72,6 @@ export function toListing(doc: ListingDocument): Listing {
     payment: publicPayment(doc.payment),
     describe,
     signals: publicSignals(doc.signals),
+    provenance: publicProvenance(doc.provenance),
   };
 }

@@ -25,13 +25,55 @@ const debugSchema = {
   },
 } as const;
 
+const instant = { type: 'string', format: 'date-time' } as const;
+
+/**
+ * The evidence a listing stands on (issue 24), each kind with its times; a kind the catalog has not
+ * seen is absent. Written by the paths that saw it: the probe, the signals flush, publish, import.
+ */
+export const provenanceSchema = {
+  type: 'object',
+  description: 'The evidence the listing stands on, with timestamps; a kind of evidence the catalog never saw is absent.',
+  additionalProperties: false,
+  properties: {
+    probed402: {
+      type: 'object',
+      description: "The last unpaid probe of the resource: 'valid_402', or why it failed (timeout, not_402, requirements_mismatch, ...).",
+      required: ['lastStatus', 'lastAt'],
+      additionalProperties: false,
+      properties: { lastStatus: { type: 'string' }, lastAt: instant },
+    },
+    settled: {
+      type: 'object',
+      description: 'Settlements through this facilitator: the first and the last seen (to within one signals flush).',
+      required: ['first', 'last'],
+      additionalProperties: false,
+      properties: { first: instant, last: instant },
+    },
+    published: {
+      type: 'object',
+      description: "Published by its seller with a seller token: through the seller SDK ('sdk') or by hand ('manual'), last at `at`.",
+      required: ['via', 'at'],
+      additionalProperties: false,
+      properties: { via: { type: 'string', enum: ['sdk', 'manual'] }, at: instant },
+    },
+    imported: {
+      type: 'object',
+      description: 'Imported by an operator (npm run import): the source the operator named, last at `at`.',
+      required: ['source', 'at'],
+      additionalProperties: false,
+      properties: { source: { type: 'string' }, at: instant },
+    },
+  },
+} as const;
+
 /** Signals are always present in responses (zeros when nothing was seen). */
 export const signalsResponseSchema = { ...signalsSchema, required: ['settleCount7d', 'rejectionRate7d'] } as const;
 
 export const httpListingResponseSchema = {
   type: 'object',
   title: 'HttpListing',
-  required: ['id', 'type', 'resource', 'payment', 'describe', 'signals'],
+  required: ['id', 'type', 'resource', 'payment', 'describe', 'signals', 'provenance'],
   additionalProperties: false,
   properties: {
     id: { type: 'string', pattern: LISTING_ID_SOURCE },
@@ -40,6 +82,7 @@ export const httpListingResponseSchema = {
     payment: paymentSchema,
     describe: describeSchema,
     signals: signalsResponseSchema,
+    provenance: provenanceSchema,
     debug: debugSchema,
   },
 } as const;
@@ -47,7 +90,7 @@ export const httpListingResponseSchema = {
 export const mcpListingResponseSchema = {
   type: 'object',
   title: 'McpListing',
-  required: ['id', 'type', 'resource', 'name', 'description', 'inputSchema', 'payment', 'signals'],
+  required: ['id', 'type', 'resource', 'name', 'description', 'inputSchema', 'payment', 'signals', 'provenance'],
   additionalProperties: false,
   properties: {
     id: { type: 'string', pattern: LISTING_ID_SOURCE },
@@ -62,6 +105,7 @@ export const mcpListingResponseSchema = {
     payment: paymentSchema,
     tags: describeSchema.properties.tags,
     signals: signalsResponseSchema,
+    provenance: provenanceSchema,
     debug: debugSchema,
   },
 } as const;
@@ -111,6 +155,9 @@ export interface Signals {
 
 /** What the unpaid re-checks of a listed HTTP resource found over the last 7 days (README "Active health"). */
 export type Health = NonNullable<FromSchema<typeof healthSchema>>;
+
+/** What a listing stands on (provenanceSchema). */
+export type Provenance = FromSchema<typeof provenanceSchema>;
 
 /** Only with `explain=1`: the factors of the score (docs/catalog-reads.md). */
 export type Debug = FromSchema<typeof debugSchema>;

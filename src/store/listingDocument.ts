@@ -1,5 +1,5 @@
 /** The document stored in the listing index (mappings/listings.json), with its internal fields. */
-import type { Describe, ListingType, Payment, Signals } from '../shapes/listing.js';
+import type { Describe, ListingType, Payment, Provenance, Signals } from '../shapes/listing.js';
 import type { AcceptedPayment } from '../shapes/listingInput.js';
 
 /** Who wrote a listing; kept on the document for operators, never shown to clients. */
@@ -34,6 +34,8 @@ export interface ListingDocument {
   accepts?: AcceptedPayment[];
   describe?: Describe;
   signals: Signals;
+  /** The evidence the listing stands on; each write adds its kind, the others are kept (keptFromStored). */
+  provenance?: Provenance;
   source: ListingSource;
   owner?: string;
   firstSeen: string;
@@ -61,17 +63,21 @@ export interface KeptFields {
   firstSeen?: string;
   signals?: Partial<Signals>;
   owner?: string;
+  provenance?: Provenance;
 }
 
 /**
  * What an upsert of an existing listing stores: the new document, keeping the stored `firstSeen`,
- * `owner` (when the write names none) and `signals` (unless the write replaces them, as imports do).
+ * `owner` (when the write names none), `signals` (unless the write replaces them, as imports do)
+ * and the kinds of `provenance` the write does not bring.
  */
 export function keptFromStored(doc: ListingDocument, stored: KeptFields | undefined, replaceSignals = false): ListingDocument {
   if (!stored) return doc;
   const merged: ListingDocument = { ...doc, firstSeen: stored.firstSeen ?? doc.firstSeen };
   if (!replaceSignals && stored.signals) merged.signals = stored.signals as Signals;
   if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
+  // Evidence adds up: this write's kind replaces its own, every other kind seen before stays.
+  if (stored.provenance) merged.provenance = { ...stored.provenance, ...doc.provenance };
   return merged;
 }
 

@@ -22,6 +22,7 @@ interface StoredState {
   firstSeen?: string;
   signals?: ListingDocument['signals'];
   owner?: string;
+  provenance?: ListingDocument['provenance'];
   /** Who wrote it and whether it is removed: decide whether a traffic upsert may rewrite it. */
   source?: ListingDocument['source'];
   removed?: boolean;
@@ -80,7 +81,14 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
         { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at, embedding: null, embeddedTextHash: null, embeddingModel: null } },
       ];
     case 'signals':
-      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, health: null, ...operation.signals } } }];
+      return [
+        { update: { _id: operation.id } },
+        // A partial document, no script (Elasticsearch may run without its scripting module): the nulls
+        // clear what the new signals lack; `provenance.settled` merges beside the other evidence.
+        { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, health: null, ...operation.signals }, ...(operation.settled ? { provenance: { settled: operation.settled } } : {}) } },
+      ];
+    case 'evidence':
+      return [{ update: { _id: operation.id } }, { doc: { provenance: operation.provenance } }];
   }
 }
 
@@ -231,7 +239,7 @@ export class ListingStore {
     const response = await this.client.mget<Partial<ListingDocument>>({
       index: this.alias,
       ids,
-      _source_includes: ['firstSeen', 'signals', 'owner', 'source', 'removed', 'removedReason', 'embeddedTextHash'],
+      _source_includes: ['firstSeen', 'signals', 'owner', 'provenance', 'source', 'removed', 'removedReason', 'embeddedTextHash'],
     });
     for (const doc of response.docs) {
       if (!('found' in doc) || !doc.found) continue;
@@ -242,6 +250,7 @@ export class ListingStore {
         ...(source.firstSeen ? { firstSeen: source.firstSeen } : {}),
         ...(source.signals ? { signals: source.signals } : {}),
         ...(source.owner ? { owner: source.owner } : {}),
+        ...(source.provenance ? { provenance: source.provenance } : {}),
         ...(source.source ? { source: source.source } : {}),
         ...(source.removed !== undefined ? { removed: source.removed } : {}),
         ...(source.removedReason ? { removedReason: source.removedReason } : {}),

@@ -97,6 +97,8 @@ export function redisKeys(prefix: string) {
 
     signalBuckets: (listingId: string, counter: string) => inGroup('signals', `signals:${listingId}:${counter}`),
     signalLastSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettled`),
+    /** When the listing was first settled (provenance.settled.first); set once, kept a year past the last settlement. */
+    signalFirstSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:firstSettled`),
     /** Settled `upto` amounts of a listing (for the median). */
     signalAmounts: (listingId: string) => inGroup('signals', `signals:${listingId}:amounts`),
     /** Events per payer of one listing, kind and UTC day (the payer's daily cap). */

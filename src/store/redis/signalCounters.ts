@@ -24,22 +24,26 @@ export const DEFAULT_PAYER_DAILY_CAP = 10;
 
 type Counter = 'settle' | 'verify' | 'reject';
 
+/** A listing's signals as the flusher writes them: `firstSettled` goes to `provenance.settled.first`. */
+export type FlushedSignals = Signals & { firstSettled?: string };
+
 /**
  * One event, atomically: the payer's count of the day for this listing goes up, and only while it is
- * within the cap do the hourly buckets (KEYS[6..]) count it, and an `upto` settlement's amount
+ * within the cap do the hourly buckets (KEYS[7..]) count it, and an `upto` settlement's amount
  * (ARGV[11], empty otherwise) join the 7-day amounts set (KEYS[5]) the median is read from. lastSettled, the dirty set and the aging
  * schedule are written either way when ARGV[9] carries a settlement time, so a settlement past the
  * cap still freshens lastSettled (it is real, only its weight is bounded).
- * KEYS: payer-day hash, dirty set, aging zset, lastSettled, amounts zset, bucket hashes...
+ * A settlement also sets firstSettled (KEYS[6]) once, and keeps it FIRST_SETTLED_TTL past the last one.
+ * KEYS: payer-day hash, dirty set, aging zset, lastSettled, amounts zset, firstSettled, bucket hashes...
  * ARGV: payer, cap, payer-day ttl, hour, bucket ttl, aging score, aging member, listing id, lastSettled,
- *       lastSettled ttl, amount, amount member, now ms, window start ms, max amounts kept
+ *       lastSettled ttl, amount, amount member, now ms, window start ms, max amounts kept, firstSettled ttl
  */
 const RECORD_SCRIPT = `
 local n = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 local counted = n <= tonumber(ARGV[2])
 if counted then
-  for i = 6, #KEYS do
+  for i = 7, #KEYS do
     redis.call('HINCRBY', KEYS[i], ARGV[4], 1)
     redis.call('EXPIRE', KEYS[i], ARGV[5])
   end
@@ -51,11 +55,21 @@ if counted then
   end
   redis.call('ZADD', KEYS[3], ARGV[6], ARGV[7])
 end
-if ARGV[9] ~= '' then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
+if ARGV[9] ~= '' then
+  redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10])
+  redis.call('SET', KEYS[6], ARGV[9], 'NX')
+  redis.call('EXPIRE', KEYS[6], ARGV[16])
+end
 if counted or ARGV[9] ~= '' then redis.call('SADD', KEYS[2], ARGV[8]) end
 return counted and 1 or 0`;
 
 type RecordingRedis = RedisClient & { signalsRecord(...args: Array<string | number>): Promise<number> };
+
+/**
+ * How long the first settlement's time outlives the last settlement: a listing nobody paid for in a
+ * year starts a new first. One small key per settled listing, so memory follows the catalog's size.
+ */
+const FIRST_SETTLED_TTL_SECONDS = 400 * 24 * 3600;
 
 /** The median is taken over at most this many of the most recent settlements in the window. */
 export const MEDIAN_SAMPLES = 1000;
@@ -128,6 +142,7 @@ export class SignalCounters {
       this.agingKey,
       this.lastSettledKey(listingId),
       this.amountsKey(listingId),
+      this.keys.signalFirstSettled(listingId),
       ...counters.map((counter) => this.bucketsKey(listingId, counter)),
     ];
     const counted = await this.recording.signalsRecord(
@@ -148,6 +163,7 @@ export class SignalCounters {
       now,
       now - WINDOW_HOURS * HOUR_MS,
       MEDIAN_SAMPLES,
+      FIRST_SETTLED_TTL_SECONDS,
     );
     return counted === 1;
   }
@@ -168,9 +184,9 @@ export class SignalCounters {
     return this.record(listingId, payer, 'settle', ['settle'], settledAmount);
   }
 
-  /** The `signals` block of several listings as of the clock's now. */
-  async read(listingIds: string[]): Promise<Map<string, Signals>> {
-    const out = new Map<string, Signals>();
+  /** The `signals` block of several listings as of the clock's now, with the first settlement's time (for provenance). */
+  async read(listingIds: string[]): Promise<Map<string, FlushedSignals>> {
+    const out = new Map<string, FlushedSignals>();
     if (listingIds.length === 0) return out;
     const hour = Math.floor(this.clock() / HOUR_MS);
     const oldestCounted = hour - WINDOW_HOURS + 1;
@@ -180,6 +196,7 @@ export class SignalCounters {
       for (const counter of counters) pipeline.hgetall(this.bucketsKey(id, counter));
       pipeline.get(this.lastSettledKey(id));
       pipeline.zrangebyscore(this.amountsKey(id), this.clock() - WINDOW_HOURS * HOUR_MS + 1, '+inf');
+      pipeline.get(this.keys.signalFirstSettled(id));
     }
     const results = (await pipeline.exec()) ?? [];
     const expired = this.redis.pipeline();
@@ -196,18 +213,20 @@ export class SignalCounters {
       return total;
     };
     listingIds.forEach((id, i) => {
-      const base = i * 5;
+      const base = i * 6;
       const settles = sum(id, 'settle', results[base]);
       const verifies = sum(id, 'verify', results[base + 1]);
       const rejects = sum(id, 'reject', results[base + 2]);
       const lastSettled = results[base + 3]?.[1] as string | null | undefined;
-      const signals: Signals = {
+      const signals: FlushedSignals = {
         settleCount7d: settles,
         rejectionRate7d: verifies === 0 ? 0 : Math.round((rejects / verifies) * 10_000) / 10_000,
       };
       if (lastSettled) signals.lastSettled = lastSettled;
       const median = medianAmount((results[base + 4]?.[1] as string[] | undefined) ?? []);
       if (median !== undefined) signals.medianSettledAmount7d = median;
+      const firstSettled = results[base + 5]?.[1] as string | null | undefined;
+      if (firstSettled && lastSettled) signals.firstSettled = firstSettled;
       out.set(id, signals);
     });
     // Pruning is housekeeping: the window sum above already ignores old hours.
