@@ -93,4 +93,16 @@ export default tseslint.config(
   floor(FEATURES.map((f) => `src/${f}/**/*.ts`), TRANSPORTS, 'Features know nothing of HTTP: throw a src/core/errors.ts error; src/http maps it.'),
   floor(['src/shapes/**/*.ts', 'src/x402/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk'], 'Wire shapes sit below everything but the ground floor.'),
   floor(['src/sdk/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store'], 'The seller SDK is a client of the HTTP API: it imports only core, shapes and x402.'),
+  // test/unit runs with Elasticsearch and Redis stopped (npm run test:unit): no client, no harness.
+  {
+    files: ['test/unit/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          ...CLIENT_BAN,
+          { group: ['**/support/harness', '**/support/harness.js'], message: 'Unit tests start no service: use a fake from test/unit/fakes (or write the test in test/).' },
+        ],
+      }],
+    },
+  },
 );

@@ -5,7 +5,7 @@
  * benchmark and the report gives p50/p99, throughput and the CPU Elasticsearch spent per request.
  *
  *   npx tsx scripts/bench-growth.ts [--sizes 10000,100000,1000000] [--connections 4] [--duration 10]
- *                                   [--stamp NAME --keep] [--load-only]
+ *                                   [--stamp NAME --keep] [--load-only] [--semantic]
  *
  * Each size is its own scratch deployment (index + Redis prefix), loaded with the first N listings
  * of the same generated sequence and force-merged to 5 segments, as a long-lived index would be.
@@ -13,7 +13,13 @@
  * measurements want a quiet one: `--stamp g1 --keep --load-only` loads (and keeps) the catalogs,
  * and a later `--stamp g1` measures them (a size already loaded is not loaded again; without
  * --keep the deployments are deleted at the end). The embedding model is off (text ranking): the
- * gateway's embedding worker would otherwise embed the catalog during the measurement.
+ * gateway's embedding worker would otherwise embed the catalog during the measurement. With
+ * `--semantic` every listing gets an approximate embedding after loading (scripts/lib/benchVectors.ts,
+ * marked as embedded so no worker redoes it) and the gateway runs with the model, so searches carry
+ * the kNN clause as shipped (use a stamp of its own: a catalog loaded without embeddings stays so).
+ *
+ * At each size the fixed reference query (scripts/lib/referenceQuery.ts) is sent straight to
+ * Elasticsearch in the same rounds, and the search's CPU is also given as a multiple of it.
  *
  * CPU per request is only meaningful when nothing else uses the Elasticsearch node: point
  * ELASTICSEARCH_URL at a node of your own (e.g. `npm run cluster -- es start`), not a shared one.
@@ -30,8 +36,14 @@ import { ChangeLog } from '../src/store/redis/changeLog.js';
 import { loadGeneratedListings } from './lib/benchCatalog.js';
 import { startServiceProcess } from './lib/benchService.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
-import { elasticsearchCpuMs, measure, median, processCpuMs, type Measured, type Target } from './lib/httpLoad.js';
+import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from './lib/httpLoad.js';
 import { resourcesMix, searchMix } from './lib/searchQueryMix.js';
+import { referenceSearchBody } from './lib/referenceQuery.js';
+import { addApproximateEmbeddings } from './lib/benchVectors.js';
+import { createLogger } from '../src/logger.js';
+import { elasticsearchNodeUrls } from '../src/store/elasticsearch/client.js';
+import { parseReadRequest } from '../src/search/readRequest.js';
+import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 
 const { values } = parseCommandLine(
   {
@@ -43,9 +55,10 @@ const { values } = parseCommandLine(
       stamp: { type: 'string' },
       keep: { type: 'boolean', default: false },
       'load-only': { type: 'boolean', default: false },
+      semantic: { type: 'boolean', default: false },
     },
   },
-  'usage: bench-growth [--sizes N,N,...] [--connections N] [--duration S] [--rounds N] [--stamp NAME] [--keep] [--load-only]',
+  'usage: bench-growth [--sizes N,N,...] [--connections N] [--duration S] [--rounds N] [--stamp NAME] [--keep] [--load-only] [--semantic]',
 );
 const sizes = values.sizes.split(',').map((size) => numberOption('sizes', size.trim(), { max: 10_000_000 }));
 if (sizes.some((size, i) => i > 0 && size <= sizes[i - 1]!)) fail('--sizes must grow: e.g. 10000,100000,1000000');
@@ -64,6 +77,7 @@ interface Row {
   /** Listings/s of the load that filled this size's catalog, when this run loaded it. */
   loadPerSecond?: number;
   search: Measured;
+  reference: Measured;
   resources: Measured;
   /** 1-minute load average after this size's measurement. */
   loadAverage: number;
@@ -77,7 +91,7 @@ function deploymentOf(size: number): Record<string, string> {
     REDIS_PREFIX: `bench-growth:${stamp}:${size}:`,
     READ_CACHE_MS: '0', // the engine's cost: every request goes to Elasticsearch
     CURSOR_SECRET: `bench-growth-secret-${stamp}`,
-    EMBEDDING_MODEL_DIR: '/nonexistent',
+    ...(values.semantic ? {} : { EMBEDDING_MODEL_DIR: '/nonexistent' }),
   };
 }
 
@@ -96,8 +110,14 @@ async function main(): Promise<void> {
       let loadPerSecond: number | undefined;
       if (present < size) {
         const started = Date.now();
-        await loadGeneratedListings(env, size, { from: present });
+        await loadGeneratedListings({ ...env, EMBEDDING_MODEL_DIR: '/nonexistent' }, size, { from: present });
         loadPerSecond = Math.round((size - present) / ((Date.now() - started) / 1000));
+        if (values.semantic) {
+          const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config, createLogger('warn')), (done) =>
+            process.stderr.write(`\r${size}: approximate embeddings ${done}/${size}`),
+          );
+          process.stderr.write(`\n${size}: ${texts} distinct texts embedded\n`);
+        }
         // Merged down as a long-lived index would be, so each size is measured in its steady state.
         await elasticsearch.indices.forcemerge({ index: config.listingsAlias, max_num_segments: 5 });
       }
@@ -124,7 +144,9 @@ async function main(): Promise<void> {
         for (let round = 0; round < options.rounds; round++) runs.push(await measure(target, options, cpu));
         return median(runs);
       };
-      const row = { size, loadPerSecond, search: await run('search', '/discovery/search', searchMix()), resources: await run('resources', '/discovery/resources', resourcesMix()), loadAverage: loadavg()[0]! };
+      const search = await run('search', '/discovery/search', searchMix());
+      const reference = await runReference(config.listingsAlias, base.elasticsearchUrl, cpu);
+      const row = { size, loadPerSecond, search, reference, resources: await run('resources', '/discovery/resources', resourcesMix()), loadAverage: loadavg()[0]! };
       rows.push(row);
       process.stderr.write(`${size}: search p50 ${row.search.p50} ms, resources p50 ${row.resources.p50} ms, load average ${row.loadAverage.toFixed(1)}\n`);
       service.child.kill('SIGTERM');
@@ -144,16 +166,33 @@ async function main(): Promise<void> {
   }
 }
 
+/** The fixed reference query over the same mix, straight to Elasticsearch: the yardstick at this size. */
+async function runReference(alias: string, elasticsearchUrl: string, cpu: CpuProbe): Promise<Measured> {
+  const esUrl = elasticsearchNodeUrls(elasticsearchUrl)[0]!;
+  const requests = searchMix().map((q) => ({
+    method: 'POST' as const,
+    path: `/${alias}/_search?filter_path=hits.hits._source`,
+    body: JSON.stringify(referenceSearchBody(parseReadRequest('search', Object.fromEntries(new URLSearchParams(q))))),
+  }));
+  const target: Target = { name: 'reference query (direct ES)', url: esUrl, requests };
+  const probe = { ...cpu, esUrl };
+  await measure(target, options, probe, 3);
+  const runs: Measured[] = [];
+  for (let round = 0; round < options.rounds; round++) runs.push(await measure(target, options, probe));
+  return median(runs);
+}
+
 function printReport(rows: Row[]): void {
   const lines = [
     `${options.connections} connections, median of ${options.rounds} ${options.duration} s runs per size and workload`,
     '',
-    '| listings | loaded at | search p50 / p99 | search req/s | ES CPU per search | resources p50 / p99 | resources req/s | ES CPU per resources page | load average |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| listings | loaded at | search p50 / p99 | search req/s | ES CPU per search | reference ES CPU | search / reference | resources p50 / p99 | resources req/s | ES CPU per resources page | load average |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const { size, loadPerSecond, search, resources, loadAverage } of rows) {
+  for (const { size, loadPerSecond, search, reference, resources, loadAverage } of rows) {
     lines.push(
       `| ${size} | ${loadPerSecond ? `${loadPerSecond}/s` : 'earlier run'} | ${search.p50} / ${search.p99} ms | ${search.rps.toFixed(0)} | ${search.esCpuMs.toFixed(2)} ms | ` +
+        `${reference.esCpuMs.toFixed(2)} ms | ${(search.esCpuMs / Math.max(reference.esCpuMs, 0.001)).toFixed(2)}x | ` +
         `${resources.p50} / ${resources.p99} ms | ${resources.rps.toFixed(0)} | ${resources.esCpuMs.toFixed(2)} ms | ${loadAverage.toFixed(1)} |`,
     );
   }
@@ -162,7 +201,8 @@ function printReport(rows: Row[]): void {
   const growth = (a: number, b: number) => `${(b / Math.max(a, 0.001)).toFixed(2)}x`;
   lines.push(
     '',
-    `p50 growth ${first.size} -> ${last.size}: search ${growth(first.search.p50, last.search.p50)}, resources ${growth(first.resources.p50, last.resources.p50)} (target at most 2x)`,
+    `p50 growth ${first.size} -> ${last.size}: search ${growth(first.search.p50, last.search.p50)}, resources ${growth(first.resources.p50, last.resources.p50)}; ` +
+      `reference query p50 ${growth(first.reference.p50, last.reference.p50)}${values.semantic ? ' (semantic retrieval on: approximate embeddings)' : ' (semantic retrieval off)'}`,
   );
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -151,7 +151,7 @@ async function main(): Promise<void> {
     }
     await until('initial probes', () => checked >= listings);
     const active = ids.slice(0, Math.round(listings * activeShare));
-    for (const id of active) await container.facilitator.counters.recordSettle(id, '0x2222222222222222222222222222222222222222');
+    for (const id of active) await container.signals.counters.recordSettle(id, '0x2222222222222222222222222222222222222222');
     await until('catalog writes', drained);
 
     // 2. The service idle: nothing due.

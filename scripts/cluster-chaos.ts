@@ -7,6 +7,9 @@
  * - acknowledged writes lost: every publish and announce answered 2xx is served afterwards (0);
  * - settle movements per payment: each payee received its payment exactly once, replays included (1);
  * - read errors: searches that failed, and from when to when.
+ * - recovery times: the write stream's drain after the load stops, the Redis failover's duration,
+ *   and for canary publishes (one every 500 ms) the acknowledged-to-served lag in each window
+ *   between faults, and how long after the failover completed every earlier one was served.
  * - gateway stops: every gateway still running exits 0 within 10 s of SIGTERM.
  * Exits 1 when a write was lost, a payment moved other than once, or a gateway stopped late or with exit 1.
  */
@@ -24,6 +27,7 @@ import { WriteStream } from '../src/store/redis/writeStream.js';
 import { answers, startServer, v1Challenge } from '../test/support/sellers.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from '../test/support/payments.js';
 import { startServiceProcess } from './lib/benchService.js';
+import { canaryWindows, servedAfter, startCanaries } from './lib/canaryWrites.js';
 import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
 const REDIS_PORT = Number(process.env.REDIS_CLUSTER_PORT ?? 7200);
@@ -146,10 +150,25 @@ let stopLoad = false;
 const workers = Array.from({ length: CONCURRENCY }, async () => {
   while (!stopLoad) await oneOperation(operations++);
 });
+const canaries = startCanaries({
+  everyMs: 500,
+  elapsed,
+  async publish(n) {
+    const res = await post('/discovery/publish', {
+      type: 'mcp', resource: `mcp://tools.chaos.test/canary_${n}`, name: `canary_${n}`, description: `Canary write number ${n} of the cluster test.`,
+      inputSchema: { type: 'object', properties: {} }, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1000', payTo: payers[0]!.address },
+    }, { authorization: `Bearer ${secret}` });
+    return res.ok ? ((await res.json()) as { id: string }).id : undefined;
+  },
+  served: async (id) => (await send(`/discovery/resources/${id}`)).status === 200,
+});
+/** When each fault happened (seconds from the start), for the canary windows. */
+const marks: Array<{ label: string; at: number }> = [];
 
 async function at(second: number, label: string, action: () => Promise<void> | void): Promise<void> {
   await sleep(Math.max(0, started + second * 1000 - Date.now()));
   log(`t=${elapsed().toFixed(1)}s ${label}`);
+  marks.push({ label, at: elapsed() });
   await action();
 }
 
@@ -161,11 +180,27 @@ await at(AT.killGateway, 'SIGKILL gateway 0', () => {
 });
 await at(AT.stopEsNode, 'stopping Elasticsearch node 1', async () => void (await clusterScript('es', 'stop-node', '1')));
 let killedPrimary = '';
+const failover: { killedAt?: number; promotedAt?: number } = {};
+let promoted: Promise<void> = Promise.resolve();
 await at(AT.killRedisPrimary, `SIGKILL the Redis primary of slot ${streamSlot} (the write stream)`, () => {
-  const owner = redis.slots[streamSlot]![0]!;
-  killedPrimary = owner;
-  const pid = execFileSync('redis-cli', ['-p', owner.split(':')[1]!, 'info', 'server'], { encoding: 'utf8' }).match(/process_id:(\d+)/)![1]!;
+  const [owner, replica] = redis.slots[streamSlot]!;
+  killedPrimary = owner!;
+  const pid = execFileSync('redis-cli', ['-p', owner!.split(':')[1]!, 'info', 'server'], { encoding: 'utf8' }).match(/process_id:(\d+)/)![1]!;
   process.kill(Number(pid), 'SIGKILL');
+  failover.killedAt = elapsed();
+  // The failover is complete when the replica says it is a primary.
+  promoted = (async () => {
+    while (elapsed() - failover.killedAt! < 60) {
+      const role = await promisify(execFile)('redis-cli', ['-p', replica!.split(':')[1]!, 'role'], { encoding: 'utf8' }).then((r) => r.stdout.split('\n')[0]!.trim(), () => '');
+      if (role === 'master') {
+        failover.promotedAt = elapsed();
+        marks.push({ label: `Redis failover complete (${replica} promoted)`, at: failover.promotedAt });
+        log(`t=${failover.promotedAt.toFixed(1)}s ${replica} promoted`);
+        return;
+      }
+      await sleep(100);
+    }
+  })();
 });
 await at(AT.restartEsNode, 'starting Elasticsearch node 1 again', async () => {
   await clusterScript('es', 'start');
@@ -175,6 +210,9 @@ await at(AT.stopLoad, 'stopping the load', async () => {
   stopLoad = true;
   await Promise.all(workers);
 });
+await promoted;
+marks.sort((a, b) => a.at - b.at);
+const loadStoppedAt = elapsed();
 
 // --- recovery and checks --------------------------------------------------------------------------
 const stream = new WriteStream(redis, env.REDIS_PREFIX!);
@@ -185,7 +223,9 @@ for (;;) {
   if (Date.now() - drainStarted > 180_000) throw new Error(`the write stream did not drain: ${JSON.stringify(stats)}`);
   await sleep(500);
 }
-log(`write stream drained ${((Date.now() - drainStarted) / 1000).toFixed(1)} s after the load stopped`);
+const drainSeconds = Number(((Date.now() - drainStarted) / 1000).toFixed(1));
+log(`write stream drained ${drainSeconds} s after the load stopped`);
+await canaries.stop();
 
 const lost: string[] = [];
 let probeRejections = 0;
@@ -209,6 +249,7 @@ const served = async (id: string, resource: string) => {
   }
   return false;
 };
+for (const canary of canaries.canaries) if (canary.servedAt === undefined) lost.push(`canary publish ${canary.id} acknowledged at t=${canary.ackedAt.toFixed(1)}s`);
 for (const [kind, writes] of [['publish', acked.publishes], ['announce', acked.announces]] as const) {
   for (const [id, { resource, at: ackedAt }] of writes) {
     if (kind === 'announce') {
@@ -246,7 +287,7 @@ for (const at of readErrors.sort((a, b) => a - b)) {
 const report = {
   operations: counts,
   killedRedisPrimary: killedPrimary,
-  acknowledgedWrites: acked.publishes.size + acked.announces.size,
+  acknowledgedWrites: acked.publishes.size + acked.announces.size + canaries.canaries.length,
   acknowledgedWritesLost: lost.length,
   lost,
   announcesRejectedByTheProbe: probeRejections,
@@ -258,6 +299,13 @@ const report = {
   readErrors: readErrors.length,
   readErrorWindows: windows.map((w) => `t=${w.from.toFixed(1)}-${w.to.toFixed(1)}s: ${w.errors}`),
   readErrorKinds: Object.fromEntries(readErrorKinds),
+  writeStreamDrainedSecondsAfterTheLoadStopped: drainSeconds,
+  redisFailover: {
+    seconds: failover.promotedAt !== undefined ? Number((failover.promotedAt - failover.killedAt!).toFixed(1)) : 'not seen within 60 s',
+    // Every canary acknowledged before the failover completed, served this long after it.
+    earlierWritesServedSecondsAfterIt: failover.promotedAt !== undefined ? (servedAfter(canaries.canaries, failover.promotedAt) ?? 'one was never served') : undefined,
+  },
+  canaryWrites: canaryWindows(canaries.canaries, marks.filter((m) => m.label !== 'stopping the load'), loadStoppedAt),
 };
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 

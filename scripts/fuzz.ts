@@ -31,7 +31,7 @@ import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 const USAGE = 'usage: fuzz [--requests N] [--seed N] [--concurrency N] [--listings N]';
 
 /**
- * The stored listings, without the vector and its text hash: the service's own embedding worker
+ * The stored listings, without the vector, its text hash and its model's name: the service's own embedding worker
  * writes those in the background (src/semantic/embeddingWorker.ts) while the requests run, which is
  * no caller changing a listing. Every field a request could reach is compared.
  */
@@ -42,7 +42,7 @@ async function snapshot(client: ElasticsearchClient, alias: string): Promise<Map
     size: 10_000,
     sort: [{ id: 'asc' }],
     query: { match_all: {} },
-    _source_excludes: ['embedding', 'embeddedTextHash'],
+    _source_excludes: ['embedding', 'embeddedTextHash', 'embeddingModel'],
   });
   return new Map(response.hits.hits.map((hit) => [hit._id!, JSON.stringify(hit._source)]));
 }

@@ -262,7 +262,7 @@ redis_start() {
   command -v redis-server >/dev/null 2>&1 || apt_install redis-server
   log "starting redis-server on $REDIS_HOST:$REDIS_PORT"
   mkdir -p "$CACHE_DIR/redis-$REDIS_PORT"
-  redis-server --daemonize yes --bind "$REDIS_HOST" --port "$REDIS_PORT" --save "" --appendonly no \
+  redis-server --daemonize yes --bind "$REDIS_HOST" --port "$REDIS_PORT" --save "" --appendonly yes --appendfsync everysec \
     --dir "$CACHE_DIR/redis-$REDIS_PORT" --logfile "$CACHE_DIR/redis-$REDIS_PORT/redis.log" \
     --pidfile "$CACHE_DIR/redis-$REDIS_PORT/redis.pid"
   local waited=0

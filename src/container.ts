@@ -3,9 +3,9 @@
  * background workers. The server and the integration tests both build the service through here.
  */
 import type { Router } from 'express';
-import type { BackgroundWorker } from './core/worker.js';
+import { closedAfter, type BackgroundWorker } from './core/worker.js';
 import type { Clients } from './store/clients.js';
-import { storesFor } from './store/stores.js';
+import { storesFor, type Stores } from './store/stores.js';
 import type { Config } from './config.js';
 import type { Logger } from './logger.js';
 import { buildCatalog, type CatalogQueue } from './catalog/index.js';
@@ -20,6 +20,7 @@ import { registerReadCacheMetrics } from './search/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
+import { buildSignals, type SignalTracking } from './signals/index.js';
 import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
 import { buildLifecycle } from './lifecycle/index.js';
 import { buildEmbeddingWorker, type EmbeddingWorker } from './semantic/index.js';
@@ -45,8 +46,10 @@ export interface Container {
   announcing: Announcing;
   /** Prometheus registry (GET /metrics); modules register their own metrics on `metrics.registry`. */
   metrics: Metrics;
-  /** /supported, /verify, /settle on the test ledger, and the listing signals they feed. */
+  /** /supported, /verify, /settle on the test ledger. */
   facilitator: Facilitator;
+  /** The listing signals the facilitator records, and their flush into the catalog. */
+  signals: SignalTracking;
   /** Gives stored listings their embeddings, off the write path (also in `workers`). */
   embeddings: EmbeddingWorker;
 }
@@ -63,7 +66,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const announcing = buildAnnouncing(config, logger, { stores, writer: catalog.writer, reader: catalog.reader });
   registerQueueGauges(metrics, () => catalog.queue.stats());
   registerAnnounceMetrics(metrics, announcing);
-  const facilitator = buildFacilitator(config, logger, {
+  const payments = buildPayments(config, logger, {
     stores,
     writer: catalog.writer,
     reader: catalog.reader,
@@ -71,6 +74,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     probes: announcing.service,
     boundHosts: publishing.boundHosts,
   });
+  const { facilitator, signals } = payments;
   const routers = buildRouters({
     search: search.search,
     listingById: new ListingById(catalog.reader, (id) => announcing.service.listingIdFor(id)),
@@ -83,7 +87,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     bazaar: new BazaarDiscovery(search.search),
     rateLimits: { counter: stores.redis.rateLimitCounter(), rules: config.rateLimits, logger },
   });
-  const producers = [catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...facilitator.workers];
+  const producers = [catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...payments.workers];
   return {
     routers,
     workers: [catalog.worker, ...producers],
@@ -94,6 +98,30 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     announcing,
     metrics,
     facilitator,
+    signals,
     embeddings,
   };
+}
+
+type PaymentDeps = Omit<Parameters<typeof buildFacilitator>[2], 'redis' | 'signals' | 'reflushSignals'> & { stores: Stores };
+
+/**
+ * The facilitator and the signals it feeds, on one Redis connection of their own with
+ * auto-pipelining (store/redis/hotPathConnection.ts), and the workers to stop: the signal flusher,
+ * then the connection's closer, which waits for everything that uses the connection (the
+ * flusher's pass in progress, which puts its ids back on failure, and every traffic write started
+ * so far), so stopping the workers in any order cannot quit it under them.
+ */
+export function buildPayments(config: Config, logger: Logger, deps: PaymentDeps): { facilitator: Facilitator; signals: SignalTracking; workers: BackgroundWorker[] } {
+  const { stores, ...rest } = deps;
+  const connection = stores.redis.hotPath((err) => logger.debug('facilitator redis connection error', { err: err.message }));
+  const signals = buildSignals(config, logger, { redis: connection.stores, writer: deps.writer });
+  const facilitator = buildFacilitator(config, logger, {
+    ...rest,
+    redis: connection.stores,
+    signals: signals.recorder,
+    reflushSignals: (ids) => signals.counters.markDirty(ids),
+  });
+  const closer = closedAfter(connection.closer, [() => signals.flusher.stop(), () => facilitator.cataloger.idle()]);
+  return { facilitator, signals, workers: [...signals.workers, closer] };
 }

@@ -8,6 +8,7 @@ import { createElasticsearchClient } from './store/elasticsearch/client.js';
 import { reconcileIndexLayout } from './store/elasticsearch/indexLayout.js';
 import { ensureListingIndex, IncompatibleIndexError } from './store/elasticsearch/listingIndex.js';
 import { createRedisClient } from './store/redis/client.js';
+import { redisPersistence } from './store/redis/persistence.js';
 
 function readConfig(): Config {
   try {
@@ -47,6 +48,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  // The write path is only as durable as this Redis: say so once at start (GET /readyz says it too).
+  void redisPersistence(redis)
+    .then((persistence) => {
+      if (persistence.durable) logger.info('redis persistence: durable', { summary: persistence.summary });
+      else logger.warn('redis persistence: NOT durable', { summary: persistence.summary });
+    })
+    .catch((err: Error) => logger.warn('redis persistence: could not ask Redis how it keeps writes', { error: err.message }));
   const container = buildContainer(config, logger, { elasticsearch, redis });
   const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });
   for (const worker of container.workers) worker.start();

@@ -21,7 +21,7 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
 
   const post = async (path: string, body: unknown) => (await request(h.app).post(path).send(body as object).expect(200)).body;
   const sponsor = () => h.container.facilitator.ledger.sponsorBalance(NETWORK);
-  const signals = async (id: string) => (await h.container.facilitator.counters.read([id])).get(id)!;
+  const signals = async (id: string) => (await h.container.signals.counters.read([id])).get(id)!;
   /** Every catalog write queued so far has been applied: the write queue is ordered, so a marker written last proves it. */
   const appliedSoFar = async () => {
     await h.container.facilitator.cataloger.idle();

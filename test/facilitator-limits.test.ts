@@ -16,7 +16,7 @@ describe('facilitator: per-payer budget and payer-bounded signals', () => {
   after(async () => h.close());
 
   const fund = (address: string) => h.container.facilitator.ledger.fund(NETWORK, USDC, address, 100_000n);
-  const signals = async (id: string) => (await h.container.facilitator.counters.read([id])).get(id)!;
+  const signals = async (id: string) => (await h.container.signals.counters.read([id])).get(id)!;
 
   it('a payer gets 3 distinct payments per window; replays and payloads merely claiming its address spend nothing', async () => {
     const payer = newWallet();

@@ -11,7 +11,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { ErrorReasons } from 'x402/types';
-import { V2_SCHEME_NAMES } from '../src/facilitator/reasons.js';
+import { V2_SCHEME_NAMES } from '../src/facilitator/paymentSchemes.js';
 import { payloadHash } from '../src/store/redis/settlementStore.js';
 import { startHarness, type Harness } from './support/harness.js';
 import { listen } from './support/sdkWorld.js';

@@ -79,7 +79,7 @@ describe('active health: unpaid re-checks, signals.health, the health factor and
   const status = async (listingId: string) => (await request(h.app).get('/discovery/announce/status').query({ id: listingId }).expect(200)).body;
   /** Writes the recorded checks' health to Elasticsearch now and waits until a read shows it. */
   async function flushed(listingId: string, uptime: number): Promise<Result> {
-    await h.container.facilitator.flusher.flushNow();
+    await h.container.signals.flusher.flushNow();
     return waitFor(async () => {
       const found = await listing(listingId);
       return found.signals.health?.uptime7d === uptime ? found : undefined;
@@ -195,7 +195,7 @@ describe('active health: unpaid re-checks, signals.health, the health factor and
   });
 
   it('a listing settled in the last 7 days is re-checked at the active interval, an idle one at the idle interval', async () => {
-    await h.container.facilitator.counters.recordSettle(id.steady!, '0x2222222222222222222222222222222222222222');
+    await h.container.signals.counters.recordSettle(id.steady!, '0x2222222222222222222222222222222222222222');
     clock += IDLE_PERIOD;
     assert.equal(await gatewayA.probeWorker.runDue(), 2);
     const next = async (listingId: string) => Date.parse((await status(listingId)).nextProbeAt) - clock;

@@ -106,6 +106,13 @@ describe('Redis Cluster: the main flows through the Cluster client', function ()
     assert.deepEqual(statuses, [200, 200, 200, 429]);
   });
 
+  it('/readyz: every primary keeps writes (an append-only file and a replica the service waits for)', async () => {
+    const res = await request(h.app).get('/readyz').expect(200);
+    assert.equal(res.body.redisPersistence.durable, true);
+    // One clause per primary, each naming its file and its replica.
+    assert.equal(res.body.redisPersistence.summary.match(/append-only file \(fsync everysec\), 1 replica\(s\) waited for/g)?.length, 3);
+  });
+
   it('an acknowledged catalog write waits for the replica of its primary (WAIT), so a failover cannot drop it', async () => {
     const cluster = h.redis as Cluster;
     // A stream no consumer reads, in the catalog group's slot like the real one (the tag ignores the prefix).

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
-import { SignalCounters } from '../src/store/redis/signalCounters.js';
+import { SignalCounters } from '../src/signals/counters.js';
 import { SignalFlusher } from '../src/signals/flusher.js';
+import { ListingSignals } from '../src/signals/listingSignals.js';
+import { SignalStore } from '../src/store/redis/signalStore.js';
 import type { CatalogWriter } from '../src/catalog/writer.js';
 import { buildListingDocument } from '../src/catalog/document.js';
-import { buildFacilitator } from '../src/facilitator/index.js';
+import { buildPayments } from '../src/container.js';
 import { createMetrics } from '../src/metrics.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
@@ -28,7 +30,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
     let counters: SignalCounters;
     before(() => {
       now = Date.UTC(2026, 0, 10, 12, 30);
-      counters = new SignalCounters(h.redis, `${h.config.redisPrefix}clock:`, () => now);
+      counters = new SignalCounters(new SignalStore(h.redis, `${h.config.redisPrefix}clock:`), () => now);
     });
 
     it('counts settlements for 7 days, then they stop counting', async () => {
@@ -62,8 +64,8 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
 
   it('the flush reaches Elasticsearch, and aged-out counts fall there too', async () => {
     let now = Date.now();
-    const counters = new SignalCounters(h.redis, `${h.config.redisPrefix}aging:`, () => now);
-    const flusher = new SignalFlusher(counters, () => h.container.catalog.writer, h.logger, 60_000);
+    const counters = new SignalCounters(new SignalStore(h.redis, `${h.config.redisPrefix}aging:`), () => now);
+    const flusher = new SignalFlusher(counters, new ListingSignals(counters, undefined), () => h.container.catalog.writer, h.logger, 60_000);
     const resource = 'http://aging.test/report';
     const { id } = await h.container.catalog.writer.upsert(
       { type: 'http', resource, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '10' }, describe: { title: 'Aging report' } },
@@ -151,11 +153,11 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
         },
       });
       const config = { ...h.config, redisPrefix: prefix, signalsFlushMs: 50 };
-      const facilitator = buildFacilitator(config, h.logger, { ...moduleDeps(config), writer });
-      await facilitator.counters.recordSettle('lst_stopflush', PAYER_A);
-      for (const worker of facilitator.workers) worker.start();
+      const payments = buildPayments(config, h.logger, { ...moduleDeps(config), writer });
+      await payments.signals.counters.recordSettle('lst_stopflush', PAYER_A);
+      for (const worker of payments.workers) worker.start();
       await started;
-      await stopAll(facilitator.workers);
+      await stopAll(payments.workers);
       assert.deepEqual(await h.redis.smembers(redisKeys(prefix).signalsDirty), ['lst_stopflush'], 'still dirty: the next process flushes it');
     });
 
@@ -171,18 +173,18 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       });
       const slowReader = { ...h.container.catalog.reader, get: async (id: string) => (await sleep(300), h.container.catalog.reader.get(id)) };
       const config = { ...h.config, redisPrefix: prefix };
-      const facilitator = buildFacilitator(config, h.logger, { ...moduleDeps(config), writer, reader: slowReader });
-      for (const worker of facilitator.workers) worker.start();
+      const payments = buildPayments(config, h.logger, { ...moduleDeps(config), writer, reader: slowReader });
+      for (const worker of payments.workers) worker.start();
       const resource = 'http://stop.test/quote';
       const accept = { scheme: 'exact' as const, network: NETWORK, asset: USDC, amount: '10' };
       // Fire and forget, as the service does: stopping the workers must wait for it.
-      void facilitator.cataloger.settled({
+      void payments.facilitator.cataloger.settled({
         listingId: httpListingId(resource, 'GET'),
         input: { type: 'http', resource, payment: accept },
         acceptKey: `exact ${NETWORK}`,
         accept,
       });
-      await stopAll(facilitator.workers);
+      await stopAll(payments.workers);
       assert.deepEqual(upserts, [resource]);
       assert.equal(await h.redis.hlen(redisKeys(prefix).trafficAccepts(httpListingId(resource, 'GET'))), 1);
     });

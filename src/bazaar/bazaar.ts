@@ -34,6 +34,11 @@ export interface BazaarResource {
   tags?: string[];
   iconUrl?: string;
   extensions: { bazaar: { info: { input: Record<string, unknown> }; schema: Record<string, unknown> } };
+  /**
+   * Demand as CDP's Bazaar shapes it: the last 30 days' counted settlements and distinct payers
+   * through this facilitator, and the last settlement (absent when never paid).
+   */
+  quality: { l30DaysTotalCalls: number; l30DaysUniquePayers: number; lastCalledAt?: string };
   /** This service's addition (x402 v1's `DiscoveredResource.metadata`): listing id, title, settlement signals, provenance. */
   metadata: { id: string; title?: string; signals: Signals; provenance: Provenance };
 }
@@ -110,8 +115,18 @@ function mcpExtension(doc: ListingDocument): BazaarResource['extensions']['bazaa
   return { info: { input }, schema: envelope(schema) };
 }
 
+/** CDP's `quality` block from the listing's signals. */
+function qualityOf(signals: Signals): BazaarResource['quality'] {
+  return {
+    l30DaysTotalCalls: signals.settleCount30d ?? 0,
+    l30DaysUniquePayers: signals.uniquePayers30d ?? 0,
+    ...(signals.lastSettled ? { lastCalledAt: signals.lastSettled } : {}),
+  };
+}
+
 /** A stored listing as a Bazaar `DiscoveryResource`. */
 export function toBazaarResource(doc: ListingDocument): BazaarResource {
+  const signals = publicSignals(doc.signals);
   const accepts = doc.accepts && doc.accepts.length > 0 ? doc.accepts : [doc.payment];
   const description = doc.type === 'mcp' ? doc.description : (doc.describe?.description ?? doc.describe?.title);
   const tags = doc.type === 'mcp' ? doc.tags : doc.describe?.tags;
@@ -128,10 +143,11 @@ export function toBazaarResource(doc: ListingDocument): BazaarResource {
     ...(tags && tags.length > 0 ? { tags } : {}),
     ...(iconUrl ? { iconUrl } : {}),
     extensions: { bazaar: doc.type === 'mcp' ? mcpExtension(doc) : httpExtension(doc) },
+    quality: qualityOf(signals),
     metadata: {
       id: doc.id,
       ...(title ? { title } : {}),
-      signals: publicSignals(doc.signals),
+      signals,
       provenance: publicProvenance(doc.provenance),
     },
   };

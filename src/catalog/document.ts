@@ -17,6 +17,9 @@ function normalizePayment<P extends Payment>(payment: P): P {
   return out;
 }
 
+/** Demand evidence (issue 24) an import may carry (exports do). */
+export const DEMAND_SIGNALS = ['uniquePayers7d', 'largestPayerShare7d', 'settleCount30d', 'uniquePayers30d'] as const;
+
 /** Absent and null members alike: no lastSettled (never settled), zero counts. */
 export function normalizeSignals(signals: SignalsInput | undefined): Signals {
   const out: Signals = { ...EMPTY_SIGNALS };
@@ -24,6 +27,10 @@ export function normalizeSignals(signals: SignalsInput | undefined): Signals {
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
   if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
   if (typeof signals?.medianSettledAmount7d === 'string') out.medianSettledAmount7d = signals.medianSettledAmount7d;
+  for (const key of DEMAND_SIGNALS) {
+    const value = signals?.[key];
+    if (typeof value === 'number') out[key] = value;
+  }
   return out;
 }
 

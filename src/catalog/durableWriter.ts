@@ -5,7 +5,7 @@
  */
 import { systemClock, type Clock } from '../core/clock.js';
 import type { AppendRequest, WriteStream } from '../store/redis/writeStream.js';
-import { buildListingDocument } from './document.js';
+import { buildListingDocument, DEMAND_SIGNALS } from './document.js';
 import type { Provenance, Signals } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';
 import { encodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
@@ -73,6 +73,7 @@ export class DurableCatalogWriter implements CatalogWriter {
       if (signals.lastSettled) clean.lastSettled = signals.lastSettled;
       if (signals.medianSettledAmount7d) clean.medianSettledAmount7d = signals.medianSettledAmount7d;
       if (signals.health) clean.health = signals.health;
+      for (const key of DEMAND_SIGNALS) if (typeof signals[key] === 'number') clean[key] = signals[key];
       const settled = signals.firstSettled && signals.lastSettled ? { first: signals.firstSettled, last: signals.lastSettled } : undefined;
       return { listingId: id, payload: encodeOperation({ op: 'signals', id, signals: clean, ...(settled ? { settled } : {}) }) };
     });

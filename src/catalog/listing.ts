@@ -20,6 +20,10 @@ export function publicSignals(signals: Partial<Signals> | undefined): Signals {
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
   if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
   if (signals?.medianSettledAmount7d != null) out.medianSettledAmount7d = String(signals.medianSettledAmount7d);
+  if (signals?.uniquePayers7d != null) out.uniquePayers7d = signals.uniquePayers7d;
+  if (signals?.largestPayerShare7d != null) out.largestPayerShare7d = signals.largestPayerShare7d;
+  if (signals?.settleCount30d != null) out.settleCount30d = signals.settleCount30d;
+  if (signals?.uniquePayers30d != null) out.uniquePayers30d = signals.uniquePayers30d;
   // Never checked: no health at all, rather than a made-up perfect one.
   if (signals?.health != null) {
     const { uptime7d, latencyP50Ms, lastChecked } = signals.health;

@@ -3,8 +3,9 @@
  * batch to Elasticsearch with one `_bulk`, and acknowledges an entry only once Elasticsearch accepted
  * it. Elasticsearch down: back off and retry without counting; an entry Elasticsearch rejects is
  * retried and dead-lettered with its reason after `maxAttempts`. Entries a crashed consumer held are
- * taken over once its heartbeat expires (a few seconds), entries a live but stuck one holds after
- * `claimIdleMs`.
+ * taken over once its heartbeat expires (a few seconds), entries a Redis failover left pending on
+ * this live consumer (a lost delivery or acknowledgement) at the next claim check (a second),
+ * entries a live but stuck one holds after `claimIdleMs`.
  */
 import type { CatalogIngestSettings } from '../config.js';
 import type { BackgroundWorker } from '../core/worker.js';
@@ -20,6 +21,8 @@ export type IngestOptions = CatalogIngestSettings;
 /** Each consumer refreshes its heartbeat this often; without one for HEARTBEAT_TTL_MS it counts as dead. */
 const HEARTBEAT_MS = 1000;
 const HEARTBEAT_TTL_MS = 3 * HEARTBEAT_MS;
+/** A blocking read may take this long past its block time (a Cluster failover's redirections) before it counts as stuck. */
+const READ_GRACE_MS = 5000;
 
 export class WriteConsumer implements BackgroundWorker {
   readonly name = 'catalog-ingest';
@@ -51,7 +54,7 @@ export class WriteConsumer implements BackgroundWorker {
     this.stopping = false;
     const generation = ++this.generation;
     // Blocking reads get their own connection so they never hold up other commands.
-    this.reader = this.stream.openReader((err) => this.logger.debug('ingest connection error', { error: err.message }));
+    this.reader = this.openReader();
     // A timer of its own: a loop waiting on a slow Elasticsearch is alive all the same.
     const beat = () => void this.stream.heartbeat(this.consumer, HEARTBEAT_TTL_MS).catch(() => undefined);
     beat();
@@ -163,6 +166,12 @@ export class WriteConsumer implements BackgroundWorker {
         this.logger.info('catalog ingest: took over the writes of a consumer that stopped', { count: orphaned.length });
         return orphaned;
       }
+      // After a Redis failover: deliveries and acknowledgements the promoted replica never saw.
+      const unknown = await this.stream.reclaimUnknownOwn(this.consumer, this.held, HEARTBEAT_MS, this.options.batchSize);
+      if (unknown.length > 0) {
+        this.logger.info('catalog ingest: took back writes whose delivery or acknowledgement Redis lost (failover)', { count: unknown.length });
+        return unknown;
+      }
       const claimed = await this.stream.claimAbandoned(this.consumer, this.options.claimIdleMs, this.options.batchSize);
       // Entries this worker holds itself (a long retry) are not "abandoned".
       const abandoned = claimed.filter((e) => !this.held.has(e.entryId));
@@ -172,7 +181,35 @@ export class WriteConsumer implements BackgroundWorker {
       }
     }
     if (!this.reader) return [];
-    return this.reader.readNew(this.consumer, this.options.batchSize, this.options.blockMs);
+    return this.readWithDeadline(this.reader);
+  }
+
+  /**
+   * A blocking read that does not answer within its block time plus READ_GRACE_MS is given up and
+   * its connection replaced (one left waiting on a primary that died would stall this consumer, its
+   * claims included). Entries that read delivered after all are taken back by reclaimUnknownOwn.
+   */
+  private async readWithDeadline(reader: StreamReader): Promise<StreamEntry[]> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.options.blockMs + READ_GRACE_MS)));
+    const read = reader.readNew(this.consumer, this.options.batchSize, this.options.blockMs);
+    try {
+      const result = await Promise.race([read, deadline]);
+      if (result !== 'late') return result;
+    } finally {
+      clearTimeout(timer);
+    }
+    read.catch(() => undefined);
+    this.logger.warn('catalog ingest: a stream read did not answer; reconnecting the reader', { waitedMs: this.options.blockMs + READ_GRACE_MS });
+    if (this.reader === reader) {
+      reader.close();
+      this.reader = this.openReader();
+    }
+    return [];
+  }
+
+  private openReader(): StreamReader {
+    return this.stream.openReader((err) => this.logger.debug('ingest connection error', { error: err.message }));
   }
 
   /** Applies a batch; returns the entries to try again after a backoff. */

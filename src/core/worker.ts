@@ -85,3 +85,19 @@ export class PeriodicTask {
     this.timer.unref();
   }
 }
+
+/**
+ * `resource` (a connection's closer) as a worker whose stop first waits, one after another, for
+ * everything that still uses it (`users`: a worker's stop, an idle wait), then closes it. Shutdown
+ * stops workers side by side; this keeps the resource open under its users whatever the order.
+ */
+export function closedAfter(resource: BackgroundWorker, users: Array<() => Promise<unknown>>): BackgroundWorker {
+  return {
+    name: resource.name,
+    start: () => resource.start(),
+    stop: async () => {
+      for (const wait of users) await wait();
+      await resource.stop();
+    },
+  };
+}

@@ -7,8 +7,7 @@ import { getAddress, type Hex } from 'viem';
 import { recoverTypedDataSigner } from './recoverSigner.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 import { isObject } from '../core/json.js';
-import { chainIdOf, isAddress, parseAmount, type PaymentRequest } from './request.js';
-import type { AcceptedPayment } from './transfer.js';
+import { chainIdOf, isAddress, parseAmount, type CheckedPayment, type PaymentRequest, type PaymentScheme } from './payment.js';
 
 /** EIP-3009's struct as the token contract hashes it: a signature over anything else moves no funds. */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
@@ -34,7 +33,7 @@ const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
 const lower = (address: string): Hex => address.toLowerCase() as Hex;
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 
-export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): AcceptedPayment | Rejection {
+export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): CheckedPayment | Rejection {
   const { requirements, schemePayload } = request;
   const authorization = schemePayload.authorization;
   const signature = schemePayload.signature;
@@ -105,3 +104,23 @@ export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): 
     },
   };
 }
+
+/** `exact` for x402 v1 and v2: the price, moved in full. */
+export const exactScheme: PaymentScheme = {
+  name: 'exact',
+  x402Versions: [1, 2],
+  supportedExtra: () => undefined,
+  check: (request, { nowSeconds }) => checkExactPayment(request, nowSeconds),
+  nonceUsed: (payer) => reject(Reason.exactNonceUsed, 'the authorization nonce was already used', payer),
+  metered: false,
+  // @x402/evm 2.27's exact/facilitator error constants (test/facilitator-reasons.test.ts checks them).
+  v2ReasonNames: {
+    [Reason.schemeMismatch]: 'invalid_exact_evm_scheme',
+    [Reason.networkMismatch]: 'invalid_exact_evm_network_mismatch',
+    [Reason.exactSignature]: 'invalid_exact_evm_signature',
+    [Reason.exactRecipientMismatch]: 'invalid_exact_evm_recipient_mismatch',
+    [Reason.exactValue]: 'invalid_exact_evm_payload_authorization_value_mismatch',
+    [Reason.exactZeroValue]: 'invalid_exact_evm_authorization_value',
+    [Reason.insufficientFunds]: 'invalid_exact_evm_insufficient_balance',
+  },
+};

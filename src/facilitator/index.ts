@@ -1,22 +1,22 @@
 /**
- * The facilitator module as the container wires it: service, the signals flusher, and the facilitator's gauges (sponsor balance and its floor) on the shared
- * metrics registry.
+ * The facilitator module as the container wires it: the service, the traffic cataloger, and the
+ * facilitator's gauges (sponsor balance and its floor) on the shared metrics registry. It records
+ * into the signals it is handed (src/signals) and uses the Redis adapters it is given (its own
+ * hot-path connection, which the container opens and closes after its users).
  */
 import { formatEther } from 'viem';
 import type { Config } from '../config.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import type { BackgroundWorker } from '../core/worker.js';
 import { ProbeAllowList } from '../announce/addressPolicy.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
-import type { SignalCounters } from '../store/redis/signalCounters.js';
-import { SignalFlusher } from '../signals/flusher.js';
+import type { SignalRecorder } from '../signals/counters.js';
 import type { Ledger } from '../store/redis/ledger.js';
 import { FacilitatorService } from './service.js';
 import { TrafficCataloger } from './trafficCatalog.js';
-import type { Stores } from '../store/stores.js';
+import type { RedisStores } from '../store/redis/redisStores.js';
 import { PayerLimit } from './payerLimit.js';
 import { type ProbeScheduler } from './trafficCatalog.js';
 import { TrafficGate, type HostBindings } from './trafficGate.js';
@@ -24,17 +24,19 @@ import { TrafficGate, type HostBindings } from './trafficGate.js';
 export interface Facilitator {
   service: FacilitatorService;
   ledger: Ledger;
-  counters: SignalCounters;
-  flusher: SignalFlusher;
   cataloger: TrafficCataloger;
-  workers: BackgroundWorker[];
 }
 
 export function buildFacilitator(
   config: Config,
   logger: Logger,
   deps: {
-    stores: Stores;
+    /** The Redis adapters on the facilitator's hot-path connection. */
+    redis: RedisStores;
+    /** Where settlements and verifications count (src/signals). */
+    signals: SignalRecorder;
+    /** Asks the signals to flush these listings again (a traffic write may have replaced their signals). */
+    reflushSignals: (listingIds: string[]) => Promise<void>;
     writer: CatalogWriter;
     reader: CatalogReader;
     metrics: Metrics;
@@ -45,11 +47,8 @@ export function buildFacilitator(
   },
   clock: Clock = systemClock,
 ): Facilitator {
-  const { writer, reader, metrics } = deps;
-  const connection = deps.stores.redis.hotPath((err) => logger.debug('facilitator redis connection error', { err: err.message }));
-  const redis = connection.stores;
+  const { writer, reader, metrics, redis } = deps;
   const ledger = redis.ledger(config.sponsorInitialWei);
-  const counters = redis.signalCounters(clock, config.signalsPayerDailyCap);
   const gate = new TrafficGate(new ProbeAllowList(config.announce.probeAllow), config.announce.probeTimeoutMs, deps.boundHosts);
   const cataloger = new TrafficCataloger({
     accepts: redis.trafficAccepts(),
@@ -59,34 +58,21 @@ export function buildFacilitator(
     refreshMs: config.trafficRefreshMs,
     gate,
     probes: deps.probes,
-    reflushSignals: (ids) => counters.markDirty(ids),
+    reflushSignals: deps.reflushSignals,
   });
   const service = new FacilitatorService({
     config,
     ledger,
     settlements: redis.settlements(config.settlePendingWaitMs),
     payerLimit: new PayerLimit(config.rateLimits.facilitatorPayer ? redis.payerPayments() : undefined, config.rateLimits.facilitatorPayer),
-    counters,
+    signals: deps.signals,
     cataloger,
     metrics,
     logger,
     clock,
   });
-  const flusher = new SignalFlusher(counters, () => writer, logger, config.signalsFlushMs, redis.healthChecks(), clock);
   registerSponsorGauges(config, ledger, metrics);
-  // The connection closes only after everything that uses it finished: the flusher's current pass
-  // (it pops ids from the dirty set and puts them back on failure) and every traffic write started
-  // so far. Otherwise stopping the workers in any order could quit it under them.
-  const closer: BackgroundWorker = {
-    name: connection.closer.name,
-    start: () => undefined,
-    stop: async () => {
-      await flusher.stop();
-      await cataloger.idle();
-      await connection.closer.stop();
-    },
-  };
-  return { service, ledger, counters, flusher, cataloger, workers: [flusher, closer] };
+  return { service, ledger, cataloger };
 }
 
 /**

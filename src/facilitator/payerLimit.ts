@@ -8,7 +8,7 @@
  */
 import type { PayerPaymentCounter } from '../store/redis/payerPayments.js';
 import type { RateLimitRule } from '../config.js';
-import type { Transfer } from './transfer.js';
+import type { Transfer } from './payment.js';
 
 /** Thrown when a payer spent its budget; the route answers 429 rate_limited with Retry-After. */
 export class PayerLimitExceeded extends Error {

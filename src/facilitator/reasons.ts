@@ -1,7 +1,8 @@
 /**
  * `invalidReason` / `errorReason` codes. The values below are the v1 strings (the `x402` package's
  * ErrorReasons and the older `@x402/evm` scheme constants), which v1 requests get. v2 requests get
- * the names `@x402/evm` 2.27 uses where it renamed them (`wireReason`, V2_NAMES), so x402 clients
+ * the names `@x402/evm` 2.27 uses where it renamed them (each scheme's `v2ReasonNames`, applied by
+ * `wireReason` in paymentSchemes.ts), so x402 clients
  * and sellers of either generation recognise them (docs/facilitator.md "invalidReason / errorReason
  * codes"). The service adds none of its own except where x402 has no equivalent (marked).
  */
@@ -54,44 +55,6 @@ export const Reason = {
 } as const;
 
 export type ReasonCode = (typeof Reason)[keyof typeof Reason];
-
-/** Codes x402 v1 has no specific name for: the generic ErrorReasons of the `x402` package. */
-const V1_NAMES: Partial<Record<ReasonCode, string>> = {
-  [Reason.schemeMismatch]: 'invalid_scheme',
-  [Reason.networkMismatch]: 'invalid_network',
-  [Reason.exactZeroValue]: Reason.exactValue,
-};
-
-/**
- * The names `@x402/evm` 2.27's facilitators give the same refusals, per scheme (its
- * `exact/facilitator` and `upto/facilitator` error constants; test/facilitator-reasons.test.ts
- * checks every one against the installed package). Codes not listed are the same in both versions.
- */
-const V2_NAMES: Record<string, Partial<Record<ReasonCode, string>>> = {
-  exact: {
-    [Reason.schemeMismatch]: 'invalid_exact_evm_scheme',
-    [Reason.networkMismatch]: 'invalid_exact_evm_network_mismatch',
-    [Reason.exactSignature]: 'invalid_exact_evm_signature',
-    [Reason.exactRecipientMismatch]: 'invalid_exact_evm_recipient_mismatch',
-    [Reason.exactValue]: 'invalid_exact_evm_payload_authorization_value_mismatch',
-    [Reason.exactZeroValue]: 'invalid_exact_evm_authorization_value',
-    [Reason.insufficientFunds]: 'invalid_exact_evm_insufficient_balance',
-  },
-  upto: {
-    [Reason.schemeMismatch]: 'invalid_upto_evm_scheme',
-    [Reason.networkMismatch]: 'invalid_upto_evm_network_mismatch',
-    [Reason.insufficientFunds]: 'permit2_insufficient_balance',
-  },
-};
-
-/** The string a request of `x402Version` for `scheme` gets for `reason`. */
-export function wireReason(reason: ReasonCode, x402Version: unknown, scheme: unknown): string {
-  const v2 = x402Version === 2 && typeof scheme === 'string' && Object.hasOwn(V2_NAMES, scheme) ? V2_NAMES[scheme]![reason] : undefined;
-  return v2 ?? V1_NAMES[reason] ?? reason;
-}
-
-/** Every v2 name this service can answer, by scheme (what the test compares with the package). */
-export const V2_SCHEME_NAMES: Readonly<Record<string, Readonly<Partial<Record<ReasonCode, string>>>>> = V2_NAMES;
 
 /**
  * Human-readable companion of a code, sent as invalidMessage / errorMessage. `payer` is set when the

@@ -1,50 +1,72 @@
 /**
- * Reads a /verify or /settle body (x402 v2, or v1) into one normalized shape the schemes check.
+ * Reads a /verify or /settle body (x402 v2, or v1), once, at the edge: into a FacilitatorRequest
+ * that holds everything the service needs (the normalized payment its scheme checks, or why there
+ * is none; the wire strings a refusal echoes; the claimed payer; the listing it is about; the
+ * settlement's identity). Nothing after this reads the body again.
  * Only a body that is not shaped like a facilitator request at all is a 400; anything wrong inside
  * a well-shaped request is a payment rejection with an x402 reason (200, isValid: false).
  */
 import { isObject, type JsonObject } from '../core/json.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { InvalidInput, type FieldError } from '../core/errors.js';
+import { payloadHash, requestBinding } from '../store/redis/settlementStore.js';
 import { Reason, reject, type Rejection } from './reasons.js';
+import { isAddress, parseAmount, type PaymentRequest, type RawFacilitatorRequest, type Requirements } from './payment.js';
+import { schemeFor } from './paymentSchemes.js';
+import { sightingOf, type TrafficSighting } from './trafficSighting.js';
 
-
-/** x402 v2 `ResourceInfo` (v1 carries the same facts on the requirements). */
-export interface ResourceInfo {
-  url: string;
-  description?: string;
-  mimeType?: string;
-  serviceName?: string;
-  tags?: string[];
-}
-
-export interface Requirements {
-  scheme: string;
-  /** CAIP-2 */
-  network: string;
-  asset: string;
-  payTo: string;
-  /** Smallest unit; v1 `maxAmountRequired`. For `upto` at /settle: the actual amount to charge. */
-  amount: bigint;
-  maxTimeoutSeconds?: number;
-  extra: JsonObject;
-}
-
-export interface RawFacilitatorRequest {
+/** A /verify or /settle request as the service takes it. */
+export interface FacilitatorRequest {
+  /** As the client sent it: a refusal's wire name depends on it. */
   x402Version: number;
-  paymentPayload: JsonObject;
-  paymentRequirements: JsonObject;
-}
-
-export interface PaymentRequest {
-  x402Version: 1 | 2;
-  /** The network as the client wrote it (`base-sepolia` in v1), echoed in settle responses. */
+  /** `paymentRequirements.scheme` as written (undefined when not a string): a refusal's wire name depends on it. */
+  wireScheme: string | undefined;
+  /** `paymentRequirements.network` as written ('' when not a string), echoed in settle responses. */
   wireNetwork: string;
-  requirements: Requirements;
-  /** The scheme-specific part: `paymentPayload.payload`. */
-  schemePayload: JsonObject;
+  /** The normalized payment of a supported version, scheme and network, or the refusal that says why not. */
+  payment: PaymentRequest | Rejection;
+  /** The payer the payload names, unchecked: x402 reports it on refusals when it can. */
+  claimedPayer: string | undefined;
+  /** The request carries discovery metadata (the v2 bazaar extension, or v1 `outputSchema.input`): its answer tells the seller what the catalog did. */
+  carriesDiscovery: boolean;
+  /** The listing the request is about, when it names a resource the catalog can key. */
+  sighting: TrafficSighting | undefined;
+  /** What /settle is idempotent by (the canonical payload's hash) and what its receipt is bound to (version and requirements). */
+  payloadHash: string;
+  binding: string;
 }
 
+/** The one parse of a /verify or /settle body; throws a 400 `invalid_request` unless it has the outer shape. */
+export function parseFacilitatorRequest(body: unknown, supportedNetworks: readonly string[]): FacilitatorRequest {
+  const raw = readFacilitatorRequest(body);
+  const { scheme, network } = raw.paymentRequirements;
+  return {
+    x402Version: raw.x402Version,
+    wireScheme: typeof scheme === 'string' ? scheme : undefined,
+    wireNetwork: typeof network === 'string' ? network : '',
+    payment: normalizeRequest(raw, supportedNetworks),
+    claimedPayer: claimedPayer(raw),
+    carriesDiscovery: carriesDiscovery(raw),
+    sighting: sightingOf(raw),
+    payloadHash: payloadHash(raw.paymentPayload),
+    binding: requestBinding(raw.x402Version, raw.paymentRequirements),
+  };
+}
+
+/** Whether the request carries discovery metadata: the v2 bazaar extension, or v1 `outputSchema.input`. */
+function carriesDiscovery(raw: RawFacilitatorRequest): boolean {
+  const { paymentPayload: pp, paymentRequirements: pr } = raw;
+  if (raw.x402Version === 2) return isObject(pp.extensions) && isObject(pp.extensions.bazaar);
+  return isObject(pr.outputSchema) && isObject(pr.outputSchema.input) && pr.outputSchema.input.discoverable !== false;
+}
+
+/** Best-effort payer address of a payload, whatever its checks will say (the signer of either EVM scheme's authorization). */
+function claimedPayer(raw: RawFacilitatorRequest): string | undefined {
+  const payload = raw.paymentPayload.payload;
+  if (!isObject(payload)) return undefined;
+  const from = isObject(payload.authorization) ? payload.authorization.from : isObject(payload.permit2Authorization) ? payload.permit2Authorization.from : undefined;
+  return isAddress(from) ? from : undefined;
+}
 
 /** Throws a 400 `invalid_request` unless the body has the facilitator request's outer shape. */
 export function readFacilitatorRequest(body: unknown): RawFacilitatorRequest {
@@ -68,19 +90,6 @@ export function readFacilitatorRequest(body: unknown): RawFacilitatorRequest {
   };
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const AMOUNT = /^[0-9]{1,78}$/;
-
-export function parseAmount(value: unknown): bigint | undefined {
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  if (typeof value === 'string' && AMOUNT.test(value)) return BigInt(value);
-  return undefined;
-}
-
-export function isAddress(value: unknown): value is `0x${string}` {
-  return typeof value === 'string' && ADDRESS.test(value);
-}
-
 /** Normalizes a shaped request; returns a Rejection when a field is missing, unsupported or inconsistent. */
 export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: readonly string[]): PaymentRequest | Rejection {
   const { paymentPayload: pp, paymentRequirements: pr } = raw;
@@ -97,8 +106,8 @@ export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: 
 
   const scheme = pr.scheme;
   if (typeof scheme !== 'string') return reject(Reason.invalidPaymentRequirements, 'paymentRequirements.scheme must be a string');
-  const schemes = version === 2 ? ['exact', 'upto'] : ['exact'];
-  if (!schemes.includes(scheme)) return reject(Reason.invalidScheme, `scheme ${JSON.stringify(scheme)} is not supported for x402 v${version}`);
+  const registered = schemeFor(scheme, version);
+  if (!registered) return reject(Reason.invalidScheme, `scheme ${JSON.stringify(scheme)} is not supported for x402 v${version}`);
   if (accepted.scheme !== scheme) return reject(Reason.schemeMismatch, 'the payload scheme differs from the requirements scheme');
 
   const wireNetwork = pr.network;
@@ -126,10 +135,5 @@ export function normalizeRequest(raw: RawFacilitatorRequest, supportedNetworks: 
     extra: isObject(pr.extra) ? pr.extra : {},
   };
   if (typeof pr.maxTimeoutSeconds === 'number') requirements.maxTimeoutSeconds = pr.maxTimeoutSeconds;
-  return { x402Version: version, wireNetwork, requirements, schemePayload: pp.payload };
-}
-
-/** EVM chain id of a CAIP-2 `eip155:<id>` network. */
-export function chainIdOf(network: string): number {
-  return Number(network.slice('eip155:'.length));
+  return { x402Version: version, wireNetwork, requirements, schemePayload: pp.payload, scheme: registered };
 }

@@ -9,22 +9,19 @@
  */
 import { keccak256, stringToHex } from 'viem';
 import type { Config } from '../config.js';
-import { legacyNetworkNames, toCaip2Network } from '../x402/networks.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { SignalCounters } from '../store/redis/signalCounters.js';
-import { checkExactPayment } from './exactScheme.js';
+import type { SignalRecorder } from '../signals/counters.js';
 import type { Ledger, SettleOutcome } from '../store/redis/ledger.js';
 import type { PayerLimit } from './payerLimit.js';
-import { Reason, Rejection, reject, wireReason } from './reasons.js';
-import { isObject } from '../core/json.js';
-import { isAddress, normalizeRequest, readFacilitatorRequest, type PaymentRequest, type RawFacilitatorRequest } from './request.js';
-import { payloadHash, requestBinding, RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlementStore.js';
+import { Reason, Rejection, reject } from './reasons.js';
+import { parseFacilitatorRequest, type FacilitatorRequest } from './request.js';
+import type { CheckedPayment, CheckMode, PaymentRequest, PaymentScheme } from './payment.js';
+import { supportedKinds, wireReason, type SupportedKind } from './paymentSchemes.js';
+import { RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlementStore.js';
 import type { TrafficCataloger } from './trafficCatalog.js';
-import { sightingOf, type TrafficSighting } from './trafficSighting.js';
-import type { AcceptedPayment, CheckMode } from './transfer.js';
-import { checkUptoPayment } from './uptoScheme.js';
+import type { TrafficSighting } from './trafficSighting.js';
 import { BAZAAR_DISCOVERY } from '../bazaar/bazaar.js';
 import type { BazaarOutcome, SettleResponse, VerifyResponse } from '../x402/wire.js';
 
@@ -35,16 +32,6 @@ const OUTCOME_WAIT_MS = 250;
 export interface FacilitatorAnswer<T> {
   response: T;
   bazaar?: BazaarOutcome;
-}
-
-/** A client's field echoed back: a string, or '' (String() on an object with its own toString throws). */
-const wireText = (value: unknown): string => (typeof value === 'string' ? value : '');
-
-export interface SupportedKind {
-  x402Version: number;
-  scheme: string;
-  network: string;
-  extra?: Record<string, unknown>;
 }
 
 export interface SupportedResponse {
@@ -60,7 +47,7 @@ export interface FacilitatorDeps {
   ledger: Ledger;
   settlements: SettlementStore;
   payerLimit: PayerLimit;
-  counters: SignalCounters;
+  signals: SignalRecorder;
   cataloger: TrafficCataloger;
   metrics: Metrics;
   logger: Logger;
@@ -68,11 +55,8 @@ export interface FacilitatorDeps {
 }
 
 /** Ledger refusals; `payer` (the recovered signer) makes a payer's own failure count as a rejection at /verify. */
-const SETTLE_FAILURES: Record<Exclude<SettleOutcome, 'ok'>, (scheme: string, payer?: string) => Rejection> = {
-  nonce_used: (scheme, payer) =>
-    scheme === 'upto'
-      ? reject(Reason.permit2NonceUsed, 'the Permit2 nonce was already used', payer)
-      : reject(Reason.exactNonceUsed, 'the authorization nonce was already used', payer),
+const SETTLE_FAILURES: Record<Exclude<SettleOutcome, 'ok'>, (scheme: PaymentScheme, payer?: string) => Rejection> = {
+  nonce_used: (scheme, payer) => scheme.nonceUsed(payer),
   insufficient_funds: (_scheme, payer) => reject(Reason.insufficientFunds, 'the payer balance does not cover the amount', payer),
   sponsor_insufficient_funds: () => sponsorExhausted(),
 };
@@ -86,77 +70,52 @@ function settlementTransaction(payloadHash: string): string {
   return keccak256(stringToHex(`x402-test-ledger:${payloadHash}`));
 }
 
-/** Whether the request carries discovery metadata: the v2 bazaar extension, or v1 `outputSchema.input`. */
-function carriesDiscovery(raw: RawFacilitatorRequest): boolean {
-  const { paymentPayload: pp, paymentRequirements: pr } = raw;
-  if (raw.x402Version === 2) return isObject(pp.extensions) && isObject(pp.extensions.bazaar);
-  return isObject(pr.outputSchema) && isObject(pr.outputSchema.input) && pr.outputSchema.input.discoverable !== false;
-}
-
-/** Best-effort payer address of a payload that did not pass the checks (x402 reports it when it can). */
-function claimedPayer(raw: RawFacilitatorRequest): string | undefined {
-  const payload = raw.paymentPayload.payload;
-  if (!isObject(payload)) return undefined;
-  const from = isObject(payload.authorization) ? payload.authorization.from : isObject(payload.permit2Authorization) ? payload.permit2Authorization.from : undefined;
-  return isAddress(from) ? from : undefined;
-}
-
 export class FacilitatorService {
   constructor(private readonly deps: FacilitatorDeps) {}
 
   supported(): SupportedResponse {
     const { facilitatorNetworks, facilitatorAddress } = this.deps.config;
-    const kinds: SupportedKind[] = [];
-    for (const network of facilitatorNetworks) {
-      kinds.push({ x402Version: 2, scheme: 'exact', network });
-      kinds.push({ x402Version: 2, scheme: 'upto', network, extra: { facilitatorAddress } });
-    }
-    for (const name of legacyNetworkNames()) {
-      const network = toCaip2Network(name);
-      if (network && facilitatorNetworks.includes(network)) kinds.push({ x402Version: 1, scheme: 'exact', network: name });
-    }
+    const kinds = supportedKinds(facilitatorNetworks, facilitatorAddress);
     return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [facilitatorAddress] }, discovery: { bazaar: BAZAAR_DISCOVERY } };
   }
 
-  async verify(body: unknown): Promise<FacilitatorAnswer<VerifyResponse>> {
-    const raw = readFacilitatorRequest(body);
-    const checked = this.check(raw, 'verify');
-    let outcome: Rejection | AcceptedPayment = checked.outcome;
+  /** The one parse of a /verify or /settle body (the HTTP edge calls it; verify and settle take its result). */
+  read(body: unknown): FacilitatorRequest {
+    return parseFacilitatorRequest(body, this.deps.config.facilitatorNetworks);
+  }
+
+  async verify(request: FacilitatorRequest): Promise<FacilitatorAnswer<VerifyResponse>> {
+    const checked = this.check(request, 'verify');
+    let outcome: Rejection | CheckedPayment = checked.outcome;
     let payerFunded: boolean | undefined;
     if (!(outcome instanceof Rejection)) {
       const { transfer, payer } = outcome;
       await this.deps.payerLimit.consume('verify', payer, transfer);
       const state = await this.deps.ledger.inspect(transfer);
       payerFunded = state.balance > 0n;
-      if (state.nonceUsed) outcome = SETTLE_FAILURES.nonce_used(checked.request!.requirements.scheme, payer);
+      if (state.nonceUsed) outcome = SETTLE_FAILURES.nonce_used(checked.request!.scheme, payer);
       else if (state.balance < transfer.amount) {
         outcome = reject(Reason.insufficientFunds, `balance ${state.balance} is below ${transfer.amount}`, payer);
       } else if (state.sponsorBalance < this.deps.config.settlementFeeWei) outcome = sponsorExhausted();
     }
     const valid = !(outcome instanceof Rejection);
-    const cataloging = this.observeVerify(raw, checked.request, outcome, payerFunded);
-    const invalidReason = outcome instanceof Rejection ? this.wire(raw, outcome) : '';
-    this.deps.metrics.verifyOutcomes.inc({ ...this.labels(checked.request), outcome: valid ? 'valid' : 'invalid', reason: invalidReason });
+    const cataloging = this.observeVerify(request, checked.request, outcome, payerFunded);
+    const invalidReason = outcome instanceof Rejection ? this.wire(request, outcome) : '';
+    this.deps.metrics.verifyOutcomes.inc({ ...this.labels(request), outcome: valid ? 'valid' : 'invalid', reason: invalidReason });
     if (outcome instanceof Rejection) {
       const response: VerifyResponse = { isValid: false, invalidReason, invalidMessage: outcome.message };
-      const payer = claimedPayer(raw);
-      if (payer) response.payer = payer;
-      return this.answer(raw, response, invalidReason);
+      if (request.claimedPayer) response.payer = request.claimedPayer;
+      return this.answer(request, response, invalidReason);
     }
-    return this.answer(raw, { isValid: true, payer: outcome.payer }, undefined, cataloging);
+    return this.answer(request, { isValid: true, payer: outcome.payer }, undefined, cataloging);
   }
 
-  async settle(body: unknown): Promise<FacilitatorAnswer<SettleResponse>> {
-    const raw = readFacilitatorRequest(body);
-    const hash = payloadHash(raw.paymentPayload);
-    const binding = requestBinding(raw.x402Version, raw.paymentRequirements);
-    let request: PaymentRequest | undefined;
-    let moved: AcceptedPayment | undefined;
+  async settle(request: FacilitatorRequest): Promise<FacilitatorAnswer<SettleResponse>> {
+    const { payloadHash: hash, binding, wireNetwork: network } = request;
+    let moved: { payment: CheckedPayment; scheme: PaymentScheme } | undefined;
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
-      const checked = this.check(raw, 'settle');
-      request = checked.request;
-      const network = checked.request?.wireNetwork ?? wireText(raw.paymentRequirements.network);
-      let outcome: Rejection | AcceptedPayment = checked.outcome;
+      const checked = this.check(request, 'settle');
+      let outcome: Rejection | CheckedPayment = checked.outcome;
       let result: SettleResponse | undefined;
       if (!(outcome instanceof Rejection)) {
         await this.deps.payerLimit.consume('settle', outcome.payer, outcome.transfer);
@@ -173,38 +132,41 @@ export class FacilitatorService {
         };
         const record = { key: this.deps.settlements.resultKey(hash), value: this.deps.settlements.receipt(binding, result), ttlSeconds: RESULT_TTL_SECONDS };
         const ledgerOutcome = await this.deps.ledger.settle(outcome.transfer, this.deps.config.settlementFeeWei, record);
-        if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.requirements.scheme);
-        else moved = outcome;
+        if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.scheme);
+        else moved = { payment: outcome, scheme: checked.request!.scheme };
       }
       if (outcome instanceof Rejection) {
-        const failure: SettleResponse = { success: false, errorReason: this.wire(raw, outcome), errorMessage: outcome.message, transaction: '', network };
-        const payer = claimedPayer(raw);
-        if (payer) failure.payer = payer;
+        const failure: SettleResponse = { success: false, errorReason: this.wire(request, outcome), errorMessage: outcome.message, transaction: '', network };
+        if (request.claimedPayer) failure.payer = request.claimedPayer;
         return { result: failure, final: false };
       }
       // Not a rejection: the success result was built and stored with the ledger movement.
       return { result: result!, final: true };
     });
 
-    const labels = this.labels(request ?? normalizeRequest(raw, this.deps.config.facilitatorNetworks));
+    const labels = this.labels(request);
     if ('pending' in stored || 'mismatch' in stored) {
       const failure = 'pending' in stored
         ? reject(Reason.settlementPending, 'an identical settlement is still in progress; retry with the same payload')
         : reject(Reason.settlementRequirementsMismatch, 'this payment payload was already settled with other payment requirements; nothing moved for these');
-      const errorReason = this.wire(raw, failure);
+      const errorReason = this.wire(request, failure);
       this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: errorReason });
       // A pending settlement names the transaction it is settling: @x402/core's x402ResourceServer
       // retries `settlement_pending` once, and only when `transaction` is set (docs/facilitator.md).
       const transaction = 'pending' in stored ? settlementTransaction(hash) : '';
-      return { response: { success: false, errorReason, errorMessage: failure.message, transaction, network: wireText(raw.paymentRequirements.network) } };
+      return { response: { success: false, errorReason, errorMessage: failure.message, transaction, network } };
     }
     const { result, replayed } = stored;
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
     this.deps.metrics.settleOutcomes.inc({ ...labels, outcome, reason: result.errorReason ?? '' });
     // `moved` is set only when this request moved value > 0 from a payer other than payTo.
-    if (moved) return this.answer(raw, result, undefined, this.observeSettlement(sightingOf(raw), moved.payer, result.amount));
+    if (moved) {
+      // The amount a metered scheme (upto) actually settled feeds the listing's median beside its ceiling.
+      const settledAmount = moved.scheme.metered ? result.amount : undefined;
+      return this.answer(request, result, undefined, this.observeSettlement(request.sighting, moved.payment.payer, settledAmount));
+    }
     // A replayed receipt or a settle of 0 changes nothing in the catalog: nothing to report.
-    return result.success ? { response: result } : this.answer(raw, result, result.errorReason);
+    return result.success ? { response: result } : this.answer(request, result, result.errorReason);
   }
 
   /**
@@ -212,8 +174,8 @@ export class FacilitatorService {
    * the seller is told"): rejected with the refusal when the payment was refused, else what the
    * cataloger did, waited for at most OUTCOME_WAIT_MS (`processing` after that; the work goes on).
    */
-  private async answer<T>(raw: RawFacilitatorRequest, response: T, refusedWith?: string, cataloging?: Promise<BazaarOutcome | undefined>): Promise<FacilitatorAnswer<T>> {
-    if (!carriesDiscovery(raw)) return { response };
+  private async answer<T>(request: FacilitatorRequest, response: T, refusedWith?: string, cataloging?: Promise<BazaarOutcome | undefined>): Promise<FacilitatorAnswer<T>> {
+    if (!request.carriesDiscovery) return { response };
     if (refusedWith !== undefined) {
       return { response, bazaar: { status: 'rejected', rejectedReason: `the payment was refused (${refusedWith}); a refused payment lists nothing` } };
     }
@@ -227,35 +189,30 @@ export class FacilitatorService {
     return { response, bazaar };
   }
 
-  /** The code a refusal carries on the wire: v1 and v2 requests name some refusals differently (reasons.ts). */
-  private wire(raw: RawFacilitatorRequest, rejection: Rejection): string {
-    return wireReason(rejection.reason, raw.x402Version, raw.paymentRequirements.scheme);
+  /** The code a refusal carries on the wire: v1 and v2 requests name some refusals differently (paymentSchemes.ts). */
+  private wire(request: FacilitatorRequest, rejection: Rejection): string {
+    return wireReason(rejection.reason, request.x402Version, request.wireScheme);
   }
 
-  /** Shape, support and scheme checks (no ledger state); the normalized request when it got that far. */
-  private check(raw: RawFacilitatorRequest, mode: CheckMode): { request?: PaymentRequest; outcome: Rejection | AcceptedPayment } {
-    const request = normalizeRequest(raw, this.deps.config.facilitatorNetworks);
-    if (request instanceof Rejection) return { outcome: request };
-    const now = BigInt(Math.floor(this.deps.clock() / 1000));
-    const outcome =
-      request.requirements.scheme === 'upto'
-        ? checkUptoPayment(request, now, this.deps.config.facilitatorAddress, mode)
-        : checkExactPayment(request, now);
-    return { request, outcome };
+  /** The scheme's checks (no ledger state) of a normalized payment; the refusal of one that is not. */
+  private check(request: FacilitatorRequest, mode: CheckMode): { request?: PaymentRequest; outcome: Rejection | CheckedPayment } {
+    const payment = request.payment;
+    if (payment instanceof Rejection) return { outcome: payment };
+    const nowSeconds = BigInt(Math.floor(this.deps.clock() / 1000));
+    return { request: payment, outcome: payment.scheme.check(payment, { nowSeconds, mode, facilitatorAddress: this.deps.config.facilitatorAddress }) };
   }
 
-  private labels(request: PaymentRequest | Rejection | undefined): { scheme: string; network: string } {
+  private labels(request: FacilitatorRequest): { scheme: string; network: string } {
     // Only normalized, supported values become labels: raw client strings would grow cardinality without bound.
-    if (!request || request instanceof Rejection) return { scheme: 'unknown', network: 'unknown' };
-    return { scheme: request.requirements.scheme, network: request.requirements.network };
+    const payment = request.payment;
+    if (payment instanceof Rejection) return { scheme: 'unknown', network: 'unknown' };
+    return { scheme: payment.requirements.scheme, network: payment.requirements.network };
   }
 
   /** A settlement that moved value: it counts (payer-bounded) and may write the listing (its outcome). */
   private observeSettlement(sighting: TrafficSighting | undefined, payer: string, settledAmount: string | undefined): Promise<BazaarOutcome> | undefined {
     if (!sighting) return undefined;
-    // The amount an `upto` payment actually settled feeds the listing's median beside its ceiling.
-    const upto = sighting.accept.scheme === 'upto' ? settledAmount : undefined;
-    this.count(sighting.listingId, () => this.deps.counters.recordSettle(sighting.listingId, payer, upto));
+    this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payer, settledAmount));
     return this.deps.cataloger.settled(sighting);
   }
 
@@ -265,21 +222,20 @@ export class FacilitatorService {
    * would have moved value to someone else), so junk from fresh or forged wallets moves nothing. A
    * valid one also asks for a probe of the resource; it never writes the listing itself.
    */
-  private observeVerify(raw: RawFacilitatorRequest, request: PaymentRequest | undefined, outcome: Rejection | AcceptedPayment, funded: boolean | undefined): Promise<BazaarOutcome> | undefined {
+  private observeVerify(request: FacilitatorRequest, payment: PaymentRequest | undefined, outcome: Rejection | CheckedPayment, funded: boolean | undefined): Promise<BazaarOutcome> | undefined {
     const payer = outcome.payer;
-    if (!payer || !request) return undefined;
-    const sighting = sightingOf(raw);
-    if (!sighting) return undefined;
-    const { counters, ledger, cataloger } = this.deps;
+    const sighting = request.sighting;
+    if (!payer || !payment || !sighting) return undefined;
+    const { signals, ledger, cataloger } = this.deps;
     if (!(outcome instanceof Rejection)) {
       // Funded unless the price is 0 (an upto verify may be): a fresh wallet must not dilute the rate either.
-      if (funded) this.count(sighting.listingId, () => counters.recordVerify(sighting.listingId, payer, true));
+      if (funded) this.count(sighting.listingId, () => signals.recordVerify(sighting.listingId, payer, true));
       return cataloger.verified(sighting);
     }
     this.count(sighting.listingId, async () => {
-      const { network, asset } = request.requirements;
+      const { network, asset } = payment.requirements;
       const isFunded = funded ?? (await ledger.balance(network, asset, payer)) > 0n;
-      return isFunded ? counters.recordVerify(sighting.listingId, payer, false) : false;
+      return isFunded ? signals.recordVerify(sighting.listingId, payer, false) : false;
     });
     return undefined;
   }

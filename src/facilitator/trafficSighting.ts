@@ -11,7 +11,7 @@ import { toCaip2Network } from '../x402/networks.js';
 import type { AcceptedPayment, ListingInput } from '../shapes/listingInput.js';
 import { isObject, type JsonObject } from '../core/json.js';
 import { bazaarMetadataOf } from '../x402/bazaarMetadata.js';
-import type { RawFacilitatorRequest } from './request.js';
+import type { RawFacilitatorRequest } from './payment.js';
 
 export interface TrafficSighting {
   listingId: string;

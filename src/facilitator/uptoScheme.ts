@@ -9,8 +9,7 @@ import { recoverTypedDataSigner } from './recoverSigner.js';
 import { VALIDITY_MARGIN_SECONDS } from './exactScheme.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 import { isObject } from '../core/json.js';
-import { chainIdOf, isAddress, parseAmount, type PaymentRequest } from './request.js';
-import type { AcceptedPayment, CheckMode } from './transfer.js';
+import { chainIdOf, isAddress, parseAmount, type CheckedPayment, type CheckMode, type PaymentRequest, type PaymentScheme } from './payment.js';
 
 /** The canonical Permit2 deployment and x402's upto proxy (the only spender a buyer's permit may name). */
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
@@ -48,7 +47,7 @@ export function checkUptoPayment(
   nowSeconds: bigint,
   facilitatorAddress: string,
   mode: CheckMode,
-): AcceptedPayment | Rejection {
+): CheckedPayment | Rejection {
   const { requirements, schemePayload } = request;
   const permit = schemePayload.permit2Authorization;
   const signature = schemePayload.signature;
@@ -135,3 +134,19 @@ export function checkUptoPayment(
     },
   };
 }
+
+/** `upto` for x402 v2: a signed ceiling, of which /settle charges the metered amount. */
+export const uptoScheme: PaymentScheme = {
+  name: 'upto',
+  x402Versions: [2],
+  supportedExtra: (facilitatorAddress) => ({ facilitatorAddress }),
+  check: (request, { nowSeconds, facilitatorAddress, mode }) => checkUptoPayment(request, nowSeconds, facilitatorAddress, mode),
+  nonceUsed: (payer) => reject(Reason.permit2NonceUsed, 'the Permit2 nonce was already used', payer),
+  metered: true,
+  // @x402/evm 2.27's upto/facilitator error constants (test/facilitator-reasons.test.ts checks them).
+  v2ReasonNames: {
+    [Reason.schemeMismatch]: 'invalid_upto_evm_scheme',
+    [Reason.networkMismatch]: 'invalid_upto_evm_network_mismatch',
+    [Reason.insufficientFunds]: 'permit2_insufficient_balance',
+  },
+};

@@ -245,7 +245,22 @@ export const components: OpenApiObject = {
     BazaarListResponse: bazaarList,
     BazaarSearchResponse: bazaarSearch,
     Health: { type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } },
-    Ready: { type: 'object', required: ['status', 'checks'], additionalProperties: false, properties: { status: { const: 'ready' }, checks } },
+    Ready: {
+      type: 'object',
+      required: ['status', 'checks'],
+      additionalProperties: false,
+      properties: {
+        status: { const: 'ready' },
+        checks,
+        redisPersistence: {
+          type: 'object',
+          description: 'Whether the Redis the service writes to keeps acknowledged writes through a crash (an append-only file fsynced every second or always, or on a Cluster a replica per primary); absent when Redis did not answer.',
+          required: ['durable', 'summary'],
+          additionalProperties: false,
+          properties: { durable: { type: 'boolean' }, summary: { type: 'string' } },
+        },
+      },
+    },
   },
   securitySchemes: {
     sellerToken: { type: 'http', scheme: 'bearer', description: 'A seller token bound to hosts (`npm run tokens -- issue --host HOST`).' },

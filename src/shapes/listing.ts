@@ -147,6 +147,16 @@ export interface Signals {
    */
   medianSettledAmount7d?: string;
   /**
+   * Documented additions (issue 24), present once this facilitator saw a settlement in the last 30
+   * days: distinct payers of the last 7 days, the largest payer's share of the counted
+   * settlements of the last 7 days (0..1), and the counted settlements and distinct payers of the
+   * last 30 days. Distinct payers come from HyperLogLogs (within about 1%).
+   */
+  uniquePayers7d?: number;
+  largestPayerShare7d?: number;
+  settleCount30d?: number;
+  uniquePayers30d?: number;
+  /**
    * Documented addition (issue 13): the active health checks of the last 7 days. Absent (or null)
    * until the listing was checked once; MCP listings are not checked.
    */

@@ -108,6 +108,11 @@ export const signalsSchema = {
     rejectionRate7d: { type: 'number', minimum: 0, maximum: 1, nullable: true },
     // Exports carry it for upto listings, so a re-import must accept it (README "Reading an upto price").
     medianSettledAmount7d: { type: 'string', pattern: INTEGER_STRING, maxLength: 19, nullable: true },
+    // Demand evidence (issue 24): exports carry it, so a re-import accepts it.
+    uniquePayers7d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
+    largestPayerShare7d: { type: 'number', minimum: 0, maximum: 1, nullable: true },
+    settleCount30d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
+    uniquePayers30d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
     // Exports carry it too; a write never sets it (only the service's own checks do), so it is ignored.
     health: healthSchema,
   },

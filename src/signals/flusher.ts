@@ -3,20 +3,14 @@
  * CatalogWriter, every `intervalMs` (docs/facilitator.md, "Signals": at least every 5 s). Listings whose counts fell
  * because traffic aged out of the 7-day window are flushed too, so Elasticsearch follows the window.
  * `signals.health` rides along: a health check marks its listing dirty, and each flush writes the
- * health of the checks in the window (null for a listing never checked).
+ * listing's whole signals block (listingSignals.ts).
  */
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { PeriodicTask } from '../core/worker.js';
-import type { SignalCounters } from '../store/redis/signalCounters.js';
-import type { Health } from '../shapes/listing.js';
-import { systemClock, type Clock } from '../core/clock.js';
-
-/** Where `signals.health` comes from (store/redis/healthChecks.ts); recording a check marks the listing dirty. */
-export interface HealthReader {
-  read(listingIds: string[], now: number): Promise<Map<string, Health>>;
-}
+import type { SignalCounters } from './counters.js';
+import type { ListingSignals } from './listingSignals.js';
 
 const BATCH = 500;
 
@@ -27,12 +21,11 @@ export class SignalFlusher implements BackgroundWorker {
   flushed = 0;
 
   constructor(
-    private readonly counters: SignalCounters,
+    private readonly counters: Pick<SignalCounters, 'aged' | 'markDirty' | 'takeDirty'>,
+    private readonly signals: Pick<ListingSignals, 'read'>,
     private readonly writer: () => CatalogWriter | undefined,
     private readonly logger: Logger,
     intervalMs: number,
-    private readonly health?: HealthReader,
-    private readonly clock: Clock = systemClock,
   ) {
     this.task = new PeriodicTask(() => this.flushNow(), intervalMs, (err) =>
       this.logger.warn('signal flush failed; will retry', { err: (err as Error).message }),
@@ -60,8 +53,8 @@ export class SignalFlusher implements BackgroundWorker {
       const ids = await this.counters.takeDirty(BATCH);
       if (ids.length === 0) break;
       try {
-        const [signals, health] = await Promise.all([this.counters.read(ids), this.health?.read(ids, this.clock())]);
-        await writer.updateSignals(ids.map((id) => ({ id, signals: { ...signals.get(id)!, health: health?.get(id) ?? null } })));
+        const signals = await this.signals.read(ids);
+        await writer.updateSignals(ids.map((id) => ({ id, signals: signals.get(id)! })));
       } catch (err) {
         await this.counters.markDirty(ids);
         throw err;

@@ -1,15 +1,20 @@
 /**
  * What GET /readyz asks of the backends (http/routes/health.ts): Elasticsearch and Redis answer,
- * and the listings alias exists (it disappears with its index; IndexKeeper puts both back).
+ * and the listings alias exists (it disappears with its index; IndexKeeper puts both back). It also
+ * says whether Redis keeps acknowledged writes through a crash (store/redis/persistence.ts): a
+ * warning, not a reason to refuse traffic.
  */
 import { elasticsearchAnswers, type ElasticsearchClient } from './elasticsearch/client.js';
 import { redisAnswers, type RedisClient } from './redis/client.js';
+import { redisPersistence } from './redis/persistence.js';
 
 export interface Readiness {
   elasticsearch: boolean;
   redis: boolean;
   /** Asked only when Elasticsearch answers (false otherwise). */
   listingIndex: boolean;
+  /** Asked only when Redis answers. */
+  redisPersistence?: { durable: boolean; summary: string };
 }
 
 export type ReadinessProbe = () => Promise<Readiness>;
@@ -17,8 +22,12 @@ export type ReadinessProbe = () => Promise<Readiness>;
 export function readinessProbe(elasticsearch: ElasticsearchClient, redis: RedisClient, listingsAlias: string): ReadinessProbe {
   return async () => {
     const [es, redisUp] = await Promise.all([elasticsearchAnswers(elasticsearch), redisAnswers(redis)]);
-    const listingIndex = es && (await listingIndexExists(elasticsearch, listingsAlias));
-    return { elasticsearch: es, redis: redisUp, listingIndex };
+    const [listingIndex, persistence] = await Promise.all([
+      es && listingIndexExists(elasticsearch, listingsAlias),
+      redisUp ? redisPersistence(redis).catch(() => undefined) : undefined,
+    ]);
+    const redisPersistenceCheck = persistence && { durable: persistence.durable, summary: persistence.summary };
+    return { elasticsearch: es, redis: redisUp, listingIndex, ...(redisPersistenceCheck && { redisPersistence: redisPersistenceCheck }) };
   };
 }
 

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { buildSearchBody } from '../../src/search/queryBuilder.js';
 import { shippedRanking } from '../../src/search/rankingSettings.js';
@@ -9,28 +7,16 @@ import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS, prefi
 import { OtherModelVectors } from '../../src/semantic/otherModelVectors.js';
 
 /**
- * The embedding-model table (src/semantic/embeddingModels.json) is read by the service and by
- * scripts/services.sh: both must put a model in the same place, and a name the table does not know
- * must stop the service at startup rather than turn semantic retrieval off silently.
+ * The embedding-model table (src/semantic/embeddingModels.json): a name the table does not know
+ * must stop the service at startup rather than turn semantic retrieval off silently. That
+ * scripts/services.sh puts each model where the service looks is test/services-script.test.ts
+ * (it runs the script: a process per check, too slow for the unit loop).
  */
 describe('unit: the embedding models a deployment can choose', () => {
-  const modelFile = (env: Record<string, string>) =>
-    execFileSync('bash', ['scripts/services.sh', 'model-file'], { env: { ...process.env, CACHE_DIR: '', EMBEDDING_MODEL_DIR: '', ...env }, encoding: 'utf8' }).trim();
-
-  it('services.sh fetches each model where the service looks for it', () => {
-    for (const name of EMBEDDING_MODEL_NAMES) {
-      const config = loadConfig({ EMBEDDING_MODEL: name });
-      assert.equal(config.embeddingModel, name);
-      assert.equal(modelFile({ EMBEDDING_MODEL: name }), resolve(config.embeddingModelDir, EMBEDDING_MODELS[name]!.modelFile));
-    }
+  it('the service reads each model of the table, and refuses a name it does not know at startup', () => {
+    for (const name of EMBEDDING_MODEL_NAMES) assert.equal(loadConfig({ EMBEDDING_MODEL: name }).embeddingModel, name);
     assert.equal(loadConfig({}).embeddingModel, DEFAULT_EMBEDDING_MODEL);
-    assert.equal(modelFile({}), resolve(loadConfig({}).embeddingModelDir, EMBEDDING_MODELS[DEFAULT_EMBEDDING_MODEL]!.modelFile));
-    assert.equal(modelFile({ EMBEDDING_MODEL: 'e5-small-v2-q', EMBEDDING_MODEL_DIR: '/opt/m' }), '/opt/m/e5-small-v2-q.onnx');
-  });
-
-  it('an unknown model is a configuration error, for the service and for services.sh', () => {
     assert.throws(() => loadConfig({ EMBEDDING_MODEL: 'gpt-embeddings' }), (err: unknown) => err instanceof ConfigError && /EMBEDDING_MODEL.*all-minilm-l6-v2-q/.test(err.message));
-    assert.throws(() => execFileSync('bash', ['scripts/services.sh', 'model-file'], { env: { ...process.env, EMBEDDING_MODEL: 'gpt-embeddings' }, stdio: 'pipe' }));
   });
 
   it('queries and listing texts carry the prefixes each model was trained with', () => {

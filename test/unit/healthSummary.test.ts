@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { summarizeChecks } from '../../src/store/redis/healthChecks.js';
+import { summarizeChecks } from '../../src/signals/health.js';
 import { HealthSchedule } from '../../src/announce/healthSchedule.js';
 
 describe('unit: signals.health from the checks of the window', () => {

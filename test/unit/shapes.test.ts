@@ -24,7 +24,7 @@ describe('unit: wire shapes', () => {
     const optional = Object.keys(signalsResponseSchema.properties).filter((name) => !required.includes(name as never)).sort();
     // The members Signals requires are the ones the schema requires (keys of a zero-signals value).
     assert.deepEqual(Object.keys(EMPTY_SIGNALS).sort(), required);
-    assert.deepEqual(optional, ['health', 'lastSettled', 'medianSettledAmount7d']);
+    assert.deepEqual(optional, ['health', 'largestPayerShare7d', 'lastSettled', 'medianSettledAmount7d', 'settleCount30d', 'uniquePayers30d', 'uniquePayers7d']);
   });
 
   it('listings built with the derived types pass the response schema', () => {

@@ -37,11 +37,14 @@ export function facilitatorRoutes(service: FacilitatorService, limits: { verify?
   router.get(PATHS.supported, (_req, res) => {
     res.json(service.supported());
   });
+  // The body is parsed once, here; the service works on the parsed request from then on.
   router.post(PATHS.verify, ...limited(limits.verify), async (req, res) => {
-    send(res, await withLedger(() => service.verify(req.body)));
+    const request = service.read(req.body);
+    send(res, await withLedger(() => service.verify(request)));
   });
   router.post(PATHS.settle, ...limited(limits.settle), async (req, res) => {
-    send(res, await withLedger(() => service.settle(req.body)));
+    const request = service.read(req.body);
+    send(res, await withLedger(() => service.settle(request)));
   });
   return router;
 }

@@ -10,10 +10,11 @@ export function healthRoutes(deps: { readiness: ReadinessProbe }): Router {
   });
 
   router.get('/readyz', async (_req, res) => {
-    const { elasticsearch: es, redis, listingIndex: index } = await deps.readiness();
+    const { elasticsearch: es, redis, listingIndex: index, redisPersistence } = await deps.readiness();
     const checks = { elasticsearch: es ? 'ok' : 'unavailable', redis: redis ? 'ok' : 'unavailable', listingIndex: index ? 'ok' : es ? 'missing' : 'unknown' };
     if (es && redis && index) {
-      res.json({ status: 'ready', checks });
+      // Not durable is a warning for the operator (also logged at start), not a reason to refuse traffic.
+      res.json({ status: 'ready', checks, ...(redisPersistence && { redisPersistence }) });
       return;
     }
     const failing = Object.entries(checks).filter(([, v]) => v !== 'ok' && v !== 'unknown').map(([k]) => k);
@@ -29,6 +30,7 @@ export function healthRoutes(deps: { readiness: ReadinessProbe }): Router {
           code: 'not_ready',
           failing,
           checks,
+          ...(redisPersistence && { redisPersistence }),
         }),
       );
   });

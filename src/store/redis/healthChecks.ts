@@ -4,11 +4,10 @@
  * window (and keeps at most MAX_CHECKS, should an operator set a tiny interval), lets the set expire
  * a window after its last check, and marks the listing dirty so the signal flusher writes the new
  * `signals.health` to Elasticsearch with the other signals, in one script (the keys share the
- * `signals` group).
+ * `signals` group). What a window of checks says (uptime, median latency) is src/signals/health.ts's.
  */
 import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
-import type { Health } from '../../shapes/listing.js';
 
 export const HEALTH_WINDOW_MS = 7 * 86_400_000;
 /** 7 days at one check a minute (the shortest interval config allows) is 10,080; this bounds it. */
@@ -33,17 +32,6 @@ export interface HealthCheck {
   /** A valid 402 matching the listing came back. */
   ok: boolean;
   latencyMs: number;
-}
-
-/** The `signals.health` block of a window of checks; undefined when there is none. */
-export function summarizeChecks(checks: HealthCheck[]): Health | undefined {
-  if (checks.length === 0) return undefined;
-  const ok = checks.filter((c) => c.ok);
-  const latencies = ok.map((c) => c.latencyMs).sort((a, b) => a - b);
-  // Lower middle for an even count: always a latency that was really measured.
-  const p50 = latencies.length === 0 ? null : latencies[Math.floor((latencies.length - 1) / 2)]!;
-  const last = Math.max(...checks.map((c) => c.at));
-  return { uptime7d: Math.round((ok.length / checks.length) * 10_000) / 10_000, latencyP50Ms: p50, lastChecked: new Date(last).toISOString() };
 }
 
 function parseMember(member: string): HealthCheck | undefined {
@@ -87,9 +75,9 @@ export class HealthChecks {
     return members.map(parseMember).filter((c): c is HealthCheck => c !== undefined);
   }
 
-  /** `signals.health` of several listings as of `now`; listings never checked are left out. */
-  async read(listingIds: string[], now: number): Promise<Map<string, Health>> {
-    const out = new Map<string, Health>();
+  /** The checks of several listings in the window ending at `now`, oldest first (src/signals/health.ts sums them up). */
+  async checksOf(listingIds: string[], now: number): Promise<Map<string, HealthCheck[]>> {
+    const out = new Map<string, HealthCheck[]>();
     if (listingIds.length === 0) return out;
     const pipeline = this.redis.pipeline();
     for (const id of listingIds) pipeline.zrangebyscore(this.keys.healthChecks(id), now - HEALTH_WINDOW_MS, '+inf');
@@ -97,8 +85,7 @@ export class HealthChecks {
     listingIds.forEach((id, i) => {
       const [err, members] = results[i] ?? [new Error('missing pipeline result'), null];
       if (err) throw err;
-      const health = summarizeChecks((members as string[]).map(parseMember).filter((c): c is HealthCheck => c !== undefined));
-      if (health) out.set(id, health);
+      out.set(id, (members as string[]).map(parseMember).filter((c): c is HealthCheck => c !== undefined));
     });
     return out;
   }

@@ -3,7 +3,6 @@
  * the features' `index.ts` ask for instead of holding the Redis client themselves.
  */
 import type { BackgroundWorker } from '../../core/worker.js';
-import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../logger.js';
 import type { RedisClient } from './client.js';
 import { redisKeys } from './redisKeys.js';
@@ -20,7 +19,7 @@ import { PublishOwners } from './publishOwners.js';
 import { RateLimitCounter } from './rateLimitCounter.js';
 import { SellerTokenRecords } from './sellerTokens.js';
 import { SettlementStore } from './settlementStore.js';
-import { SignalCounters } from './signalCounters.js';
+import { SignalStore } from './signalStore.js';
 import { TrafficAccepts } from './trafficAccepts.js';
 import { WriteStream } from './writeStream.js';
 
@@ -84,8 +83,8 @@ export class RedisStores {
     return new Ledger(this.redis, this.prefix, sponsorInitialWei);
   }
 
-  signalCounters(clock: Clock, payerDailyCap: number): SignalCounters {
-    return new SignalCounters(this.redis, this.prefix, clock, payerDailyCap);
+  signalStore(): SignalStore {
+    return new SignalStore(this.redis, this.prefix);
   }
 
   settlements(pendingWaitMs: number): SettlementStore {

@@ -212,6 +212,23 @@ export class WriteStream {
     return claimed;
   }
 
+  /**
+   * Takes back what the group says `consumer` holds and `consumer` does not know it holds (`held`):
+   * a delivery whose reply was lost, or an acknowledgement a failed-over primary never passed to the
+   * replica that took over (the entry is pending again on the promoted one). The consumer is alive,
+   * so nobody else takes these before CATALOG_CLAIM_IDLE_MS; it does so itself as soon as it sees
+   * them (idle at least `minIdleMs`, so a reply on its way is not taken for lost). Applying an entry
+   * twice is harmless (writes are idempotent).
+   */
+  async reclaimUnknownOwn(consumer: string, held: ReadonlySet<string>, minIdleMs: number, count: number): Promise<StreamEntry[]> {
+    const pending = (await this.redis.xpending(this.key, GROUP, 'IDLE', minIdleMs, '-', '+', held.size + count, consumer)) as Array<[string, ...unknown[]]>;
+    const lost = pending.map((p) => p[0]).filter((id) => !held.has(id)).slice(0, count);
+    if (lost.length === 0) return [];
+    // Entries deleted meanwhile are not returned (and leave the pending list: Redis 7).
+    const raw = (await this.redis.xclaim(this.key, GROUP, consumer, minIdleMs, ...lost)) as RawEntries;
+    return toEntries(raw).filter((e) => e.payload !== '');
+  }
+
   /** Takes over entries another consumer received but did not acknowledge within `minIdleMs`. */
   async claimAbandoned(consumer: string, minIdleMs: number, count: number): Promise<StreamEntry[]> {
     const reply = (await this.redis.xautoclaim(this.key, GROUP, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, RawEntries, string[]?];

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { textQuery } from '../../src/search/textQuery.js';
+import { shippedRanking, type RankingSettings } from '../../src/search/rankingSettings.js';
+
+type Json = Record<string, unknown>;
+const should = (query: Json) => (query.bool as { should: Json[]; minimum_should_match: number }).should;
+const kinds = (query: Json) => should(query).map((clause) => Object.keys(clause)[0]);
+const phrases = (query: Json) =>
+  JSON.stringify(query).match(/"match_phrase":\{"phrase_text":\{"query":"[^"]+","boost":[\d.]+,"slop":\d\}/g) ?? [];
+
+describe('unit: text relevance query', () => {
+  const shipped = shippedRanking();
+  const with_ = (change: Partial<RankingSettings>): RankingSettings => ({ ...shipped, ...change });
+
+  it('matches when any clause does: a listing with one typed word is still found', () => {
+    const query = textQuery('weather forecast', shipped);
+    assert.equal((query.bool as { minimum_should_match: number }).minimum_should_match, 1);
+    const [words] = should(query) as [{ multi_match: { query: string; type: string; fields: string[] } }];
+    assert.equal(words.multi_match.query, 'weather forecast');
+    assert.equal(words.multi_match.type, 'cross_fields');
+    assert.deepEqual(words.multi_match.fields, ['phrase_text^1', 'keywords.stemmed^1.2']);
+  });
+
+  it('a field boosted 0 is not searched at all', () => {
+    const query = textQuery('weather', with_({ fields: { phrase_text: 1, 'keywords.stemmed': 0 } }));
+    assert.deepEqual((should(query)[0] as { multi_match: { fields: string[] } }).multi_match.fields, ['phrase_text^1']);
+  });
+
+  it('the typo pass is a fuzzy match weighing less than the typed words, sent only when asked and weighted', () => {
+    const fuzzy = should(textQuery('wether', shipped))[1] as { multi_match: { fuzziness: string; boost: number; prefix_length: number } };
+    assert.equal(fuzzy.multi_match.fuzziness, 'AUTO:5,9');
+    assert.ok(fuzzy.multi_match.boost < 1, 'a typo match weighs less than an exact one');
+    assert.equal(fuzzy.multi_match.prefix_length, 1, 'the first letter is never a typo: bounded expansion');
+    assert.ok(!JSON.stringify(textQuery('wether', shipped, undefined, false)).includes('fuzziness'));
+    assert.ok(!JSON.stringify(textQuery('wether', with_({ typos: { weight: 0, fuzziness: 'AUTO' } }))).includes('fuzziness'));
+  });
+
+  it('identifier queries also search their words', () => {
+    const [words] = should(textQuery('get_weather_forecast', shipped)) as [{ multi_match: { query: string } }];
+    assert.equal(words.multi_match.query, 'get_weather_forecast get weather forecast');
+  });
+
+  it('a typed synonym phrase is searched as a phrase, its synonyms at a lower weight, one group counting once', () => {
+    const query = textQuery('speech to text api', shipped);
+    const group = should(query).find((clause) => 'dis_max' in clause) as { dis_max: { queries: Array<{ match_phrase: { phrase_text: { query: string; boost: number } } }> } };
+    assert.ok(group, 'the group is one dis_max: repeating synonyms buys nothing');
+    const typed = group.dis_max.queries.find((q) => q.match_phrase.phrase_text.query === 'speech to text')!;
+    const synonym = group.dis_max.queries.find((q) => q.match_phrase.phrase_text.query === 'transcription')!;
+    assert.ok(typed.match_phrase.phrase_text.boost > synonym.match_phrase.phrase_text.boost);
+  });
+
+  it('a phrase with a stop word matches exactly (slop 0), so "text to speech" never finds "speech to text"', () => {
+    const all = phrases(textQuery('text to speech', shipped)).join(' ');
+    assert.match(all, /"query":"text to speech","boost":3,"slop":0/);
+    assert.match(all, /"query":"speech synthesis","boost":[\d.]+,"slop":1/, 'a phrase without stop word allows one word between');
+  });
+
+  it('synonyms off: the query has no phrase clause', () => {
+    const off = textQuery('speech to text', with_({ synonyms: { ...shipped.synonyms, weight: 0 } }));
+    assert.deepEqual(phrases(off), []);
+    assert.ok(!kinds(off).includes('dis_max'));
+  });
+
+  it('an exact tool name scores as a constant bonus on the raw name, trimmed; off at 0', () => {
+    const exact = should(textQuery('  get_weather ', shipped)).find((c) => 'constant_score' in c) as { constant_score: { filter: Json; boost: number } };
+    assert.deepEqual(exact.constant_score.filter, { term: { 'name.raw': 'get_weather' } });
+    assert.equal(exact.constant_score.boost, 25);
+    assert.ok(!kinds(textQuery('get_weather', with_({ exactName: 0 }))).includes('constant_score'));
+  });
+
+  it('semantic neighbours: a kNN clause with the read\'s filters and a similarity floor, only with a vector and a weight', () => {
+    const semantic = { vector: [0.1, 0.2], filter: [{ term: { type: 'mcp' } }] };
+    const knn = (should(textQuery('weather', shipped, semantic)).find((c) => 'knn' in c) as { knn: Json }).knn;
+    assert.deepEqual(knn.filter, semantic.filter);
+    assert.equal(knn.similarity, 0.35, 'an unrelated query does not drag in its k nearest');
+    assert.ok((knn.num_candidates as number) >= (knn.k as number));
+    assert.ok(!kinds(textQuery('weather', shipped)).includes('knn'), 'no vector: no kNN');
+    assert.ok(!kinds(textQuery('weather', with_({ semantic: { ...shipped.semantic, weight: 0 } }), semantic)).includes('knn'));
+  });
+
+  it('num_candidates is never below k (Elasticsearch refuses the search otherwise)', () => {
+    const settings = with_({ semantic: { weight: 1, k: 50, numCandidates: 10, minSimilarity: 0 } });
+    const knn = (should(textQuery('weather', settings, { vector: [1], filter: [] })).find((c) => 'knn' in c) as { knn: Json }).knn;
+    assert.equal(knn.num_candidates, 50);
+  });
+});
