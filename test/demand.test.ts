@@ -79,4 +79,27 @@ describe('demand: distinct payers, the largest payer, 30-day quality', function 
     assert.equal(paid.signals.largestPayerShare7d, Math.round((10 / 23) * 10_000) / 10_000);
     assert.equal(paid.signals.settleCount30d, 23);
   });
+
+  it('ranking: the popularity factor follows distinct payers, log-damped and bounded, and explain multiplies out to the score', async () => {
+    // A listing nobody paid for, matching the same words.
+    const { id: unpaid } = await h.container.catalog.writer.upsert(
+      { type: 'http', resource: 'http://demand.test/quotes-too', payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1000' }, describe: { title: 'Stock quotes by ticker' } },
+      { source: 'import' },
+    );
+    const results = await waitFor(async () => {
+      const res = await request(h.app).get('/discovery/search').query({ q: 'stock quotes by ticker', explain: '1' }).expect(200);
+      const hits = res.body.results as Array<{ id: string; signals: { uniquePayers7d?: number }; debug: Record<string, number> }>;
+      return hits.some((r) => r.id === unpaid) && hits.some((r) => r.id === id) ? hits : undefined;
+    });
+    const paid = results.find((r) => r.id === id)!;
+    const payers = paid.signals.uniquePayers7d!;
+    assert.equal(payers, 5);
+    const { weight, saturation } = (await h.container.search.ranking.current()).popularity;
+    assert.ok(Math.abs(paid.debug.popularityBoost! - (1 + (weight * Math.log10(1 + payers)) / Math.log10(1 + saturation))) < 1e-4, JSON.stringify(paid.debug));
+    assert.equal(results.find((r) => r.id === unpaid)!.debug.popularityBoost, 1, 'no payers: exactly 1');
+    for (const { debug: d } of results) {
+      const product = d.relevance! * d.priceBoost! * d.recencyBoost! * d.healthBoost! * d.popularityBoost!;
+      assert.ok(Math.abs(product - d.score!) / d.score! < 1e-4, JSON.stringify(d));
+    }
+  });
 });

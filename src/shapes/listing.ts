@@ -13,8 +13,9 @@ export type { Describe, Payment, Scheme } from './listingInput.js';
 
 const debugSchema = {
   type: 'object',
-  description: 'Only with explain=1: score = relevance x priceBoost x recencyBoost x healthBoost (SPEC 2.6; healthBoost is 1 for a healthy or never-checked listing).',
-  required: ['score', 'relevance', 'priceBoost', 'recencyBoost', 'healthBoost'],
+  description:
+    'Only with explain=1: score = relevance x priceBoost x recencyBoost x healthBoost x popularityBoost (SPEC 2.6; healthBoost is 1 for a healthy or never-checked listing, popularityBoost 1 without payers).',
+  required: ['score', 'relevance', 'priceBoost', 'recencyBoost', 'healthBoost', 'popularityBoost'],
   additionalProperties: false,
   properties: {
     score: { type: 'number' },
@@ -22,6 +23,7 @@ const debugSchema = {
     priceBoost: { type: 'number' },
     recencyBoost: { type: 'number' },
     healthBoost: { type: 'number', minimum: 0, maximum: 1 },
+    popularityBoost: { type: 'number', minimum: 1, maximum: 2, description: 'Distinct payers of the last 7 days, log-damped: 1 without payers, at most 1 + popularity.weight.' },
   },
 } as const;
 
