@@ -110,13 +110,14 @@ async function main(): Promise<void> {
     READ_CACHE_MS: '0',
   };
   const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
-  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 60_000 });
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 300_000 });
   const redis = createRedisClient(config.redisUrl);
   const scratch = options.alias === undefined && !options.keep;
   let service: { child: ChildProcess; url: string } | undefined;
   let cached: { child: ChildProcess; url: string } | undefined;
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: alias }))) await load(options, env, elasticsearch, alias);
+    else if (options.approximateEmbeddings) await embed(options, env, elasticsearch, alias); // finishes an interrupted load
     const settled = await settleIndex(elasticsearch, alias, options.forceMerge !== undefined ? { maxSegments: options.forceMerge } : {});
     const { count } = await elasticsearch.count({ index: alias });
     process.stderr.write(`${describeSettled(alias, settled)}; ${count} listings\n`);
@@ -182,7 +183,10 @@ async function main(): Promise<void> {
 /** Generated listings through the write path, then (optionally) approximate embeddings. */
 async function load(options: Options, env: Record<string, string>, elasticsearch: ReturnType<typeof createElasticsearchClient>, alias: string): Promise<void> {
   await loadGeneratedListings(options.approximateEmbeddings ? { ...env, EMBEDDING_MODEL_DIR: '/nonexistent' } : env, options.count);
-  if (!options.approximateEmbeddings) return;
+  if (options.approximateEmbeddings) await embed(options, env, elasticsearch, alias);
+}
+
+async function embed(options: Options, env: Record<string, string>, elasticsearch: ReturnType<typeof createElasticsearchClient>, alias: string): Promise<void> {
   const config = loadConfig({ ...process.env, ...env });
   const texts = await addApproximateEmbeddings(elasticsearch, alias, sharedEmbedder(config, createLogger('warn')), (done) =>
     process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),

@@ -16,6 +16,8 @@ import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
 import { buildPublishing, type Publishing } from './publish/index.js';
 import { buildAnnouncing, type Announcing } from './announce/index.js';
 import { registerAnnounceMetrics } from './announce/metrics.js';
+import { buildReach, type Reach } from './reach/index.js';
+import { registerReachMetrics } from './reach/metrics.js';
 import { registerReadCacheMetrics } from './search/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
@@ -44,6 +46,8 @@ export interface Container {
   publishing: Publishing;
   /** POST /discovery/announce, probes, re-probes, staleness, status and GET /discovery/resources/{id}. */
   announcing: Announcing;
+  /** Upstream catalogs (crawled on a schedule) and origin manifests: both only queue probes. */
+  reach: Reach;
   /** Prometheus registry (GET /metrics); modules register their own metrics on `metrics.registry`. */
   metrics: Metrics;
   /** /supported, /verify, /settle on the test ledger. */
@@ -66,6 +70,8 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const announcing = buildAnnouncing(config, logger, { stores, writer: catalog.writer, reader: catalog.reader });
   registerQueueGauges(metrics, () => catalog.queue.stats());
   registerAnnounceMetrics(metrics, announcing);
+  const reach = buildReach(config, logger, { stores, announce: announcing.service });
+  registerReachMetrics(metrics, reach);
   const payments = buildPayments(config, logger, {
     stores,
     writer: catalog.writer,
@@ -80,6 +86,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     listingById: new ListingById(catalog.reader, (id) => announcing.service.listingIdFor(id)),
     changes,
     announce: announcing.service,
+    reach: { origins: reach.origins, upstreams: reach.poller },
     publish: publishing.service,
     tokens: publishing.tokens,
     facilitator: facilitator.service,
@@ -87,7 +94,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     bazaar: new BazaarDiscovery(search.search),
     rateLimits: { counter: stores.redis.rateLimitCounter(), rules: config.rateLimits, logger },
   });
-  const producers = [catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, ...payments.workers];
+  const producers = [catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, reach.poller, ...payments.workers];
   return {
     routers,
     workers: [catalog.worker, ...producers],
@@ -96,6 +103,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     search,
     publishing,
     announcing,
+    reach,
     metrics,
     facilitator,
     signals,

@@ -21,7 +21,11 @@ describe('web catalog in chromium', function () {
   before(async () => {
     world = await startService();
     await seedDemoCatalog(world.h);
-    seller = await startServer({ '/paid/forecast': answers.v2(() => v2Challenge(seller.url('/paid/forecast'))), '/free': answers.status(200) });
+    seller = await startServer({
+      '/paid/forecast': answers.v2(() => v2Challenge(seller.url('/paid/forecast'))),
+      '/free': answers.status(200),
+      '/.well-known/x402': (_req, res) => void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ version: 1, resources: ['/paid/forecast', '/free'] })),
+    });
     browser = await launchBrowser();
     page = await browser.context.newPage();
     page.on('pageerror', (err) => assert.fail(`script error in the page: ${err.message}`));
@@ -76,12 +80,42 @@ describe('web catalog in chromium', function () {
     assert.match(await page.locator('.result[data-type="mcp"] .price').first().textContent() ?? '', /^0\.000002 USDC per character \(up to 0\.02 USDC per call\)$/);
   });
 
-  it('filters: type and a max price in USDC become type=mcp&maxPrice=5000', async () => {
+  it('filters: type and a max price in USDC become type=mcp&maxUsd=0.005', async () => {
     await search({ type: 'mcp', maxPrice: '0.005' });
-    const expected = await api('/discovery/resources', { type: 'mcp', maxPrice: '5000', limit: '10' });
+    assert.match(page.url(), /[?&]maxUsd=0\.005(&|$)/);
+    const expected = await api('/discovery/resources', { type: 'mcp', maxUsd: '0.005', limit: '10' });
     assert.ok(expected.results.length > 0);
     assert.deepEqual(await titles(), expected.results.map((l: any) => l.name));
     assert.deepEqual(new Set(await page.locator('.result').evaluateAll((els) => els.map((e) => e.getAttribute('data-type')))), new Set(['mcp']));
+  });
+
+  it('max price means USDC: the Base listings priced in a mistyped USDC address do not pass 0.001', async () => {
+    // The old filter compared base units across assets: 1000 units of the unknown token passed.
+    const byUnits = await api('/discovery/resources', { maxPrice: '1000', limit: '100' });
+    assert.ok(byUnits.results.some((l: any) => l.describe?.title === 'Real-time stock quote'));
+    await search({ maxPrice: '0.001' });
+    const expected = await api('/discovery/resources', { maxUsd: '0.001', limit: '10' });
+    const shownTitles = await titles();
+    assert.deepEqual(shownTitles, expected.results.map((l: any) => l.describe?.title ?? l.name));
+    assert.ok(shownTitles.length > 0);
+    assert.ok(!shownTitles.includes('Real-time stock quote') && !shownTitles.includes('get_stock_quote'), shownTitles.join(', '));
+    for (const price of await page.locator('.result .price').allTextContents()) {
+      const usdc = /^(?:up to )?([\d.]+) USDC\b/.exec(price);
+      assert.ok(usdc && Number(usdc[1]) <= 0.001, price);
+    }
+  });
+
+  it('explain applies at once: ticking it shows the bars without another press of Search', async () => {
+    await search({ q: 'weather forecast' });
+    assert.equal(await page.locator('.result [data-factor]').count(), 0);
+    await page.getByLabel('Explain the ranking').check();
+    await page.waitForURL((url) => url.searchParams.get('explain') === '1');
+    await settled();
+    assert.ok((await page.locator('.result [data-factor="relevance"]').count()) > 0);
+    await page.getByLabel('Explain the ranking').uncheck();
+    await page.waitForURL((url) => !url.searchParams.has('explain'));
+    await settled();
+    assert.equal(await page.locator('.result [data-factor]').count(), 0);
   });
 
   it('sort: cheapest first', async () => {
@@ -172,6 +206,20 @@ describe('web catalog in chromium', function () {
     assert.equal(
       await page.locator('.status .reason').textContent(),
       'The URL did not answer with 402 Payment Required, so it is not a paid x402 resource. (answered 200 instead of 402)',
+    );
+  });
+
+  it('seller status: announcing an origin lists what its /.well-known/x402 names, each with its outcome in plain words', async () => {
+    const origin = seller.url('');
+    await open('/sellers');
+    await page.getByLabel('URL or listing id').fill(origin);
+    await page.getByRole('button', { name: 'Announce' }).click();
+    await page.locator('.status.origin li[data-status="rejected"]').waitFor({ timeout: 15_000 });
+    await page.locator('.status.origin li[data-status="listed"]').waitFor({ timeout: 15_000 });
+    assert.match((await page.locator('.status.origin .manifests').textContent())!, /\/\.well-known\/x402: read, 2 resources/);
+    assert.equal(
+      await page.locator('.status.origin li[data-status="rejected"] .outcome').textContent(),
+      'Rejected: The URL did not answer with 402 Payment Required, so it is not a paid x402 resource. (answered 200 instead of 402)',
     );
   });
 

@@ -33,6 +33,10 @@ function noisy(base: Float32Array, random: () => number): number[] {
   return v.map((x) => x / norm);
 }
 
+/**
+ * Only listings without a vector are read, so a load interrupted half-way (a bulk request timing
+ * out on a busy machine) is finished by running it again.
+ */
 export async function addApproximateEmbeddings(client: Client, alias: string, embedder: Embedder, progress: (done: number) => void): Promise<number> {
   const cache = new Map<string, Float32Array>();
   let seed = 7;
@@ -42,6 +46,7 @@ export async function addApproximateEmbeddings(client: Client, alias: string, em
   for (;;) {
     const page = await client.search<Source>({
       index: alias, size: PAGE, sort: [{ id: 'asc' }], _source: EMBEDDED_TEXT_FIELDS,
+      query: { bool: { must_not: [{ exists: { field: 'embeddedTextHash' } }] } },
       ...(after ? { search_after: after as never } : {}),
     });
     const hits = page.hits.hits;

@@ -9,6 +9,7 @@ import { HTTP_METHODS } from '../core/httpMethods.js';
 import { isListingId } from '../core/listingId.js';
 import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../catalog/identity.js';
 import type { CatalogReader } from '../catalog/reader.js';
+import type { Discovered } from '../shapes/listing.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
 import { ChallengeError, parseAnnouncedChallenge, paymentOf, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/redis/probeStore.js';
@@ -63,6 +64,16 @@ export interface AnnounceStatus {
   nextProbeAt?: string;
 }
 
+export interface ClaimRequest {
+  resource: string;
+  method: string;
+  provenance: Discovered;
+  /** A refused resource is probed again at most this often on claims. */
+  rejectedRetryMs: number;
+}
+
+export type ClaimResult = { id: string; queued: boolean; status: ProbeStatus } | { invalid: string };
+
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 function fieldErrors(errors: ErrorObject[] | null | undefined): FieldError[] {
@@ -116,6 +127,34 @@ export class AnnounceService {
     }));
     if (queued) this.onQueued();
     return { id, status, deduplicated: !queued };
+  }
+
+  /**
+   * Queues the probe of a resource another catalog or a site file names (src/reach): the same
+   * identity and queue as an announce, with the claim's provenance, and nothing queued for a
+   * resource already verified or refused recently. An unusable claim is reported, never thrown.
+   */
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    const method = request.method.toUpperCase();
+    if (!(HTTP_METHODS as readonly string[]).includes(method)) return { invalid: `${request.method} is not an HTTP method` };
+    let id: string;
+    try {
+      id = this.identify(request.resource, method, undefined).id;
+    } catch (err) {
+      if (err instanceof InvalidInput) return { invalid: err.fieldErrors.map((e) => `${e.path} ${e.message}`).join('; ') };
+      throw err;
+    }
+    const { queued, status } = await this.store.enqueue({
+      id,
+      resource: request.resource,
+      method,
+      now: this.now(),
+      minIntervalMs: this.settings.probeMinIntervalMs,
+      provenance: JSON.stringify(request.provenance),
+      claim: { rejectedRetryMs: request.rejectedRetryMs },
+    });
+    if (queued) this.onQueued();
+    return { id, queued, status };
   }
 
   /** Redis trouble is the service's, not the caller's: 503 with Retry-After, never a bare 500. */

@@ -9,7 +9,7 @@
  * rejection of that announcement, never a catalog write.
  */
 import type { AnnounceSettings } from '../config.js';
-import type { Payment } from '../shapes/listing.js';
+import type { Discovered, Payment } from '../shapes/listing.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { HttpListingInput } from '../shapes/listingInput.js';
 import { InvalidListingError } from '../catalog/validation.js';
@@ -151,7 +151,9 @@ export class Prober {
       const input = this.listingInput(record, outcome.challenge);
       let listingId: string;
       try {
-        listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at), evidence: { probed402: 'valid_402' } })).id;
+        const discovered = discoveredOf(record);
+        const evidence = { probed402: 'valid_402', ...(discovered ? { discovered } : {}) };
+        listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at), evidence })).id;
       } catch (err) {
         if (!(err instanceof InvalidListingError)) throw err;
         const detail = err.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
@@ -254,6 +256,16 @@ export class Prober {
   /** Spreads re-probes of listings announced together over +-10% of the interval. */
   private jitter(intervalMs: number): number {
     return Math.round(intervalMs * (0.9 + Math.random() * 0.2));
+  }
+}
+
+/** The upstream or manifest that claimed the record (src/reach), as the listing will carry it. */
+function discoveredOf(record: ProbeRecord): Discovered | undefined {
+  if (!record.provenance) return undefined;
+  try {
+    return JSON.parse(record.provenance) as Discovered;
+  } catch {
+    return undefined; // written by this service only; a broken one is dropped rather than failing the probe
   }
 }
 

@@ -8,16 +8,18 @@ export interface StatusQuery {
   id?: string;
   resource?: string;
   method?: string;
+  /** An announced origin (src/reach): its manifests and each resource they named. */
+  origin?: string;
 }
 
-const PARAMETERS = ['id', 'resource', 'method'] as const;
+const PARAMETERS = ['id', 'resource', 'method', 'origin'] as const;
 
 export function parseStatusQuery(query: Record<string, unknown>): StatusQuery {
   const unknown = Object.keys(query).filter((k) => !(PARAMETERS as readonly string[]).includes(k));
   if (unknown.length > 0) {
     throw new InvalidInput(
       'unknown_filter',
-      `Unknown query parameter ${unknown[0]}; use id, or resource and method.`,
+      `Unknown query parameter ${unknown[0]}; use id, resource and method, or origin.`,
       unknown.map((path) => ({ path, message: 'is not an accepted parameter' })),
     );
   }

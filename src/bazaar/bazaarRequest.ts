@@ -17,7 +17,8 @@ export const BAZAAR_MAX_OFFSET = 9_000;
 /** The only extension every cataloged resource carries (each item's `extensions.bazaar`). */
 const CATALOG_EXTENSION = 'bazaar';
 
-const SHARED_FILTERS = ['type', 'payTo', 'scheme', 'network'] as const;
+/** The Bazaar's own filters, and the catalog's "can I pay this?" pair (README "Can I pay this?"). */
+const SHARED_FILTERS = ['type', 'payTo', 'scheme', 'network', 'payWith', 'maxUsd'] as const;
 const LIST_PARAMETERS = new Set<string>([...SHARED_FILTERS, 'extensions', 'limit', 'offset']);
 const SEARCH_PARAMETERS = new Set<string>(['query', ...SHARED_FILTERS, 'extensions', 'limit', 'cursor']);
 

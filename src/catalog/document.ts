@@ -114,8 +114,9 @@ const IMPORTING_SOURCES: ReadonlySet<ListingSource> = new Set(['import', 'demo',
 
 /** The write's evidence, stamped with the time the resource was seen. */
 function provenanceOf(context: WriteContext, seen: string): Provenance | undefined {
-  const { probed402, published, importedFrom } = context.evidence ?? {};
+  const { probed402, published, importedFrom, discovered } = context.evidence ?? {};
   const provenance: Provenance = {};
+  if (discovered !== undefined) provenance.discovered = discovered;
   if (probed402 !== undefined) provenance.probed402 = { lastStatus: probed402, lastAt: seen };
   if (published !== undefined) provenance.published = { via: published, at: seen };
   if (importedFrom !== undefined || IMPORTING_SOURCES.has(context.source)) provenance.imported = { source: importedFrom ?? context.source, at: seen };

@@ -3,7 +3,7 @@
  * fields (canonical key, seen dates, removed flag, source, owner) never leave the service.
  */
 import { EMPTY_SIGNALS, type Describe, type Listing, type Payment, type Provenance, type Signals } from '../shapes/listing.js';
-import type { ListingDocument } from '../store/listingDocument.js';
+import { storedProvenance, type ListingDocument } from '../store/listingDocument.js';
 
 export function publicPayment(payment: Payment): Payment {
   const out: Payment = { scheme: payment.scheme, network: payment.network, asset: payment.asset, amount: String(payment.amount) };
@@ -33,9 +33,10 @@ export function publicSignals(signals: Partial<Signals> | undefined): Signals {
 }
 
 /** The evidence kinds a listing has, each with exactly its documented members (stored nulls dropped). */
-export function publicProvenance(provenance: Provenance | undefined): Provenance {
+export function publicProvenance(stored: Provenance | undefined): Provenance {
   const out: Provenance = {};
-  const { probed402, settled, published, imported } = provenance ?? {};
+  const { discovered, probed402, settled, published, imported } = storedProvenance(stored);
+  if (discovered?.source != null && discovered.url != null && discovered.firstSeen != null) out.discovered = discovered;
   if (probed402?.lastStatus != null && probed402.lastAt != null) out.probed402 = { lastStatus: probed402.lastStatus, lastAt: probed402.lastAt };
   if (settled?.first != null && settled.last != null) out.settled = { first: settled.first, last: settled.last };
   if (published?.via != null && published.at != null) out.published = { via: published.via, at: published.at };

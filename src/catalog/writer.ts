@@ -4,7 +4,7 @@
  * depend on this interface only.
  */
 import type { FieldError } from '../core/errors.js';
-import type { Provenance, Signals } from '../shapes/listing.js';
+import type { Discovered, Provenance, Signals } from '../shapes/listing.js';
 import type { ListingInput } from '../shapes/listingInput.js';
 import type { ListingDocument, ListingSource, RemovalReason } from '../store/listingDocument.js';
 import type { CheckedListing } from './validation.js';
@@ -26,6 +26,8 @@ export interface WriteContext {
     published?: 'sdk' | 'manual';
     /** An import: the source the operator named (default: the write's `source`). */
     importedFrom?: string;
+    /** The upstream or manifest that first named the resource (src/reach); a stored one is kept. */
+    discovered?: Discovered;
   };
 }
 

@@ -15,6 +15,9 @@ import type { CatalogSearch } from '../search/catalogSearch.js';
 import type { ListingById } from '../search/listingById.js';
 import { edgeRateLimits, rateLimit, type WindowCounter } from './rateLimit.js';
 import { announceRoutes } from './routes/announce.js';
+import { reachRoutes } from './routes/reach.js';
+import type { OriginAnnouncer } from '../reach/originAnnouncer.js';
+import type { UpstreamStatus } from '../reach/upstreamPoller.js';
 import { discoveryRoutes, listingRoutes } from './routes/discovery.js';
 import { facilitatorRoutes } from './routes/facilitator.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -35,6 +38,8 @@ export interface HttpServices {
   /** The change feed for mirrors and listing history (src/lifecycle). */
   changes: { feed: ChangeFeed; history: HistoryReader };
   announce: AnnounceService;
+  /** Upstream catalogs and origin manifests (src/reach). */
+  reach: { origins: OriginAnnouncer; upstreams: { statuses(): Promise<UpstreamStatus[]> } };
   publish: PublishService;
   tokens: SellerTokenStore;
   facilitator: FacilitatorService;
@@ -73,7 +78,8 @@ export function buildRouters(services: HttpServices): Router[] {
     listingRoutes(services.listingById),
     lifecycleRoutes(services.changes),
     publishRoutes({ publish: services.publish, tokens: services.tokens, limits: perToken }),
-    announceRoutes({ announce: services.announce, ...(announceLimit ? { announceLimit } : {}) }),
+    announceRoutes({ announce: services.announce, origins: services.reach.origins, ...(announceLimit ? { announceLimit } : {}) }),
+    reachRoutes(services.reach.upstreams),
     facilitator,
     // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
     bazaarRoutes({ discovery: services.bazaar, facilitator }),

@@ -8,6 +8,8 @@ export const PATHS = {
   mcpTools: '/mcp/tools',
   announce: '/discovery/announce',
   announceStatus: '/discovery/announce/status',
+  /** The upstream catalogs this service lists from, with their crawl state (src/reach). */
+  reach: '/discovery/reach',
   publish: '/discovery/publish',
   unpublish: '/discovery/publish/:id',
   supported: '/supported',
@@ -33,3 +35,6 @@ export const resourcePath = (id: string): string => `${PATHS.resources}/${id}`;
 
 /** Where an announce's outcome is looked up (the Location of an announce). */
 export const announceStatusPath = (id: string): string => `${PATHS.announceStatus}?id=${id}`;
+
+/** Where an origin announce's outcome is looked up. */
+export const originStatusPath = (origin: string): string => `${PATHS.announceStatus}?origin=${encodeURIComponent(origin)}`;

@@ -10,6 +10,7 @@ import { listingPageSchema, listingResponseSchema } from '../shapes/listing.js';
 import type { Listing } from '../shapes/listing.js';
 import type { CatalogSearch, ReadPage } from '../search/catalogSearch.js';
 import { MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, parseReadRequest, type ReadEndpoint } from '../search/readRequest.js';
+import { MAX_PAY_WITH } from '../search/payableParameters.js';
 import { InvalidInput, NotFound, type FieldError } from '../core/errors.js';
 
 /** One listing by id, the way GET /discovery/resources/{id} finds it. */
@@ -53,6 +54,19 @@ const filterProperties = {
     maximum: 1,
     description: 'Only listings whose health checks of the last 7 days found a valid 402 at least this share of the time (0.95 = 95%); listings never checked do not pass a value above 0.',
   },
+  payWith: {
+    type: 'array',
+    minItems: 1,
+    maxItems: MAX_PAY_WITH,
+    items: { type: 'string', minLength: 1, maxLength: 200 },
+    description: 'What you can pay with: network/asset pairs such as eip155:8453/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913 or base/USDC. Only listings with a payment option on one of them.',
+  },
+  maxUsd: {
+    type: ['string', 'number'],
+    pattern: '^\\$?[0-9]{1,12}(\\.[0-9]{1,6})?$',
+    minimum: 0,
+    description: 'Price cap in US dollars (0.005), applied to USDC on every network the service knows; listings payable only in other assets are left out. upto listings compare their median settled amount when known.',
+  },
   limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size (default 20).' },
   cursor: { type: 'string', minLength: 1, description: 'nextCursor of the previous page, with the same other arguments.' },
 } as const;
@@ -92,12 +106,13 @@ function checked(schema: Record<string, unknown>): (args: Record<string, unknown
   };
 }
 
-/** The query string a client would send for these arguments. */
-function toQuery(args: Record<string, unknown>): Record<string, string> {
-  const query: Record<string, string> = {};
+/** The query string a client would send for these arguments (an array: the parameter repeated). */
+function toQuery(args: Record<string, unknown>): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined || value === null) continue;
-    query[name] = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+    if (Array.isArray(value)) query[name] = value.map(String);
+    else query[name] = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
   }
   return query;
 }

@@ -7,6 +7,7 @@ import { LISTING_ID_SOURCE } from '../core/listingId.js';
 import { httpListingResponseSchema, listingPageSchema, listingResponseSchema, mcpListingResponseSchema } from '../shapes/listing.js';
 import { mcpListingSchema } from '../shapes/listingInput.js';
 import type { OpenApiObject } from './builders.js';
+import { reachSchemas } from './reachSchemas.js';
 
 const ISO_TIME = { type: 'string', format: 'date-time' } as const;
 
@@ -237,6 +238,7 @@ export const components: OpenApiObject = {
     AnnounceRequest: announceRequest,
     AnnounceAccepted: announceAccepted,
     AnnounceStatus: announceStatus,
+    ...reachSchemas,
     PublishRequest: publishRequest,
     FacilitatorRequest: facilitatorRequest,
     VerifyResponse: verifyResponse,

@@ -14,8 +14,9 @@ import { facilitatorPaths } from './paths/facilitator.js';
 import { lifecyclePaths } from './paths/lifecycle.js';
 import { sellerPaths } from './paths/sellers.js';
 import { servicePaths } from './paths/service.js';
+import { reachPaths } from './paths/reach.js';
 
-const SECTIONS: Array<Record<string, OpenApiObject>> = [catalogPaths, lifecyclePaths, sellerPaths, facilitatorPaths, bazaarPaths, servicePaths];
+const SECTIONS: Array<Record<string, OpenApiObject>> = [catalogPaths, lifecyclePaths, sellerPaths, reachPaths, facilitatorPaths, bazaarPaths, servicePaths];
 
 const TAGS = [
   { name: 'catalog', description: 'Catalog reads: filtering, ranked search, one listing (docs/catalog-reads.md).' },

@@ -16,6 +16,14 @@ export interface Announcement {
   challenge: Record<string, unknown>;
 }
 
+/** The answer to an origin announce and its status (the service's OriginStatus). */
+export interface OriginAnnouncement {
+  origin: string;
+  announcedAt: string;
+  manifests: Array<{ url: string; outcome: 'read' | 'absent' | 'failed' | 'invalid'; shape?: string; resources: number; detail?: string }>;
+  resources: Array<{ resource: string; method: string; id?: string; outcome: string; reason?: string; status?: string; detail?: string }>;
+}
+
 export interface AnnouncerOptions {
   /** How long announcements accumulate before a flush (default 200 ms). */
   flushDelayMs?: number;
@@ -74,6 +82,21 @@ export class Announcer {
     if (this.done.has(key) || this.queue.has(key)) return;
     this.queue.set(key, { announcement, attempts: 0, notBefore: 0 });
     this.schedule(this.options.flushDelayMs);
+  }
+
+  /**
+   * Announces the seller's whole origin at once (docs/reach.md): the service reads its
+   * /.well-known/x402 and /openapi.json and queues every resource they name for its probe. One
+   * request, answered with each manifest and resource and what became of it; follow the probes
+   * with `originStatus`.
+   */
+  async announceOrigin(origin: string): Promise<OriginAnnouncement> {
+    return (await this.client.call<OriginAnnouncement>('POST', '/discovery/announce', { origin })).body;
+  }
+
+  /** What the last announce of `origin` found, with each resource's probe outcome now. */
+  async originStatus(origin: string): Promise<OriginAnnouncement> {
+    return (await this.client.call<OriginAnnouncement>('GET', `/discovery/announce/status?origin=${encodeURIComponent(origin)}`, undefined)).body;
   }
 
   /** Routes announced successfully so far (their keys). */

@@ -4,7 +4,7 @@
  */
 export { createSeller, type Seller, type SellerOptions, type PaidRouteOptions, type PaymentReceipt } from './express.js';
 export { PaidMcpServer, META as MCP_META, type PaidMcpOptions, type PaidToolConfig } from './mcp.js';
-export { Announcer, type Announcement, type AnnouncerOptions } from './announcer.js';
+export { Announcer, type Announcement, type AnnouncerOptions, type OriginAnnouncement } from './announcer.js';
 export { Publisher, type ToolListing, type PublishOutcome, type PublisherOptions } from './publisher.js';
 export { ServiceClient, ServiceCallError, logCatalogOutcome, type CatalogOutcomeEvent, type ServiceClientOptions, type FetchLike } from './serviceClient.js';
 export { buildRequirements, dollarsToUnits, PriceConfigError, type PriceOptions, type Scheme } from './price.js';

@@ -4,6 +4,7 @@
  * what buyers' wallets sign over, so it travels in `extra` as @x402/evm expects.
  */
 import { legacyNetworkNames, toCaip2Network } from '../x402/networks.js';
+import { isUsdcAsset } from '../x402/usdc.js';
 import type { Scheme } from '../shapes/listing.js';
 import type { PaymentRequirements } from '../x402/wire.js';
 
@@ -43,9 +44,12 @@ const USDC: Readonly<Record<string, KnownAsset>> = {
 
 export const DEFAULT_NETWORK = 'eip155:84532';
 
-/** Whether `asset` is the network's USDC (6 decimals): the web catalog shows those prices in USDC. */
+/**
+ * Whether `asset` is the network's USDC (6 decimals): the web catalog shows those prices in USDC,
+ * exactly the listings a `maxUsd` cap compares (a symbol or a mistyped address is not USDC).
+ */
 export function isUsdc(network: string, asset: string): boolean {
-  return asset.toUpperCase() === 'USDC' || USDC[network]?.address.toLowerCase() === asset.toLowerCase();
+  return isUsdcAsset(network, asset);
 }
 
 export class PriceConfigError extends Error {

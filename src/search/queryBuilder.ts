@@ -13,6 +13,7 @@ import type { SortValue } from './cursor.js';
 import type { QueryVector } from '../semantic/queryEmbeddings.js';
 import { NOT_REMOVED } from '../store/elasticsearch/listingQueries.js';
 import { textQuery } from './textQuery.js';
+import { payableClause } from './payableQuery.js';
 import { factorProbes, factorRescore, namedRelevance, rankedQuery } from './rankingFactors.js';
 
 type Json = Record<string, unknown>;
@@ -68,6 +69,8 @@ export function filterClauses(filters: CatalogFilters): { filter: Json[]; must_n
       bool: { should: [{ term: { 'describe.tags': filters.capability } }, { term: { tags: filters.capability } }], minimum_should_match: 1 },
     });
   }
+  const payable = payableClause(filters);
+  if (payable) filter.push(payable);
   return { filter, must_not: [NOT_REMOVED] };
 }
 

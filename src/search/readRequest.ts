@@ -6,6 +6,7 @@
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { toCaip2Network } from '../x402/networks.js';
 import type { CatalogFilters, ReadRequest } from '../store/elasticsearch/listingQueries.js';
+import { parseMaxUsd, parsePayWith } from './payableParameters.js';
 
 export type { CatalogFilters, ReadRequest } from '../store/elasticsearch/listingQueries.js';
 
@@ -18,7 +19,7 @@ export const MAX_QUERY_LENGTH = 512;
 /** Largest value of an Elasticsearch `long`: a ceiling at or above it excludes nothing. */
 const LONG_MAX = 9223372036854775807n;
 
-const FILTERS = ['network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'minUptime', 'limit', 'cursor'] as const;
+const FILTERS = ['network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'minUptime', 'payWith', 'maxUsd', 'limit', 'cursor'] as const;
 const SEARCH_EXTRAS = ['q', 'sort', 'explain'] as const;
 
 function allowedParameters(endpoint: ReadEndpoint): ReadonlySet<string> {
@@ -111,6 +112,8 @@ function parseFilters(query: Record<string, unknown>, errors: FieldError[]): Cat
   set('payTo', text(query, 'payTo', errors));
   set('capability', text(query, 'capability', errors));
   set('minUptime', parseMinUptime(query, errors));
+  set('payWith', parsePayWith(query, errors));
+  set('maxUsdUnits', parseMaxUsd(single(query, 'maxUsd', errors), errors));
   return filters;
 }
 

@@ -27,17 +27,53 @@ const debugSchema = {
   },
 } as const;
 
+/**
+ * Where the service first heard of a listing when another catalog (an upstream) or a seller's site
+ * file (a manifest) named it (issue 25; docs/reach.md). The listing itself is what the resource's
+ * own 402 says; `claims` are the source's words about it (tags, service name, icon), kept apart
+ * and never taken as the seller's declaration. `provenance.discovered`: absent for listings
+ * announced, published or paid for directly; the first source wins.
+ */
+export const discoveredSchema = {
+  type: 'object',
+  required: ['source', 'url', 'firstSeen'],
+  additionalProperties: false,
+  properties: {
+    source: { enum: ['upstream', 'manifest'], description: 'An upstream catalog the operator configured, or a manifest read when an origin was announced.' },
+    name: { type: 'string', description: 'The upstream as the operator named it (source upstream).' },
+    url: { type: 'string', description: "The upstream's list endpoint or the manifest's URL." },
+    firstSeen: { type: 'string', format: 'date-time', description: 'When that source first named the resource.' },
+    claims: {
+      type: 'object',
+      description: "What the source says about the resource that its 402 does not: the source's claim, unverified.",
+      additionalProperties: false,
+      properties: {
+        serviceName: { type: 'string' },
+        description: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' } },
+        icon: { type: 'string' },
+        quality: { description: "The upstream's own quality figure, as it sent it." },
+        lastUpdated: { type: 'string', format: 'date-time', description: 'When the source says the resource last changed.' },
+      },
+    },
+  },
+} as const;
+
+
 const instant = { type: 'string', format: 'date-time' } as const;
 
 /**
  * The evidence a listing stands on (issue 24), each kind with its times; a kind the catalog has not
- * seen is absent. Written by the paths that saw it: the probe, the signals flush, publish, import.
+ * seen is absent. Written by the paths that saw it: the probe, the signals flush, publish, import,
+ * and (`discovered`) the upstream crawler and the manifest reader (src/reach).
  */
 export const provenanceSchema = {
   type: 'object',
+  title: 'Provenance',
   description: 'The evidence the listing stands on, with timestamps; a kind of evidence the catalog never saw is absent.',
   additionalProperties: false,
   properties: {
+    discovered: discoveredSchema,
     probed402: {
       type: 'object',
       description: "The last unpaid probe of the resource: 'valid_402', or why it failed (timeout, not_402, requirements_mismatch, ...).",
@@ -71,6 +107,7 @@ export const provenanceSchema = {
 
 /** Signals are always present in responses (zeros when nothing was seen). */
 export const signalsResponseSchema = { ...signalsSchema, required: ['settleCount7d', 'rejectionRate7d'] } as const;
+
 
 export const httpListingResponseSchema = {
   type: 'object',
@@ -170,6 +207,8 @@ export type Health = NonNullable<FromSchema<typeof healthSchema>>;
 
 /** What a listing stands on (provenanceSchema). */
 export type Provenance = FromSchema<typeof provenanceSchema>;
+/** Where the service first heard of a listing another catalog or a manifest named (src/reach). */
+export type Discovered = NonNullable<Provenance['discovered']>;
 
 /** Only with `explain=1`: the factors of the score (docs/catalog-reads.md). */
 export type Debug = FromSchema<typeof debugSchema>;

@@ -67,6 +67,18 @@ export interface KeptFields {
 }
 
 /**
+ * A stored `provenance` as the code reads it. Listings written before the kinds of evidence existed
+ * (issue 25's first cut) hold the discovering source itself ({source, url, firstSeen, ...}): it is
+ * their `discovered` kind.
+ */
+export function storedProvenance(raw: unknown): Provenance {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const value = raw as Record<string, unknown>;
+  if ((value.source === 'upstream' || value.source === 'manifest') && typeof value.url === 'string') return { discovered: value as Provenance['discovered'] & object };
+  return value as Provenance;
+}
+
+/**
  * What an upsert of an existing listing stores: the new document, keeping the stored `firstSeen`,
  * `owner` (when the write names none), `signals` (unless the write replaces them, as imports do)
  * and the kinds of `provenance` the write does not bring.
@@ -76,8 +88,12 @@ export function keptFromStored(doc: ListingDocument, stored: KeptFields | undefi
   const merged: ListingDocument = { ...doc, firstSeen: stored.firstSeen ?? doc.firstSeen };
   if (!replaceSignals && stored.signals) merged.signals = stored.signals as Signals;
   if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
-  // Evidence adds up: this write's kind replaces its own, every other kind seen before stays.
-  if (stored.provenance) merged.provenance = { ...stored.provenance, ...doc.provenance };
+  // Evidence adds up: this write's kind replaces its own, every other kind seen before stays; where
+  // the listing was first discovered is never rewritten by a later claim.
+  if (stored.provenance) {
+    const before = storedProvenance(stored.provenance);
+    merged.provenance = { ...before, ...doc.provenance, ...(before.discovered ? { discovered: before.discovered } : {}) };
+  }
   return merged;
 }
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { InvalidInput } from '../../src/core/errors.js';
-import { Reason, Rejection } from '../../src/facilitator/reasons.js';
 import { parseAmount, type PaymentRequest } from '../../src/facilitator/payment.js';
 import { wireReason } from '../../src/facilitator/paymentSchemes.js';
-import { normalizeRequest, readFacilitatorRequest } from '../../src/facilitator/request.js';
+import { Reason, Rejection } from '../../src/facilitator/reasons.js';
+import { normalizeRequest, parseFacilitatorRequest, readFacilitatorRequest } from '../../src/facilitator/request.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -82,6 +82,42 @@ describe('unit: facilitator requests', () => {
     assert.equal(parseAmount(5), 5n);
     assert.equal(parseAmount('9'.repeat(78)), BigInt('9'.repeat(78)));
     for (const bad of ['9'.repeat(79), '-1', '1e3', ' 1', '', 2 ** 53, -1, 1.5, null, '0x10']) assert.equal(parseAmount(bad), undefined, String(bad));
+  });
+});
+
+describe('unit: the one parse of a facilitator request', () => {
+  const parsed = (body: unknown) => parseFacilitatorRequest(body, NETWORKS);
+
+  it('keeps the wire strings a refusal echoes, even when the payment is refused', () => {
+    const request = parsed(v1Body({ scheme: 'upto' }));
+    assert.ok(request.payment instanceof Rejection);
+    assert.equal(request.wireScheme, 'upto');
+    assert.equal(request.wireNetwork, 'base-sepolia');
+    const odd = parsed({ ...v2Body(), paymentRequirements: { ...requirementsV2, scheme: { toString: 1 }, network: 7 } });
+    assert.deepEqual([odd.wireScheme, odd.wireNetwork], [undefined, ''], 'non-strings are never echoed (nor String()-ed)');
+  });
+
+  it('the claimed payer is read from either scheme\'s authorization, and only when it is an address', () => {
+    const withPayload = (p: unknown) => ({ ...v2Body(), paymentPayload: { ...v2Body().paymentPayload, payload: p } });
+    assert.equal(parsed(withPayload({ authorization: { from: PAY_TO } })).claimedPayer, PAY_TO);
+    assert.equal(parsed(withPayload({ permit2Authorization: { from: USDC } })).claimedPayer, USDC);
+    assert.equal(parsed(withPayload({ authorization: { from: 'me' } })).claimedPayer, undefined);
+  });
+
+  it('discovery metadata: the v2 bazaar extension, or a v1 outputSchema.input not opted out', () => {
+    assert.equal(parsed(v2Body()).carriesDiscovery, false);
+    assert.equal(parsed({ ...v2Body(), paymentPayload: { ...v2Body().paymentPayload, extensions: { bazaar: {} } } }).carriesDiscovery, true);
+    assert.equal(parsed(v1Body({ outputSchema: { input: { method: 'GET' } } })).carriesDiscovery, true);
+    assert.equal(parsed(v1Body({ outputSchema: { input: { discoverable: false } } })).carriesDiscovery, false);
+  });
+
+  it('/settle\'s identity: the payload hash ignores key order; the receipt is bound to the requirements', () => {
+    const body = v2Body();
+    const reordered = { ...body, paymentPayload: Object.fromEntries(Object.entries(body.paymentPayload).reverse()) };
+    assert.equal(parsed(reordered).payloadHash, parsed(body).payloadHash);
+    const dearer = { ...body, paymentRequirements: { ...body.paymentRequirements, amount: '2000' } };
+    assert.equal(parsed(dearer).payloadHash, parsed(body).payloadHash);
+    assert.notEqual(parsed(dearer).binding, parsed(body).binding, 'the same payload with other requirements never gets the first receipt');
   });
 });
 

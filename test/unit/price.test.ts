@@ -50,10 +50,11 @@ describe('unit: seller prices', () => {
     for (const [options, message] of problems) assert.throws(() => buildRequirements(options), (err: unknown) => err instanceof PriceConfigError && message.test(err.message), JSON.stringify(options));
   });
 
-  it('the web catalog shows USDC prices in dollars: recognises USDC by name or the network\'s address', () => {
+  it('the web catalog shows USDC prices in dollars: recognises USDC by the network\'s address only', () => {
     assert.equal(isUsdc('eip155:84532', BASE_SEPOLIA_USDC.toLowerCase()), true);
     assert.equal(isUsdc('eip155:8453', BASE_SEPOLIA_USDC), false, 'the testnet address is not USDC on mainnet');
-    assert.equal(isUsdc('eip155:1', 'usdc'), true);
+    // A symbol is a claim anybody can write: what maxUsd compares, and the web shows in dollars, is the token itself.
+    assert.equal(isUsdc('eip155:1', 'usdc'), false);
   });
 });
 

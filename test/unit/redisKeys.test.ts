@@ -14,7 +14,7 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
     k.writeStream, k.deadLetters, k.writeFailures, k.liveIds, `${k.consumerHeartbeatPrefix}c1`, `${k.historyPrefix}x`, k.historyState,
     k.historyEvents('lst_1'), k.historyEvents('lst_2'), k.changes, k.changesLatest, k.changesSeeded, k.changesEpoch,
   ],
-  probe: (k) => [k.probeRecord('lst_1'), k.probeRecord('lst_9'), k.probeDue, k.probeLock('lst_1'), k.probeAlias('a1'), k.probeHostSlot('a.example:443', 17)],
+  probe: (k) => [k.probeRecord('lst_1'), k.probeRecord('lst_9'), k.probeDue, k.probeLock('lst_1'), k.probeAlias('a1'), k.probeHostWindow('a.example:443')],
   ledger: (k) => [
     k.ledgerBalance('eip155:84532', '0xA', '0xB'), k.ledgerBalance('eip155:84532', '0xA', '0xC'), k.ledgerBalancesOf('eip155:84532'),
     k.ledgerNonces('eip155:84532', 'eip3009:0xa'), k.ledgerSponsor('eip155:84532'), k.settleResult('h1'), k.settleLock('h1'), k.settleResult('h2'),
@@ -34,7 +34,7 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
 /** Single-key names: spread over the cluster, never in a multi-key command. */
 const SINGLE: Array<(k: Keys) => string> = [
   (k) => k.trafficAccepts('lst_1'), (k) => k.publishedOwner('lst_1'), (k) => k.cursorSecret, (k) => k.rateLimit('reads', 5, '203.0.113.7'),
-  (k) => k.lease('staleness-sweeper'),
+  (k) => k.lease('staleness-sweeper'), (k) => k.reachUpstream('cdp'), (k) => k.reachPages('cdp'), (k) => k.reachOrigin('https://a.example'),
 ];
 
 describe('unit: Redis key builder', () => {

@@ -2,6 +2,7 @@
 import { httpListingId, mcpListingId } from '../../catalog/identity.js';
 import { LISTING_ID_SOURCE } from '../../core/listingId.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../../search/readRequest.js';
+import { MAX_PAY_WITH } from '../../search/payableParameters.js';
 import { json, operation, pathParameter, queryParameter, ref, type OpenApiObject, type ProblemCodes } from '../builders.js';
 
 /** Demo catalog listings (demo/catalog.json): the examples read real data. */
@@ -10,6 +11,20 @@ export const DEMO_FORECAST_TOOL_ID = mcpListingId('mcp://mcp.skycast.dev', 'get_
 
 const text = (name: string, description: string) =>
   queryParameter(name, description, { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH });
+
+/** "Can I pay this?" (README): also taken by the x402 Bazaar surface. */
+export const payableParameters: OpenApiObject[] = [
+  queryParameter(
+    'payWith',
+    'What the buyer can pay with, repeatable: network/asset pairs (CAIP-2 or x402 v1 network, token address; `USDC` names the network\'s USDC; a CAIP-19 asset namespace such as erc20: is accepted). Only listings with a payment option (payment or any accepts entry) on one of them.',
+    { type: 'array', minItems: 1, maxItems: MAX_PAY_WITH, items: { type: 'string', minLength: 3, maxLength: 200, pattern: '^[^/]+/.+$' } },
+  ),
+  queryParameter(
+    'maxUsd',
+    'Price cap in US dollars (at most 6 decimals). Applies to USDC on every network the service knows; a listing passes only through a USDC option within the cap (with payWith: the same option must be on one of its pairs), so listings payable only in unknown assets are left out. An upto option compares the listing\'s median settled amount (signals.medianSettledAmount7d) when known, its ceiling otherwise.',
+    { type: 'string', pattern: '^\\$?[0-9]{1,12}(\\.[0-9]{1,6})?$' },
+  ),
+];
 
 const filters: OpenApiObject[] = [
   text('network', 'CAIP-2 network id (eip155:84532); x402 v1 names such as base-sepolia are mapped to CAIP-2.'),
@@ -27,6 +42,7 @@ const filters: OpenApiObject[] = [
     'Only listings whose active health checks of the last 7 days found a valid 402 at least this share of the time (signals.health.uptime7d >= minUptime). A listing never checked (MCP tools, new listings) has no uptime and does not pass a value above 0.',
     { type: 'number', minimum: 0, maximum: 1 },
   ),
+  ...payableParameters,
   queryParameter('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
   queryParameter('cursor', 'The previous page\'s nextCursor; bound to the same query, filters and sort.', { type: 'string', minLength: 1 }),
 ];
@@ -57,6 +73,8 @@ export const catalogPaths: Record<string, OpenApiObject> = {
       examples: [
         { summary: 'MCP tools tagged weather up to 0.005 USDC', status: 200, query: { type: 'mcp', capability: 'weather', maxPrice: '5000', limit: '2' } },
         { summary: 'A legacy network name is accepted', status: 200, query: { network: 'base-sepolia', limit: '1' } },
+        { summary: 'Payable in USDC on Base Sepolia, at most 0.002 USD', status: 200, query: { payWith: 'base-sepolia/USDC', maxUsd: '0.002', limit: '2' } },
+        { summary: 'maxUsd with more than 6 decimals', status: 400, query: { maxUsd: '0.0000001' } },
         { summary: 'Unknown parameter', status: 400, query: { offset: '20' } },
         { summary: 'Limit out of bounds', status: 400, query: { limit: '101' } },
         { summary: 'minUptime out of bounds', status: 400, query: { minUptime: '1.5' } },

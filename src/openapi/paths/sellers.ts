@@ -24,10 +24,13 @@ export const sellerPaths: Record<string, OpenApiObject> = {
   '/discovery/announce': {
     post: operation('announceResource', {
       tags: ['sellers'],
-      summary: 'Announce a paid HTTP resource; the service probes it and lists it if it answers 402',
-      requestBody: jsonBody('The resource and, optionally, the 402 it serves.', ref('AnnounceRequest')),
+      summary: 'Announce a paid HTTP resource (or an origin, whose manifests name them); the service probes each and lists it if it answers 402',
+      requestBody: jsonBody(
+        'The resource and, optionally, the 402 it serves; or `origin` alone: its /.well-known/x402 and /openapi.json are read and every resource they name is queued (docs/reach.md).',
+        { oneOf: [ref('AnnounceRequest'), ref('OriginAnnounceRequest')] },
+      ),
       responses: {
-        202: json('Queued (or answered by a recent probe of the same id).', ref('AnnounceAccepted'), {
+        202: json('Queued (or answered by a recent probe of the same id); for an origin, each manifest and resource with its outcome.', { oneOf: [ref('AnnounceAccepted'), ref('OriginAnnounceAccepted')] }, {
           Location: { description: 'The status URL.', schema: { type: 'string' } },
         }),
       },
@@ -36,6 +39,7 @@ export const sellerPaths: Record<string, OpenApiObject> = {
         { summary: 'Announce a URL', status: 202, body: { resource: EXAMPLE_ANNOUNCED } },
         { summary: 'Not an http(s) URL', status: 400, body: { resource: 'ftp://weather.example.com/forecast' } },
         { summary: 'Unknown field', status: 400, body: { resource: EXAMPLE_ANNOUNCED, price: '$0.01' } },
+        { summary: 'An origin that is not http(s)', status: 400, body: { origin: 'ftp://weather.example.com' } },
       ],
     }),
   },
@@ -47,12 +51,14 @@ export const sellerPaths: Record<string, OpenApiObject> = {
         queryParameter('id', 'The id announce answered, or the listing id.', { type: 'string', minLength: 1, maxLength: 2048 }),
         queryParameter('resource', 'The announced URL (instead of id).', { type: 'string', minLength: 1, maxLength: 2048 }),
         queryParameter('method', 'With resource: the HTTP method (default GET).', { type: 'string', minLength: 1, maxLength: 2048 }),
+        queryParameter('origin', 'An announced origin (instead of id): its manifests and each resource with its probe outcome.', { type: 'string', minLength: 1, maxLength: 2048 }),
       ],
-      responses: { 200: json('The announcement\'s state.', ref('AnnounceStatus')) },
+      responses: { 200: json('The announcement\'s state.', { oneOf: [ref('AnnounceStatus'), ref('OriginStatus')] }) },
       problems: { 400: ['unknown_filter', 'invalid_filter_value', 'invalid_announce'], 404: ['not_found'], 503: ['announce_unavailable'] },
       examples: [
         { summary: 'By URL, after announcing it', status: 200, query: { resource: EXAMPLE_ANNOUNCED } },
         { summary: 'Nothing announced under this id', status: 404, query: { id: 'lst_000000000000000000000000' } },
+        { summary: 'No origin announce of this origin', status: 404, query: { origin: 'https://never.example' } },
         { summary: 'Neither id nor resource', status: 400, query: {} },
         { summary: 'Unknown parameter', status: 400, query: { url: EXAMPLE_ANNOUNCED } },
       ],

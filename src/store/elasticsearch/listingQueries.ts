@@ -21,6 +21,13 @@ export interface CatalogFilters {
   capability?: string;
   /** 0..1: only listings whose health checks found a valid 402 at least this often (never-checked ones fail a value > 0). */
   minUptime?: number;
+  /** Only listings with a payment option on one of these network/asset pairs (the buyer's holdings). */
+  payWith?: Array<{ network: string; asset: string }>;
+  /**
+   * A cap in USDC base units (`maxUsd` times 10^6): only listings with a USDC option (any network
+   * the service knows) whose price is at most this; `upto` options compare their expected price.
+   */
+  maxUsdUnits?: string;
 }
 
 export interface ReadRequest {

@@ -19,11 +19,11 @@
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
  * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
  *   aging schedule (the record script); its health checks with the dirty set (the health script).
- * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`, `lease`): no tag, so their keys spread
+ * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`, `lease`, `reach`): no tag, so their keys spread
  *   over the whole Cluster. A payer's payment key is its window counter's name plus the nonce and
  *   shares the counter's own tag (one script takes both).
  */
-type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit' | 'lease';
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach';
 
 /** The groups whose keys share one hash slot (see above); the rest are single-key. */
 export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals'];
@@ -80,7 +80,8 @@ export function redisKeys(prefix: string) {
     probeDue: inGroup('probe', 'probe:due'),
     probeLock: (id: string) => inGroup('probe', `probe:lock:${id}`),
     probeAlias: (id: string) => inGroup('probe', `probe:alias:${id}`),
-    probeHostSlot: (host: string, second: number) => inGroup('probe', `probe:host:${host}:${second}`),
+    /** The probe starts of one host within the last window (a sorted set by start time). */
+    probeHostWindow: (host: string) => inGroup('probe', `probe:host:${host}`),
 
     ledgerBalance: (network: string, asset: string, address: string) =>
       inGroup('ledger', `ledger:balance:${network}:${asset.toLowerCase()}:${address.toLowerCase()}`),
@@ -119,6 +120,11 @@ export function redisKeys(prefix: string) {
     cursorSecret: inGroup('cursor', 'cursor-secret'),
     /** Which instance runs a leased periodic pass (store/redis/lease.ts). */
     lease: (worker: string) => inGroup('lease', `lease:${worker}`),
+    /** An upstream catalog's crawl state and counts, and its pages' validators (src/reach). */
+    reachUpstream: (name: string) => inGroup('reach', `reach:upstream:${name}`),
+    reachPages: (name: string) => inGroup('reach', `reach:pages:${name}`),
+    /** What announcing an origin found in its manifests (src/reach/originAnnouncer.ts). */
+    reachOrigin: (origin: string) => inGroup('reach', `reach:origin:${origin}`),
     rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
     /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */
     payerPayments: (operation: string, window: number, payer: string) => ownSlot(`ratelimit:${operation}-payer:${window}:${payer}`),

@@ -17,6 +17,7 @@ import { PayerPaymentCounter } from './payerPayments.js';
 import { ProbeStore } from './probeStore.js';
 import { PublishOwners } from './publishOwners.js';
 import { RateLimitCounter } from './rateLimitCounter.js';
+import { ReachStore } from './reachStore.js';
 import { SellerTokenRecords } from './sellerTokens.js';
 import { SettlementStore } from './settlementStore.js';
 import { SignalStore } from './signalStore.js';
@@ -61,6 +62,10 @@ export class RedisStores {
 
   probes(): ProbeStore {
     return new ProbeStore(this.redis, this.prefix);
+  }
+
+  reach(): ReachStore {
+    return new ReachStore(this.redis, this.prefix);
   }
 
   healthChecks(): HealthChecks {

@@ -1,7 +1,8 @@
 /**
  * Search: the form (free text, filters, sort, explain), the results, and "More results" through
  * nextCursor. The form's state lives in the page URL (/?q=...), so a search can be shared and the
- * back button works; the API call is built from it (max price typed in USDC, sent in base units).
+ * back button works; the API call is built from it. The max price is the API's `maxUsd`: a cap in
+ * dollars on USDC on any network, so a listing priced in another (or a mistyped) token never passes.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Listing } from '../../shapes/listing.js';
@@ -11,19 +12,21 @@ import { ResultCard } from './ResultCard.js';
 import { navigate } from './router.js';
 
 const PAGE_SIZE = '10';
-const FIELDS = ['q', 'type', 'network', 'maxPrice', 'scheme', 'capability', 'sort', 'explain'] as const;
+const FIELDS = ['q', 'type', 'network', 'maxUsd', 'scheme', 'capability', 'sort', 'explain'] as const;
 type Form = Record<(typeof FIELDS)[number], string>;
 
+/** `maxPrice` is what page addresses used to carry (in USDC too): old shared links keep working. */
 const formFrom = (params: URLSearchParams): Form =>
-  Object.fromEntries(FIELDS.map((name) => [name, params.get(name) ?? ''])) as Form;
+  Object.fromEntries(FIELDS.map((name) => [name, params.get(name) ?? (name === 'maxUsd' ? params.get('maxPrice') : null) ?? ''])) as Form;
 
 /** The API query of a form, or the message that stops it before any call. */
 function apiQuery(form: Form): { query: Record<string, string | undefined> } | { error: string } {
-  let maxPrice: string | undefined;
-  if (form.maxPrice.trim() !== '') {
-    const converted = usdcToBaseUnits(form.maxPrice);
+  let maxUsd: string | undefined;
+  if (form.maxUsd.trim() !== '') {
+    // Checked here for a message in the page's words; the API takes the dollars as typed.
+    const converted = usdcToBaseUnits(form.maxUsd);
     if ('error' in converted) return converted;
-    maxPrice = converted.units;
+    maxUsd = form.maxUsd.trim().replace(/^\$/, '');
   }
   const q = form.q.trim();
   return {
@@ -31,7 +34,7 @@ function apiQuery(form: Form): { query: Record<string, string | undefined> } | {
       q: q || undefined,
       type: form.type || undefined,
       network: form.network.trim() || undefined,
-      maxPrice,
+      maxUsd,
       scheme: form.scheme || undefined,
       capability: form.capability.trim() || undefined,
       // Sort and explain exist only for ranked search (with q).
@@ -96,14 +99,17 @@ export function SearchView(props: { params: URLSearchParams }) {
   }, [urlKey]);
 
   // The form goes into the URL even when a value is wrong: the effect above then shows why.
-  const submit = (event: Event) => {
-    event.preventDefault();
-    const href = `/${queryString(form)}`;
+  const apply = (next: Form) => {
+    const href = `/${queryString(next)}`;
     if (href === `${location.pathname}${location.search}`) {
-      const built = apiQuery(form);
+      const built = apiQuery(next);
       if ('error' in built) setError(built.error);
       else void load(built.query);
     } else navigate(href);
+  };
+  const submit = (event: Event) => {
+    event.preventDefault();
+    apply(form);
   };
 
   const field = (name: keyof Form) => ({
@@ -145,8 +151,9 @@ export function SearchView(props: { params: URLSearchParams }) {
             </datalist>
           </div>
           <div>
-            <label for="f-maxPrice">Max price (USDC per call)</label>
-            <input inputMode="decimal" placeholder="0.005" {...field('maxPrice')} />
+            <label for="f-maxUsd">Max price (USDC per call)</label>
+            <input inputMode="decimal" placeholder="0.005" aria-describedby="max-help" {...field('maxUsd')} />
+            <small id="max-help">USDC on any network; listings priced in other tokens are left out.</small>
           </div>
           <div>
             <label for="f-scheme">Payment scheme</label>
@@ -177,7 +184,12 @@ export function SearchView(props: { params: URLSearchParams }) {
               id="f-explain"
               checked={form.explain === '1'}
               disabled={!ranked}
-              onChange={(e) => setForm({ ...form, explain: (e.currentTarget as HTMLInputElement).checked ? '1' : '' })}
+              // Applies at once, as a search with the form as it stands: no second press of Search.
+              onChange={(e) => {
+                const next = { ...form, explain: (e.currentTarget as HTMLInputElement).checked ? '1' : '' };
+                setForm(next);
+                apply(next);
+              }}
             />
             <label for="f-explain">Explain the ranking</label>
           </div>

@@ -4,7 +4,8 @@
  * (/sellers?lookup=...), so a seller can bookmark it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, queryString, type AnnounceStatus } from './api.js';
+import { api, ApiError, originOnly, queryString, type AnnounceStatus, type OriginStatus } from './api.js';
+import { OriginReport } from './OriginReport.js';
 import { isListingId } from '../../core/listingId.js';
 import { relativeTime } from './format.js';
 import { Link, navigate } from './router.js';
@@ -41,13 +42,35 @@ export function SellersView(props: { params: URLSearchParams }) {
   const lookup = props.params.get('lookup') ?? '';
   const [input, setInput] = useState(lookup);
   const [status, setStatus] = useState<AnnounceStatus | undefined>();
+  const [originReport, setOriginReport] = useState<OriginStatus | undefined>();
   const [message, setMessage] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
 
+  /** An origin: what its last announce found; undefined (and a message) when it was never announced. */
+  const checkOrigin = async (origin: string): Promise<OriginStatus | undefined> => {
+    setStatus(undefined);
+    try {
+      const found = await api.originStatus(origin);
+      setOriginReport(found);
+      return found;
+    } catch (err) {
+      setOriginReport(undefined);
+      if (err instanceof ApiError && err.status === 404) setMessage('This origin was not announced yet. Announce it to have the service read its /.well-known/x402 and /openapi.json.');
+      else setError(err instanceof ApiError ? err.message : String(err));
+      return undefined;
+    }
+  };
+
   const check = async (value: string): Promise<AnnounceStatus | undefined> => {
     setError(undefined);
     setMessage(undefined);
+    const origin = originOnly(value);
+    if (origin) {
+      await checkOrigin(origin);
+      return undefined;
+    }
+    setOriginReport(undefined);
     try {
       const found = await api.status(isListingId(value) ? { id: value } : { resource: value });
       setStatus(found);
@@ -78,6 +101,18 @@ export function SellersView(props: { params: URLSearchParams }) {
     setError(undefined);
     setMessage(undefined);
     try {
+      const origin = originOnly(value);
+      if (origin) {
+        setStatus(undefined);
+        setOriginReport(await api.announceOrigin(origin));
+        setMessage('Announced. The service is probing what the site names…');
+        for (let i = 0; i < 20; i += 1) {
+          const found = await checkOrigin(origin);
+          if (!found || found.resources.every((r) => !r.id || (r.status !== undefined && r.status !== 'pending'))) break;
+          await wait(500);
+        }
+        return;
+      }
       await api.announce(value);
       setMessage('Announced. The service is probing it…');
       // The probe runs behind the announce: follow it for a while.
@@ -98,7 +133,10 @@ export function SellersView(props: { params: URLSearchParams }) {
       <h1 id="sellers-title" tabIndex={-1}>
         Is my endpoint listed?
       </h1>
-      <p>Enter the URL of your paid endpoint (the one that answers 402) or its listing id.</p>
+      <p>
+        Enter the URL of your paid endpoint (the one that answers 402) or its listing id; or your site's origin (https://api.example.com) to announce every
+        resource its /.well-known/x402 or OpenAPI document names.
+      </p>
       <form class="lookup" onSubmit={submit}>
         <label for="lookup">URL or listing id</label>
         <input id="lookup" name="lookup" type="text" required value={input} placeholder="https://api.example.com/weather" onInput={(e) => setInput((e.currentTarget as HTMLInputElement).value)} />
@@ -114,6 +152,7 @@ export function SellersView(props: { params: URLSearchParams }) {
       )}
       <div aria-live="polite">
         {message && <p class="note">{message}</p>}
+        {originReport && <OriginReport report={originReport} reasons={REASONS} />}
         {status && (
           <div class={`status ${status.status}`} data-status={status.status}>
             <h2>{STATUS_WORDS[status.status]}</h2>

@@ -22,6 +22,24 @@ export interface AnnounceStatus {
   listedAt?: string;
 }
 
+/** GET /discovery/announce/status?origin=: what an origin announce read and each resource's probe outcome (docs/reach.md). */
+export interface OriginStatus {
+  origin: string;
+  announcedAt: string;
+  manifests: Array<{ url: string; outcome: 'read' | 'absent' | 'failed' | 'invalid'; shape?: string; resources: number; detail?: string }>;
+  resources: Array<{ resource: string; method: string; id?: string; outcome: string; reason?: string; status?: AnnounceStatus['status'] | 'forgotten'; detail?: string }>;
+}
+
+/** An origin alone (no path, query or fragment): announcing it reads the site's manifests. */
+export function originOnly(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.pathname === '/' && !url.search && !url.hash && !value.trim().endsWith('/') ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 interface Problem {
   status: number;
   code?: string;
@@ -74,4 +92,6 @@ export const api = {
   listing: (id: string) => call<Listing>(`/discovery/resources/${encodeURIComponent(id)}`),
   status: (lookup: { id?: string; resource?: string }) => call<AnnounceStatus>(`/discovery/announce/status${queryString(lookup)}`),
   announce: (resource: string) => call<{ id: string; status: string }>('/discovery/announce', { method: 'POST', body: JSON.stringify({ resource }) }),
+  announceOrigin: (origin: string) => call<OriginStatus>('/discovery/announce', { method: 'POST', body: JSON.stringify({ origin }) }),
+  originStatus: (origin: string) => call<OriginStatus>(`/discovery/announce/status${queryString({ origin })}`),
 };

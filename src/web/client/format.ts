@@ -79,7 +79,11 @@ const PROBE_STATUS: Record<string, string> = { valid_402: 'answered a valid 402'
 /** What the listing stands on (its `provenance`), one line per kind of evidence. */
 export function evidenceLines(provenance: Provenance): string[] {
   const lines: string[] = [];
-  const { probed402, settled, published, imported } = provenance;
+  const { discovered, probed402, settled, published, imported } = provenance;
+  if (discovered) {
+    const where = discovered.source === 'upstream' ? `the ${discovered.name ?? 'upstream'} catalog` : 'the seller\'s manifest';
+    lines.push(`Found through ${where} ${relativeTime(discovered.firstSeen)}`);
+  }
   if (probed402) {
     const status = PROBE_STATUS[probed402.lastStatus] ?? `failed (${probed402.lastStatus.replace(/_/g, ' ')})`;
     lines.push(`Unpaid probe ${status} ${relativeTime(probed402.lastAt)}`);
