@@ -2,7 +2,10 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# onnxruntime-node ships its CPU binary in the npm package; its install script would fetch the CUDA
+# provider from NuGet on linux/x64. This image's npm 10 predates package.json's allowScripts (which
+# denies that script), so the package's own switch is set too.
+RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 COPY scripts ./scripts

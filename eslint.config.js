@@ -13,9 +13,17 @@ const TYPE_EDGES_PARSER = require.resolve('./scripts/lint/typeImportEdges.cjs');
 const { followTypeImports } = require(TYPE_EDGES_PARSER);
 const importXWithTypeEdges = { ...importX, rules: { ...importX.rules, 'no-cycle': followTypeImports(importX.rules['no-cycle']) } };
 
-const FEATURES = ['catalog', 'search', 'announce', 'publish', 'facilitator', 'signals', 'bazaar', 'lifecycle', 'semantic'];
-/** Transports over the services, like http: MCP discovery, the web page, the OpenAPI document. */
-const TRANSPORTS = ['http', 'mcp', 'web', 'openapi'];
+/**
+ * The features in their order, bottom up (docs/architecture.md, "The order of features"): a feature
+ * imports only features of the tiers below its own, never one beside it or above it.
+ */
+const FEATURE_TIERS = [['semantic'], ['catalog'], ['search', 'announce', 'publish', 'signals', 'lifecycle'], ['bazaar', 'reach'], ['facilitator']];
+const FEATURES = FEATURE_TIERS.flat();
+/**
+ * Transports over the services, like http: MCP discovery, the web page, the OpenAPI document, and
+ * the problem table they share (src/problems: codes, statuses, domain error -> problem).
+ */
+const TRANSPORTS = ['http', 'mcp', 'web', 'openapi', 'problems'];
 
 /**
  * `no-restricted-imports` patterns forbidding imports of the given src/ folders (relative imports).
@@ -90,7 +98,16 @@ export default tseslint.config(
     clients: 'allowed',
     also: [{ group: ['../elasticsearch/*', '**/store/elasticsearch/*', '@elastic/elasticsearch', '@elastic/elasticsearch/*'], message: 'store/redis does not use Elasticsearch: what needs both engines goes to the src/store root.' }],
   }),
-  floor(FEATURES.map((f) => `src/${f}/**/*.ts`), TRANSPORTS, 'Features know nothing of HTTP: throw a src/core/errors.ts error; src/http maps it.'),
+  ...FEATURE_TIERS.flatMap((tier, level) =>
+    tier.map((feature) =>
+      floor([`src/${feature}/**/*.ts`], TRANSPORTS, 'Features know nothing of HTTP: throw a src/core/errors.ts error; src/http maps it.', {
+        also: forbid(
+          FEATURE_TIERS.slice(level).flat().filter((other) => other !== feature),
+          `src/${feature} imports only the features below its tier (docs/architecture.md, "The order of features"; FEATURE_TIERS here).`,
+        ),
+      }),
+    ),
+  ),
   floor(['src/shapes/**/*.ts', 'src/x402/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk'], 'Wire shapes sit below everything but the ground floor.'),
   floor(['src/sdk/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store'], 'The seller SDK is a client of the HTTP API: it imports only core, shapes and x402.'),
   // test/unit runs with Elasticsearch and Redis stopped (npm run test:unit): no client, no harness.

@@ -45,7 +45,7 @@ import { startServiceProcess } from './lib/benchService.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { describeSettled, settleIndex } from './lib/indexSettle.js';
 import { referenceSearchBody } from './lib/referenceQuery.js';
-import { distinctSearchQueries, resourcesMix, searchMix } from './lib/searchQueryMix.js';
+import { distinctSearchQueries, resourcesMix, searchMix, zipfSequence } from './lib/searchQueryMix.js';
 
 interface Options {
   alias?: string;
@@ -233,21 +233,6 @@ async function measureReadCache(
       `| on (1 s) | ${a.p50} ms | ${a.rps.toFixed(0)} | ${a.esCpuMs.toFixed(2)} | ${(a.gatewayCpuMs ?? NaN).toFixed(2)} |\n` +
       `| off | ${b.p50} ms | ${b.rps.toFixed(0)} | ${b.esCpuMs.toFixed(2)} | ${(b.gatewayCpuMs ?? NaN).toFixed(2)} |\n`,
   );
-}
-
-/** `length` indexes into `n` items, item i drawn with probability proportional to 1 / (i + 1), from a fixed seed. */
-function zipfSequence(n: number, length: number): number[] {
-  const weights = Array.from({ length: n }, (_, i) => 1 / (i + 1));
-  const total = weights.reduce((a, b) => a + b, 0);
-  const cumulative: number[] = [];
-  weights.reduce((sum, w, i) => (cumulative[i] = sum + w / total), 0);
-  let seed = 42;
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  return Array.from({ length }, () => {
-    const r = random();
-    const found = cumulative.findIndex((c) => c >= r);
-    return found === -1 ? n - 1 : found;
-  });
 }
 
 interface Row {

@@ -183,6 +183,11 @@ export interface AnnounceSettings {
    */
   healthActiveIntervalMs: number;
   healthIdleIntervalMs: number;
+  /**
+   * MCP_CHECK_SCHEME: how an MCP tool's server (`mcp://host/tool`) is reached for its health check,
+   * at `<scheme>://host/mcp` (the seller SDK's Streamable HTTP path). https unless a local setup says http.
+   */
+  mcpCheckScheme: 'https' | 'http';
   /** Listings with neither a 402 report nor a settlement for this long are removed as stale. */
   staleAfterMs: number;
   staleSweepIntervalMs: number;
@@ -245,6 +250,7 @@ function readAnnounceSettings(read: EnvReader): AnnounceSettings {
     probeFailuresBeforeRemoval: read.integer('PROBE_FAILURES_BEFORE_REMOVAL', 3, 1, 100),
     healthActiveIntervalMs: read.integer('HEALTH_ACTIVE_INTERVAL_MS', 15 * 60_000, 60_000, 86_400_000),
     healthIdleIntervalMs: read.integer('HEALTH_IDLE_INTERVAL_MS', 6 * 3_600_000, 60_000, 30 * 86_400_000),
+    mcpCheckScheme: read.oneOf('MCP_CHECK_SCHEME', 'https', ['https', 'http'] as const),
     staleAfterMs: read.integer('STALE_AFTER_DAYS', 30, 1, 3650) * 86_400_000,
     staleSweepIntervalMs: read.integer('STALE_SWEEP_INTERVAL_MS', 60_000, 1000, 86_400_000),
   };

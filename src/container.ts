@@ -26,6 +26,8 @@ import { buildSignals, type SignalTracking } from './signals/index.js';
 import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
 import { buildLifecycle } from './lifecycle/index.js';
 import { buildEmbeddingWorker, type EmbeddingWorker } from './semantic/index.js';
+import { HealthEnrollment } from './announce/healthEnrollment.js';
+import { systemClock } from './core/clock.js';
 
 export interface Container {
   routers: Router[];
@@ -61,7 +63,14 @@ export interface Container {
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const stores = storesFor(clients, config);
   const lifecycle = buildLifecycle(config, logger, stores);
-  const catalog = buildCatalog(config, logger, stores, lifecycle.observer);
+  // Applied writes feed the change log and, without holding writes up, the health schedule.
+  const enrollment = new HealthEnrollment(stores.redis.probes(), config.announce, systemClock);
+  const catalog = buildCatalog(config, logger, stores, {
+    applied: async (writes) => {
+      await lifecycle.observer.applied(writes);
+      await enrollment.applied(writes).catch((err: Error) => logger.warn('health enrollment failed', { err: err.message }));
+    },
+  });
   const changes = lifecycle.attach(catalog.reader);
   const metrics = createMetrics();
   const search = buildCatalogSearch(config, logger, stores, { onCacheOutcome: registerReadCacheMetrics(metrics) });

@@ -23,6 +23,9 @@ describe('reach: upstream catalogs and site manifests', function () {
   /** Requests the CDP fixture received, and the most it ever had in flight at once. */
   const seen: Array<{ url: string; ifNoneMatch?: string }> = [];
   let inFlight = 0;
+  /** The upstream stops naming /tides (and changes its ETag). */
+  let tidesGone = false;
+  let slowPagesServed = () => 0;
   let maxInFlight = 0;
 
   const cdpUrl = () => `${upstream.url}/platform/v2/x402/discovery/resources`;
@@ -39,7 +42,7 @@ describe('reach: upstream catalogs and site manifests', function () {
       maxInFlight = Math.max(maxInFlight, inFlight);
       const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : '';
       seen.push({ url: req.originalUrl, ...(req.headers['if-none-match'] ? { ifNoneMatch: String(req.headers['if-none-match']) } : {}) });
-      const etag = `"page-${cursor || 'first'}"`;
+      const etag = `"page-${cursor || 'first'}${tidesGone ? '-v2' : ''}"`;
       setTimeout(() => {
         inFlight -= 1;
         if (req.headers['if-none-match'] === etag) return void res.status(304).end();
@@ -69,7 +72,7 @@ describe('reach: upstream catalogs and site manifests', function () {
         res.json({
           x402Version: 2,
           items: [
-            { resource: paid('/tides'), type: 'http', x402Version: 1, accepts: [{ outputSchema: { input: { method: 'GET' } } }], lastUpdated: 1763632800 },
+            ...(tidesGone ? [] : [{ resource: paid('/tides'), type: 'http', x402Version: 1, accepts: [{ outputSchema: { input: { method: 'GET' } } }], lastUpdated: 1763632800 }]),
             { resource: 'mcp://tools.example/get_quote', type: 'mcp', x402Version: 2, accepts: [] },
             // Loopback, but not the port PROBE_ALLOW names.
             { resource: 'http://127.0.0.2:9/secret', type: 'http', x402Version: 2, accepts: [], lastUpdated: 'yesterday' },
@@ -79,11 +82,19 @@ describe('reach: upstream catalogs and site manifests', function () {
       }, 20);
     });
     fixture.get('/garbage/discovery/resources', (_req, res) => void res.type('html').send('<html>maintenance</html>'));
+    let slowPages = 0;
+    fixture.get('/slow/discovery/resources', (req, res) => {
+      slowPages += 1;
+      const offset = Number(req.query.offset ?? 0);
+      setTimeout(() => res.json({ items: [{ resource: paid('/forecast') }], pagination: { limit: 1, offset, total: 100 } }), 100);
+    });
+    slowPagesServed = () => slowPages;
+    fixture.get('/busy/discovery/resources', (_req, res) => void res.status(429).set('Retry-After', '7200').json({ error: 'slow down' }));
     upstream = await listen(fixture);
     h = await startHarness({
       PROBE_ALLOW: `127.0.0.1/32`,
       RATE_LIMIT_ANNOUNCE: 'off',
-      REACH_UPSTREAMS: `cdp=${cdpUrl()},garbage=${upstream.url}/garbage/discovery/resources,down=http://127.0.0.1:1/discovery/resources`,
+      REACH_UPSTREAMS: `cdp=${cdpUrl()},garbage=${upstream.url}/garbage/discovery/resources,down=http://127.0.0.1:1/discovery/resources,busy=${upstream.url}/busy/discovery/resources,slow=${upstream.url}/slow/discovery/resources`,
       REACH_TICK_MS: '3600000',
       REACH_TIMEOUT_MS: '1000',
       REACH_PAGE_SIZE: '2',
@@ -147,7 +158,7 @@ describe('reach: upstream catalogs and site manifests', function () {
 
   it('garbage and unreachable upstreams: a clear error state and backoff, no listing removed, no 5xx', async () => {
     const live = httpListingId(paid('/forecast'), 'GET');
-    const reports = await h.container.reach.poller.pass(true, ['garbage', 'down']);
+    const reports = await h.container.reach.poller.pass(true, ['garbage', 'down', 'busy']);
     assert.equal(reports.garbage?.ok, false);
     assert.match(reports.garbage!.error!, /not JSON/);
     assert.equal(reports.down?.ok, false);
@@ -166,6 +177,9 @@ describe('reach: upstream catalogs and site manifests', function () {
     assert.match(byName.garbage.lastError, /not JSON/);
     assert.ok(Date.parse(byName.garbage.nextCrawlAt) > Date.now());
     assert.equal(byName.down.state, 'error');
+    // A 429 with Retry-After longer than the backoff: the upstream's wish wins.
+    assert.equal(byName.busy.lastError, 'page o:0 answered 429');
+    assert.ok(Date.parse(byName.busy.nextCrawlAt) >= Date.now() + 7_000_000, byName.busy.nextCrawlAt);
 
     const found = await request(h.app).get(`/discovery/resources/${live}`).expect(200);
     assert.equal(found.body.id, live);
@@ -201,6 +215,36 @@ describe('reach: upstream catalogs and site manifests', function () {
     } finally {
       await mirror.close();
     }
+  });
+
+  it('a resource the upstream stops naming stays listed until its own probe fails; then today\'s rules remove it', async () => {
+    const tidesId = httpListingId(paid('/tides'), 'GET');
+    tidesGone = true;
+    sellers.route('/tides', answers.status(200));
+    const report = (await h.container.reach.poller.pass(true, ['cdp'])).cdp;
+    assert.equal(report?.ok, true);
+    assert.equal(report?.notModified, 0);
+    await request(h.app).get(`/discovery/resources/${tidesId}`).expect(200);
+    // Its next health check (run now rather than at its scheduled time) finds no 402.
+    await h.container.announcing.prober.probe(tidesId);
+    await waitFor(async () => (await request(h.app).get(`/discovery/resources/${tidesId}`)).status === 404, 15_000, 100);
+    const state = (await request(h.app).get('/discovery/announce/status').query({ id: tidesId }).expect(200)).body;
+    assert.equal(state.status, 'rejected');
+    assert.equal(state.reason, 'not_402');
+  });
+
+  it('a stopping service ends a long crawl after the current page, due again at once', async () => {
+    const poller = h.container.reach.poller;
+    const crawl = poller.pass(true, ['slow']);
+    await waitFor(async () => slowPagesServed() >= 2, 10_000, 20);
+    await poller.stop();
+    const report = (await crawl).slow;
+    assert.match(report!.error!, /interrupted/);
+    assert.ok(report!.pages < 100, `${report!.pages} pages`);
+    const slow = (await request(h.app).get('/discovery/reach').expect(200)).body.upstreams.find((u: { name: string }) => u.name === 'slow');
+    assert.equal(slow.failures, 0, 'not a failure of the upstream');
+    assert.ok(Date.parse(slow.nextCrawlAt) <= Date.now());
+    poller.start();
   });
 
   describe('announcing an origin reads its manifests', () => {

@@ -4,7 +4,10 @@
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-[ -d node_modules ] || npm ci --no-audit --no-fund
+# onnxruntime-node's install script would fetch its CUDA provider from NuGet on linux/x64: the CPU
+# binary the embeddings use ships in the npm package. package.json's allowScripts denies the script;
+# npm 10, which predates allowScripts, reads the package's own switch, this environment variable.
+[ -d node_modules ] || ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 
 export ELASTICSEARCH_URL="${ELASTICSEARCH_URL:-http://127.0.0.1:9200}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"

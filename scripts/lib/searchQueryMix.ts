@@ -45,3 +45,29 @@ export function distinctSearchQueries(count: number): string[] {
   const stride = 7919;
   return Array.from({ length: count }, (_, i) => `q=${encodeURIComponent(all[(i * stride) % all.length]!)}`);
 }
+
+/** Cumulative Zipf (s = 1) weights of `n` items: item i drawn with probability proportional to 1 / (i + 1). */
+function zipfCumulative(n: number): number[] {
+  const weights = Array.from({ length: n }, (_, i) => 1 / (i + 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const cumulative: number[] = [];
+  weights.reduce((sum, w, i) => (cumulative[i] = sum + w / total), 0);
+  return cumulative;
+}
+
+/** Draws indexes into `n` items, Zipf-distributed (s = 1): a few popular queries, a long tail. */
+export function zipfPicker(n: number, random: () => number = Math.random): () => number {
+  const cumulative = zipfCumulative(n);
+  return () => {
+    const r = random();
+    const found = cumulative.findIndex((c) => c >= r);
+    return found === -1 ? n - 1 : found;
+  };
+}
+
+/** `length` indexes into `n` items, Zipf-distributed (s = 1), from a fixed seed (the same sequence every run). */
+export function zipfSequence(n: number, length: number): number[] {
+  let seed = 42;
+  const pick = zipfPicker(n, () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  return Array.from({ length }, pick);
+}

@@ -3,7 +3,7 @@
  * bench-search-parts (docs/catalog-reads.md, "Where the cost goes"). A variant changes the
  * tunables the query builder reads, or the body it built; everything else stays the shipped query.
  */
-import type { RankingSettings } from '../../src/search/rankingSettings.js';
+import { shippedRanking, type RankingSettings } from '../../src/search/rankingSettings.js';
 
 type Json = Record<string, unknown>;
 
@@ -66,4 +66,10 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     },
   },
   { label: 'phrase_text only (no keywords.stemmed)', settings: (s) => ({ ...s, fields: { phrase_text: 1 } }) },
+  // An index made before a tunable existed reads it as off: these send what mappings/listings.json ships.
+  {
+    label: 'synonyms and direction as mappings/listings.json ships them',
+    settings: (s) => ({ ...s, synonyms: shippedRanking().synonyms, direction: shippedRanking().direction }),
+  },
+  { label: 'direction off', settings: (s) => ({ ...s, direction: { phraseBoost: 0, opposite: 1 } }) },
 ];

@@ -13,6 +13,7 @@ import type { Discovered } from '../shapes/listing.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
 import { ChallengeError, parseAnnouncedChallenge, paymentOf, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/redis/probeStore.js';
+import type { AnnounceStatus } from '../shapes/announceStatus.js';
 import { isValidRouteTemplate, templateMatchesPath } from '../x402/routeTemplate.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
@@ -45,23 +46,6 @@ export interface AnnounceResult {
   status: ProbeStatus;
   /** True when an earlier announce's probe (queued, running or within the interval) answers this one. */
   deduplicated: boolean;
-}
-
-export interface AnnounceStatus {
-  /** The listing's id: the announce's id, or the templated one when the 402 declared a routeTemplate. */
-  id: string;
-  /** The id the announce answered, when it differs from the listing's. */
-  announcedId?: string;
-  resource: string;
-  method: string;
-  routeTemplate?: string;
-  status: ProbeStatus;
-  reason?: string;
-  detail?: string;
-  announcedAt?: string;
-  lastProbedAt?: string;
-  listedAt?: string;
-  nextProbeAt?: string;
 }
 
 export interface ClaimRequest {

@@ -22,6 +22,7 @@ import type { ProbeRecord, ProbeStore } from '../store/redis/probeStore.js';
 import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { HealthSchedule } from './healthSchedule.js';
+import { checkMcpTool } from './mcpCheck.js';
 
 export type ProbeReason =
   | 'not_402'
@@ -74,13 +75,21 @@ export class Prober {
       return;
     }
     const at = this.now();
-    if (!(await this.store.takeHostSlot(new URL(record.resource).host, at, this.settings.probeHostRatePerSecond))) {
+    const host = new URL(record.resource).host;
+    const slot = await this.store.takeHostSlot(host, at, this.settings.probeHostRatePerSecond, this.settings.probeTimeoutMs + 1000);
+    if (!slot) {
       await this.store.postpone(id, at + 1000 + Math.floor(Math.random() * 1000));
       return;
     }
+    if (record.watch) return this.checkWatched(record, at);
     // Wall time, not the injectable clock: latency is measured, never simulated.
     const started = performance.now();
-    const outcome = await this.fetchAndRead(record);
+    let outcome: ProbeOutcome;
+    try {
+      outcome = await this.fetchAndRead(record);
+    } finally {
+      await this.store.releaseHostSlot(host, slot, this.now());
+    }
     const latencyMs = performance.now() - started;
     if (this.health && record.status === 'listed' && probedVerifiedUrl(record)) {
       // A requirements mismatch is the announcement's fault: the resource answered a valid 402.
@@ -88,6 +97,29 @@ export class Prober {
       await this.health.record(record.listingId ?? record.id, ok, latencyMs, this.now());
     }
     await this.apply(record, outcome);
+  }
+
+  /**
+   * A health-only record (a listing known from settlements, an MCP tool): the check is recorded
+   * and rescheduled, and that is all. A failure demotes the listing through its health; it never
+   * writes or removes it (those listings leave by today's rules: unpublish, staleness).
+   */
+  private async checkWatched(record: ProbeRecord, at: number): Promise<void> {
+    const started = performance.now();
+    const outcome =
+      record.watch === 'mcp'
+        ? await checkMcpTool(record.resource, record.toolName ?? '', JSON.parse(record.callArguments ?? '{}') as Record<string, unknown>, {
+            allowList: this.allowList,
+            timeoutMs: this.settings.probeTimeoutMs,
+            maxBodyBytes: this.settings.probeMaxBodyBytes,
+          })
+        : await this.fetchAndRead(record);
+    const latencyMs = performance.now() - started;
+    const ok = outcome.ok || ('reason' in outcome && outcome.reason === 'requirements_mismatch');
+    await this.health?.record(record.id, ok, latencyMs, this.now());
+    const failure = ok ? {} : { reason: 'health_check_failed', detail: outcome.ok ? '' : outcome.detail.slice(0, 500) };
+    await this.store.finish(record.id, { lastProbedAt: at, ...failure }, { nextProbeAt: await this.nextCheckAt(record, this.now()), clear: ok ? ['reason', 'detail'] : [] });
+    this.onResult?.('kept', ok ? 'ok' : 'health_check_failed');
   }
 
   /** When a listed record is probed next: its health-check interval (spread +-10%). */

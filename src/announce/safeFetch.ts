@@ -33,6 +33,8 @@ export interface SafeFetchOptions {
   /** Read the body only for these statuses; other answers are judged by status and headers alone. */
   readBodyFor?: (status: number) => boolean;
   headers?: Record<string, string>;
+  /** A request body (the MCP health check's JSON-RPC); none otherwise. */
+  body?: string;
 }
 
 export interface SafeResponse {
@@ -117,7 +119,7 @@ function request(method: string, url: URL, target: CheckedAddress, options: Safe
         // Ends the socket at the deadline, however slowly the seller trickles bytes.
         signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
         maxHeaderSize: 64 * 1024,
-        headers: { 'User-Agent': 'x402-discovery-probe/1', Accept: 'application/json', ...options.headers, 'Content-Length': '0' },
+        headers: { 'User-Agent': 'x402-discovery-probe/1', Accept: 'application/json', ...options.headers, 'Content-Length': String(Buffer.byteLength(options.body ?? '')) },
       },
       (res) => {
         const status = res.statusCode ?? 0;
@@ -151,7 +153,7 @@ function request(method: string, url: URL, target: CheckedAddress, options: Safe
       if (err.name === 'AbortError') reject(new FetchFailure('timeout', 'no answer within the probe timeout'));
       else reject(new FetchFailure('connection_failed', `${err.code ?? 'error'}: ${err.message}`));
     });
-    req.end();
+    req.end(options.body);
   });
 }
 

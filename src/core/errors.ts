@@ -1,5 +1,5 @@
 /**
- * The errors features throw. They say what went wrong in the domain's words; src/http/problems.ts
+ * The errors features throw. They say what went wrong in the domain's words; src/problems/problem.ts
  * alone turns them into statuses and problem+json (README "Errors"), so no feature knows HTTP.
  */
 

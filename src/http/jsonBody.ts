@@ -12,7 +12,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 import { dottedPath, pathBeyondDepth } from '../jsonDepth.js';
-import { ProblemError, problems } from './problem.js';
+import { ProblemError, problems } from '../problems/problem.js';
 
 export interface JsonBodyOptions {
   /** Largest body in bytes, compressed and inflated alike. */

@@ -3,7 +3,13 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import type { Logger } from '../logger.js';
 import { API_VERSION } from '../version.js';
 import { NotFound, type DomainError } from '../core/errors.js';
-import { ProblemError, problemOf, problems, sendProblem } from './problem.js';
+import { ProblemError, problemOf, problems } from '../problems/problem.js';
+
+/** A problem as the HTTP answer: its status, headers and problem+json body. */
+function sendProblem(res: Response, problem: ProblemError, instance?: string): void {
+  for (const [name, value] of Object.entries(problem.extras.headers ?? {})) res.setHeader(name, value);
+  res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem.toBody(instance)));
+}
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -8,7 +8,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
-import { problemOf, problems, type ProblemError } from '../http/problem.js';
+import { problemOf, problems, type ProblemError } from '../problems/problem.js';
 import { unavailableBackendOf } from '../store/backendErrors.js';
 import { API_VERSION } from '../version.js';
 import type { DiscoveryTool } from './discoveryTools.js';

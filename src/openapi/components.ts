@@ -6,6 +6,7 @@
 import { LISTING_ID_SOURCE } from '../core/listingId.js';
 import { httpListingResponseSchema, listingPageSchema, listingResponseSchema, mcpListingResponseSchema } from '../shapes/listing.js';
 import { mcpListingSchema } from '../shapes/listingInput.js';
+import { announceStatusSchema, probeStatusSchema } from '../shapes/announceStatus.js';
 import type { OpenApiObject } from './builders.js';
 import { reachSchemas } from './reachSchemas.js';
 
@@ -35,8 +36,6 @@ const problem = {
   },
 } as const;
 
-const probeStatus = { type: 'string', enum: ['pending', 'listed', 'rejected'] } as const;
-
 const announceRequest = {
   type: 'object',
   required: ['resource'],
@@ -58,33 +57,9 @@ const announceAccepted = {
   additionalProperties: false,
   properties: {
     id: { type: 'string', pattern: LISTING_ID_SOURCE },
-    status: probeStatus,
+    status: probeStatusSchema,
     deduplicated: { type: 'boolean', description: 'An earlier announce\'s probe (within PROBE_MIN_INTERVAL_MS) answers this one.' },
     statusUrl: { type: 'string' },
-  },
-} as const;
-
-const announceStatus = {
-  type: 'object',
-  required: ['id', 'resource', 'method', 'status'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string', pattern: LISTING_ID_SOURCE },
-    announcedId: { type: 'string', pattern: LISTING_ID_SOURCE },
-    resource: { type: 'string' },
-    method: { type: 'string' },
-    routeTemplate: { type: 'string' },
-    status: probeStatus,
-    reason: {
-      type: 'string',
-      description:
-        'Why it is rejected: not_402, redirect, invalid_challenge, requirements_mismatch, blocked_address, dns_failure, connection_failed, timeout, body_too_large, invalid_url, invalid_listing, resource_mismatch, stale, unpublished, operator, probe_failed (docs/announce.md).',
-    },
-    detail: { type: 'string' },
-    announcedAt: ISO_TIME,
-    lastProbedAt: ISO_TIME,
-    listedAt: ISO_TIME,
-    nextProbeAt: ISO_TIME,
   },
 } as const;
 
@@ -237,7 +212,7 @@ export const components: OpenApiObject = {
     ListingPage: listingPageSchema,
     AnnounceRequest: announceRequest,
     AnnounceAccepted: announceAccepted,
-    AnnounceStatus: announceStatus,
+    AnnounceStatus: announceStatusSchema,
     ...reachSchemas,
     PublishRequest: publishRequest,
     FacilitatorRequest: facilitatorRequest,

@@ -105,9 +105,18 @@ export class OriginAnnouncer {
 
   private async read(url: string, parse: (body: unknown, url: string) => ManifestContent): Promise<{ report: ManifestReport; content?: ManifestContent }> {
     const host = new URL(url).host;
-    if (!(await this.probes.takeHostSlot(host, this.now(), this.probe.probeHostRatePerSecond))) {
+    const slot = await this.probes.takeHostSlot(host, this.now(), this.probe.probeHostRatePerSecond, this.probe.probeTimeoutMs + 1000);
+    if (!slot) {
       throw new RateLimited(`${host} is at its probe rate (PROBE_HOST_RATE ${this.probe.probeHostRatePerSecond}/s); retry in a second.`, 1, this.probe.probeHostRatePerSecond, 1);
     }
+    try {
+      return await this.fetchManifest(url, parse);
+    } finally {
+      await this.probes.releaseHostSlot(host, slot, this.now());
+    }
+  }
+
+  private async fetchManifest(url: string, parse: (body: unknown, url: string) => ManifestContent): Promise<{ report: ManifestReport; content?: ManifestContent }> {
     try {
       const response = await safeFetch('GET', url, {
         allowList: this.allowList,

@@ -81,8 +81,11 @@ export class UpstreamCrawler {
     this.allowList = new ProbeAllowList([...probeAllow, `${url.hostname}:${port}`]);
   }
 
-  /** Pages through the whole list; `lease` (when given) must still be held before each page. */
-  async crawl(lease?: PassLease): Promise<CrawlReport> {
+  /**
+   * Pages through the whole list; `lease` (when given) must still be held before each page, and
+   * `stopping` (a service shutting down) ends the crawl between pages, due again at once.
+   */
+  async crawl(lease?: PassLease, stopping: () => boolean = () => false): Promise<CrawlReport> {
     const name = this.upstream.name;
     const startedAt = this.now();
     const report: CrawlReport = { ok: false, pages: 0, notModified: 0, counts: { queued: 0, pending: 0, verified: 0, refused: 0, skipped: 0, invalid: 0 } };
@@ -92,6 +95,7 @@ export class UpstreamCrawler {
       while (request) {
         if (report.pages >= this.settings.maxPages) throw new UpstreamAnswerError(`stopped after REACH_MAX_PAGES (${this.settings.maxPages}) pages`);
         if (lease && !(await lease.hold())) throw new UpstreamAnswerError('another instance took over this upstream');
+        if (stopping()) return await this.interrupted(report);
         request = await this.page(request, report);
         report.pages += 1;
       }
@@ -109,6 +113,13 @@ export class UpstreamCrawler {
       { state: 'ok', lastFinishedAt: at, lastSuccessAt: at, failures: 0, nextCrawlAt: at + this.upstream.intervalMs, ...this.countFields(report) },
       ['lastError', ...(report.total === undefined ? ['total'] : [])],
     );
+    return report;
+  }
+
+  /** Stopped between pages: not a failure of the upstream, and due again at once (for another instance). */
+  private async interrupted(report: CrawlReport): Promise<CrawlReport> {
+    report.error = 'interrupted: this instance stopped mid-crawl';
+    await this.store.updateUpstream(this.upstream.name, { state: 'error', lastError: report.error, lastFinishedAt: this.now(), nextCrawlAt: this.now(), ...this.countFields(report) });
     return report;
   }
 

@@ -36,6 +36,7 @@ export class UpstreamPoller implements BackgroundWorker {
   readonly name = 'reach-upstreams';
   private readonly task: PeriodicTask;
   private readonly running = new Map<string, Promise<CrawlReport | undefined>>();
+  private stopping = false;
 
   constructor(
     private readonly settings: ReachSettings,
@@ -49,10 +50,13 @@ export class UpstreamPoller implements BackgroundWorker {
   }
 
   start(): void {
+    this.stopping = false;
     if (this.crawlers.length > 0) this.task.start();
   }
 
+  /** Running crawls end after their current page (a crawl of a large upstream takes minutes). */
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.task.stop();
     await Promise.allSettled([...this.running.values()]);
   }
@@ -75,7 +79,7 @@ export class UpstreamPoller implements BackgroundWorker {
     if (!force && Number(state.nextCrawlAt ?? 0) > this.now()) return undefined;
     const lease = this.leaseFor(name);
     if (!(await lease.hold())) return undefined;
-    const crawl = crawler.crawl(lease).finally(() => {
+    const crawl = crawler.crawl(lease, () => this.stopping).finally(() => {
       this.running.delete(name);
       return lease.release().catch(() => undefined);
     });

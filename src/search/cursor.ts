@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import { InvalidInput } from '../core/errors.js';
 import { SignedTokenCodec } from '../core/signedToken.js';
-import type { ReadRequest, SortValue } from '../store/elasticsearch/listingQueries.js';
+import type { SortValue } from '../store/elasticsearch/listingQueries.js';
+import type { ReadRequest } from './readRequest.js';
 
 export type { SortValue };
 

@@ -7,7 +7,7 @@
  * the listing's median settled amount when known (what buyers are actually charged), its ceiling
  * otherwise.
  */
-import type { CatalogFilters } from '../store/elasticsearch/listingQueries.js';
+import type { CatalogFilters } from './readRequest.js';
 import { knownUsdc, isUsdcAsset, type NetworkAsset } from '../x402/usdc.js';
 
 type Json = Record<string, unknown>;

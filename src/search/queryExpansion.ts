@@ -4,6 +4,10 @@
  * functions: the query builder turns their output into clauses.
  */
 import { identifierWords } from '../catalog/keywords.js';
+import { otherSpellings } from './abbreviations.js';
+import { foldInflection } from './inflection.js';
+
+export { foldInflection };
 
 /** At most this many synonym phrases are added to one query: each is a clause Elasticsearch runs. */
 export const MAX_EXPANSIONS = 8;
@@ -11,29 +15,23 @@ export const MAX_EXPANSIONS = 8;
 /**
  * The typed text plus the words inside identifiers it contains, so that `get_weather_forecast`
  * or `getWeatherForecast` also matches "weather forecast" (the listings' side is split at write
- * time into `keywords`). Plain words are left alone.
+ * time into `keywords`), and the other spelling of an abbreviation, typed or inside an
+ * identifier (`coords` <-> coordinates: search/abbreviations.ts). Other plain words are left alone.
  */
 export function withIdentifierWords(q: string): string {
+  const typed = new Set(q.toLowerCase().split(/\s+/));
   const extra: string[] = [];
+  const add = (word: string) => {
+    if (!typed.has(word) && !extra.includes(word)) extra.push(word);
+  };
   for (const token of q.split(/\s+/)) {
-    if (!/[_./:-]|[a-z][A-Z]/.test(token)) continue;
-    for (const word of identifierWords(token)) if (!extra.includes(word)) extra.push(word);
+    const identifier = /[_./:-]|[a-z][A-Z]/.test(token);
+    for (const word of identifierWords(token)) {
+      if (identifier) add(word);
+      for (const spelling of otherSpellings(word)) add(spelling);
+    }
   }
   return extra.length > 0 ? `${q} ${extra.join(' ')}` : q;
-}
-
-/**
- * A light inflection fold for matching the synonym list against a query (the index's hunspell
- * stemmer is not reachable from here without a round trip): plural s, -ing, -ed and a final e,
- * so "transcribing", "transcribed" and "transcribe" meet, as do "messages" and "message".
- */
-export function foldInflection(word: string): string {
-  let w = word;
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
-  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 5 && w.endsWith('ed')) w = w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
 }
 
 /** Lower-case words, inflection-folded, for matching phrases of the synonym list against a query. */
@@ -41,13 +39,15 @@ function normalizedWords(text: string): string[] {
   return identifierWords(text).map(foldInflection);
 }
 
-function contains(haystack: string[], needle: string[]): boolean {
-  if (needle.length === 0 || needle.length > haystack.length) return false;
+/** Where `needle` occurs in `haystack` (start indexes). */
+function occurrences(haystack: string[], needle: string[]): number[] {
+  const starts: number[] = [];
+  if (needle.length === 0 || needle.length > haystack.length) return starts;
   outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
     for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
-    return true;
+    starts.push(i);
   }
-  return false;
+  return starts;
 }
 
 /** One synonym group the query touched. */
@@ -74,33 +74,57 @@ function phrasePattern(words: string[]): RegExp {
 }
 
 /**
+ * The phrases of the list the query contains, longest first: a phrase inside a longer one the
+ * query also contains does not count ("geocode" inside "reverse geocode" does not bring in the
+ * forward geocoding group), as a synonym filter matches the longest entry.
+ */
+function typedPhrases(words: string[], groups: ReadonlyArray<ReadonlyArray<{ phrase: string; words: string[] }>>): Set<string>[] {
+  const spans = groups.flatMap((group, g) =>
+    group.flatMap((p) => occurrences(words, p.words).map((start) => ({ g, phrase: p.phrase, start, end: start + p.words.length }))),
+  );
+  const typed = groups.map(() => new Set<string>());
+  for (const span of spans) {
+    const inside = spans.some((other) => other.end - other.start > span.end - span.start && other.start <= span.start && other.end >= span.end);
+    if (!inside) typed[span.g]!.add(span.phrase);
+  }
+  return typed;
+}
+
+/**
  * Matches the query against the synonym groups: for every group one of whose phrases the query
- * contains (as whole words, inflection-insensitive), the group's other phrases. Phrases the query
- * already contains are not repeated; at most MAX_EXPANSIONS synonyms in all.
+ * contains (as whole words, inflection-insensitive, not inside a longer phrase of the list it
+ * also contains), the group's other phrases. Phrases the query already contains are not
+ * repeated; at most MAX_EXPANSIONS synonyms in all.
  */
 export function expandQuery(q: string, groups: readonly (readonly string[])[]): Expansion {
   const words = normalizedWords(q);
+  const folded = groups.map((group) => group.map((phrase) => ({ phrase, words: normalizedWords(phrase) })));
+  const typedPerGroup = typedPhrases(words, folded);
   const matched: MatchedGroup[] = [];
   let expansions = 0;
   let looseWords = q;
-  for (const group of groups) {
-    const phrases = group.map((phrase) => ({ phrase, words: normalizedWords(phrase) }));
-    const typed = phrases.filter((p) => contains(words, p.words));
-    if (typed.length === 0) continue;
+  folded.forEach((phrases, g) => {
+    const typed = typedPerGroup[g]!;
+    if (typed.size === 0) return;
     const entry: MatchedGroup = { typed: [], synonyms: [] };
-    for (const p of typed) {
-      if (p.words.length < 2) continue;
+    for (const p of phrases) {
+      if (!typed.has(p.phrase) || p.words.length < 2) continue;
       entry.typed.push(p.phrase);
+      // As typed too, when its inflection differs from the list's ("reverse geocoding" for "reverse geocode").
+      for (const [spelled] of looseWords.matchAll(phrasePattern(p.words))) {
+        const asTyped = spelled.replace(/^[^a-z0-9]+/i, '').toLowerCase();
+        if (!entry.typed.includes(asTyped)) entry.typed.push(asTyped);
+      }
       looseWords = looseWords.replace(phrasePattern(p.words), '$1 ');
     }
     for (const p of phrases) {
-      if (expansions < MAX_EXPANSIONS && !typed.includes(p)) {
+      if (expansions < MAX_EXPANSIONS && !typed.has(p.phrase)) {
         entry.synonyms.push(p.phrase);
         expansions += 1;
       }
     }
     matched.push(entry);
-  }
+  });
   return { looseWords: looseWords.replace(/\s+/g, ' ').trim(), groups: matched };
 }
 

@@ -19,6 +19,7 @@ export function flattenRanking(settings: RankingSettings): Array<[string, string
   rows.push(['stuffing', settings.stuffing], ['exactName', settings.exactName], ['window', settings.window], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
   settings.synonyms.groups.forEach((group, i) => rows.push([`synonyms.groups.${i}`, group.join(', ')]));
   for (const [key, value] of Object.entries(settings.semantic)) rows.push([`semantic.${key}`, value]);
+  for (const [key, value] of Object.entries(settings.direction)) rows.push([`direction.${key}`, value]);
   for (const [key, value] of Object.entries(settings.price)) rows.push([`price.${key}`, value]);
   for (const [key, value] of Object.entries(settings.recency)) rows.push([`recency.${key}`, value]);
   for (const [key, value] of Object.entries(settings.health)) rows.push([`health.${key}`, value]);
@@ -38,7 +39,7 @@ const NUMERIC = new Set([
   'recency.decay', 'recency.floor', 'recency.neverSettled',
   'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'window', 'bm25.k1', 'bm25.b',
   'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity',
-  'health.threshold', 'health.floor',
+  'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
   'popularity.weight', 'popularity.saturation',
 ]);
 const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness']);

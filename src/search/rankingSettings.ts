@@ -30,6 +30,13 @@ export interface RankingSettings {
    */
   semantic: { weight: number; k: number; numCandidates: number; minSimilarity: number };
   /**
+   * Word order that carries meaning ("speech to text" is not "text to speech"): a query's
+   * `A to B` is also searched as that exact phrase at `phraseBoost`, and a listing whose text
+   * states the opposite (`B to A`, `A from B`) keeps only `opposite` of its semantic score,
+   * because sentence embeddings barely see word order. `opposite` 1 and `phraseBoost` 0: off.
+   */
+  direction: { phraseBoost: number; opposite: number };
+  /**
    * How text relevance is scaled by the listing's textQuality (1 minus its share of stuffed
    * words): `square` (default) or `none` (linear), or `off`.
    */
@@ -172,6 +179,7 @@ export function validateRanking(
   const semantic = isObject(raw.semantic) ? raw.semantic : { weight: 0 };
   const health = isObject(raw.health) ? raw.health : DEFAULT_HEALTH;
   const popularity = isObject(raw.popularity) ? raw.popularity : DEFAULT_POPULARITY;
+  const direction = isObject(raw.direction) ? raw.direction : { phraseBoost: 0, opposite: 1 };
   const bm25 = isObject(similarity) ? similarity : {};
   const settings: RankingSettings = {
     fields,
@@ -189,6 +197,10 @@ export function validateRanking(
       k: Math.round(check.number('semantic.k', semantic.k ?? 50, 1, 1000)),
       numCandidates: Math.round(check.number('semantic.numCandidates', semantic.numCandidates ?? 100, 1, 10_000)),
       minSimilarity: check.number('semantic.minSimilarity', semantic.minSimilarity ?? 0, -1, 1),
+    },
+    direction: {
+      phraseBoost: check.number('direction.phraseBoost', direction.phraseBoost ?? 0, 0, 1000),
+      opposite: check.number('direction.opposite', direction.opposite ?? 1, 0, 1),
     },
     exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
     // Elasticsearch's default index.max_rescore_window bounds it.

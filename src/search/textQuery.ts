@@ -6,6 +6,8 @@
  */
 import type { RankingSettings } from './rankingSettings.js';
 import { expandQuery, withIdentifierWords } from './queryExpansion.js';
+import { directionsIn, oppositesOf, queryDirections, type Direction } from './queryDirections.js';
+import { STOP_WORDS } from './stopWords.js';
 
 type Json = Record<string, unknown>;
 
@@ -14,11 +16,10 @@ const PHRASE_FIELD = 'phrase_text';
 /** One word may stand between a phrase's words; a reversed phrase needs more and does not match. */
 const PHRASE_SLOP = 1;
 /**
- * The stop words of the index's analyzers (Elasticsearch's `_english_` list). A phrase with one
- * ("image to text") is directional and leaves a gap where the stop word was: with any slop the
- * gap lets the opposite meaning in ("images from a text prompt"), so such phrases match exactly.
+ * A phrase with a stop word ("image to text") is directional and leaves a gap where the stop word
+ * was: with any slop the gap lets the opposite meaning in ("images from a text prompt"), so such
+ * phrases match exactly.
  */
-const STOP_WORDS = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it', 'no', 'not', 'of', 'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they', 'this', 'to', 'was', 'will', 'with']);
 const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).some((w) => STOP_WORDS.has(w)) ? 0 : PHRASE_SLOP);
 /** The listing's text embedding (dense_vector, cosine; src/semantic). */
 const EMBEDDING_FIELD = 'embedding';
@@ -72,9 +73,38 @@ export function textQuery(q: string, settings: RankingSettings, semantic?: Seman
     ];
     clauses.push(phrases.length === 1 ? phrases[0]! : { dis_max: { queries: phrases } });
   }
+  const directions = queryDirections(q, expansion.groups.flatMap((g) => [...g.typed, ...g.synonyms]));
+  const typedAsSynonym = new Set(expansion.groups.flatMap((g) => g.typed));
+  if (settings.direction.phraseBoost > 0) {
+    // A typed direction no synonym phrase covers ("markdown to html") as its exact phrase; its words stay loose words too.
+    for (const d of directionsIn(q)) if (!typedAsSynonym.has(d.phrase)) clauses.push(phrase(d.phrase, settings.direction.phraseBoost));
+  }
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
-  if (semantic && settings.semantic.weight > 0) clauses.push(knnClause(settings.semantic, semantic));
+  if (semantic && settings.semantic.weight > 0) clauses.push(withDirection(knnClause(settings.semantic, semantic), directions, settings.direction.opposite));
   return { bool: { should: clauses, minimum_should_match: 1 } };
+}
+
+/**
+ * The kNN clause, its score multiplied by `opposite` for a listing stating the opposite of one of
+ * the query's directions (search/queryDirections.ts): the embedding cannot tell the two apart,
+ * the words can. A `boosting` query: the opposite phrases are checked only on the k neighbours.
+ */
+/**
+ * The kNN clause, its score multiplied by `opposite` for a listing stating the opposite of one of
+ * the query's directions and none of them (search/queryDirections.ts): the embedding cannot tell
+ * "speech to text" from "text to speech", the words can. Phrases match exactly (the stop word's
+ * position is one word wide): any slop let ordinary text in ("the text layer of a PDF" is not
+ * "text to PDF"). A `boosting` query: the phrases are checked only on the k neighbours.
+ */
+function withDirection(knn: Json, directions: Direction[], opposite: number): Json {
+  if (directions.length === 0 || opposite >= 1) return knn;
+  const exact = (text: string) => ({ match_phrase: { [PHRASE_FIELD]: { query: text, slop: 0 } } });
+  const stated = directions.flatMap((d) => {
+    const o = oppositesOf(d);
+    return [{ bool: { must: [exact(o.reversed)], must_not: [exact(o.sameDirection)] } }, exact(o.fromReversed)];
+  });
+  const negative = { bool: { should: stated, minimum_should_match: 1, must_not: directions.map((d) => exact(d.phrase)) } };
+  return { boosting: { positive: knn, negative, negative_boost: opposite } };
 }
 
 /** The query's embedding and the read's filters (applied inside the kNN search, so its k are all eligible). */

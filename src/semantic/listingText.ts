@@ -3,10 +3,15 @@
  * tool name, description, tags), not the URL or payment terms.
  */
 import { createHash } from 'node:crypto';
+import { identifierWords } from '../catalog/keywords.js';
+import { longForm } from '../search/abbreviations.js';
 import type { EmbeddedFields } from '../store/elasticsearch/listingEmbeddings.js';
 
-/** A tool name's words ("get_weather_forecast" -> "get weather forecast"): the model knows words, not identifiers. */
-const words = (identifier: string) => identifier.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_\-.]+/g, ' ');
+/**
+ * A tool name's words, abbreviations written out ("get_weather_forecast" -> "get weather forecast",
+ * "coords_to_place" -> "coordinates to place"): the model knows words, not identifiers.
+ */
+const words = (identifier: string) => identifierWords(identifier).map(longForm).join(' ');
 
 export function listingText(doc: EmbeddedFields): string {
   const parts = [

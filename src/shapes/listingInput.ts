@@ -81,7 +81,7 @@ export const describeSchema = {
 export const healthSchema = {
   type: 'object',
   nullable: true,
-  description: 'Active health checks of the last 7 days; absent until the listing was checked once (MCP listings are not checked).',
+  description: 'Active health checks of the last 7 days; absent until the listing was checked once (MCP tools: an unpaid call that answers with payment requirements is up).',
   required: ['uptime7d', 'latencyP50Ms', 'lastChecked'],
   additionalProperties: false,
   properties: {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Forbidden, InvalidInput, NotFound, RateLimited, Unauthorized, Unavailable } from '../../src/core/errors.js';
-import { PROBLEM_STATUS, ProblemError, problemOf, problems } from '../../src/http/problem.js';
+import { PROBLEM_STATUS, ProblemError, problemOf, problems } from '../../src/problems/problem.js';
 import { readFileSync } from 'node:fs';
 
 describe('unit: problem+json answers', () => {

@@ -5,7 +5,10 @@ describe('unit: query expansion (identifier words, synonyms)', () => {
   it('adds the words inside snake_case, camelCase and path identifiers, and leaves plain words alone', () => {
     assert.equal(withIdentifierWords('get_weather_forecast'), 'get_weather_forecast get weather forecast');
     assert.equal(withIdentifierWords('getWeatherForecast now'), 'getWeatherForecast now get weather forecast');
-    assert.equal(withIdentifierWords('/v1/geo-code'), '/v1/geo-code v1 geo code');
+    assert.equal(withIdentifierWords('/v1/geo-code'), '/v1/geo-code v1 geo geographic geolocation code');
+    assert.equal(withIdentifierWords('coords_to_place'), 'coords_to_place coords coordinates to place', 'abbreviations get their long form');
+    assert.equal(withIdentifierWords('reverse geocode coords'), 'reverse geocode coords coordinates', 'a typed abbreviation too');
+    assert.equal(withIdentifierWords('reverse geocode coordinates'), 'reverse geocode coordinates coord coords', 'and the other way round');
     assert.equal(withIdentifierWords('weather in paris'), 'weather in paris');
   });
 

@@ -55,10 +55,12 @@ describe('unit: text relevance query', () => {
     assert.match(all, /"query":"speech synthesis","boost":[\d.]+,"slop":1/, 'a phrase without stop word allows one word between');
   });
 
-  it('synonyms off: the query has no phrase clause', () => {
-    const off = textQuery('speech to text', with_({ synonyms: { ...shipped.synonyms, weight: 0 } }));
-    assert.deepEqual(phrases(off), []);
+  it('synonyms off: no synonym phrase; the typed direction stays an exact phrase unless direction is off too', () => {
+    const synonymsOff = with_({ synonyms: { ...shipped.synonyms, weight: 0 } });
+    const off = textQuery('speech to text', synonymsOff);
+    assert.deepEqual(phrases(off), [`"match_phrase":{"phrase_text":{"query":"speech to text","boost":${shipped.direction.phraseBoost},"slop":0}`]);
     assert.ok(!kinds(off).includes('dis_max'));
+    assert.deepEqual(phrases(textQuery('speech to text', { ...synonymsOff, direction: { phraseBoost: 0, opposite: 1 } })), []);
   });
 
   it('an exact tool name scores as a constant bonus on the raw name, trimmed; off at 0', () => {

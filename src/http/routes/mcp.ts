@@ -8,7 +8,7 @@ import { Router, type RequestHandler } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createDiscoveryServer } from '../../mcp/discoveryServer.js';
 import type { DiscoveryTool } from '../../mcp/discoveryTools.js';
-import { ProblemError } from '../problem.js';
+import { ProblemError } from '../../problems/problem.js';
 
 export function mcpRoutes(tools: DiscoveryTool[]): Router {
   const router = Router();

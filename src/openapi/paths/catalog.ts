@@ -39,7 +39,7 @@ const filters: OpenApiObject[] = [
   text('capability', 'A tag: describe.tags of an HTTP listing or tags of an MCP listing.'),
   queryParameter(
     'minUptime',
-    'Only listings whose active health checks of the last 7 days found a valid 402 at least this share of the time (signals.health.uptime7d >= minUptime). A listing never checked (MCP tools, new listings) has no uptime and does not pass a value above 0.',
+    'Only listings whose active health checks of the last 7 days found a valid 402 at least this share of the time (signals.health.uptime7d >= minUptime). A listing not checked yet (every listing during its first health interval) has no uptime and does not pass a value above 0.',
     { type: 'number', minimum: 0, maximum: 1 },
   ),
   ...payableParameters,

@@ -1,53 +1,11 @@
 /**
- * The pieces every Elasticsearch query over the listing index shares: the read request they are
- * built from and the clause "live listings only". The catalog read's body is built by
- * search/queryBuilder.ts from these.
+ * The pieces every Elasticsearch query over the listing index shares: the `search_after` sort
+ * value and the clause "live listings only". The catalog read's body is built by
+ * search/queryBuilder.ts (from search/readRequest.ts's ReadRequest).
  */
-import type { ListingType, Scheme } from '../../shapes/listing.js';
 
 /** A `search_after` value: a sort key of the last hit of a page. */
 export type SortValue = string | number;
-
-export type SearchSort = 'rank' | 'price' | 'recent';
-
-export interface CatalogFilters {
-  network?: string;
-  type?: ListingType;
-  /** Base-10 integer string without leading zeros; absent when no ceiling applies. */
-  maxPrice?: string;
-  asset?: string;
-  scheme?: Scheme;
-  payTo?: string;
-  capability?: string;
-  /** 0..1: only listings whose health checks found a valid 402 at least this often (never-checked ones fail a value > 0). */
-  minUptime?: number;
-  /** Only listings with a payment option on one of these network/asset pairs (the buyer's holdings). */
-  payWith?: Array<{ network: string; asset: string }>;
-  /**
-   * A cap in USDC base units (`maxUsd` times 10^6): only listings with a USDC option (any network
-   * the service knows) whose price is at most this; `upto` options compare their expected price.
-   */
-  maxUsdUnits?: string;
-}
-
-export interface ReadRequest {
-  /** resources: structured browse; search: ranked free text (/mcp/tools is search with type=mcp). */
-  kind: 'resources' | 'search';
-  q?: string;
-  /** Only for search; resources always lists newest first. */
-  sort?: SearchSort;
-  explain: boolean;
-  limit: number;
-  cursor?: string;
-  /**
-   * Listings to skip before the page (the x402 Bazaar surface's `offset`, bounded there); never
-   * together with `cursor`. The service's own reads page with cursors only.
-   */
-  offset?: number;
-  /** Count every match (`hits.total`); off by default, the count costs a pass over all matches. */
-  countTotal?: boolean;
-  filters: CatalogFilters;
-}
 
 /** Removed listings stay stored (for the announce status) but no read returns them. */
 export const NOT_REMOVED = { term: { removed: true } } as const;

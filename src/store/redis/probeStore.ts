@@ -34,6 +34,28 @@ export interface ProbeRecord {
   failures: number;
   /** JSON of the upstream or manifest that first claimed the resource (src/reach), kept from its first claim. */
   provenance?: string;
+  /**
+   * A health-only record (README "Active health"): a listing nobody announced (known from
+   * settlements: `http`, the URL must still answer 402) or an MCP tool (`mcp`, an unpaid call must
+   * answer with payment requirements). Checked on this schedule; never writes or removes the listing.
+   */
+  watch?: 'http' | 'mcp';
+  /** `mcp`: the tool to call, and the JSON arguments of the unpaid call. */
+  toolName?: string;
+  callArguments?: string;
+}
+
+export interface WatchRequest {
+  /** The listing id. */
+  id: string;
+  watch: 'http' | 'mcp';
+  /** The URL checked: the listing's URL, or the MCP server's Streamable HTTP endpoint. */
+  resource: string;
+  method: string;
+  toolName?: string;
+  callArguments?: string;
+  /** When the first check is due. */
+  dueAt: number;
 }
 
 export interface EnqueueRequest {
@@ -72,13 +94,14 @@ if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') == false then
   return {0, redis.call('HGET', KEYS[2], 'status') or 'pending'}
 end
 local status = redis.call('HGET', KEYS[2], 'status')
-if status == 'listed' then
+-- A health-only record (a listing known from settlements) is replaced by the announce's probe.
+if status == 'listed' and redis.call('HEXISTS', KEYS[2], 'watch') == 0 then
   redis.call('HSET', KEYS[2], 'expected', ARGV[7], 'announcedAt', ARGV[2])
 else
   status = 'pending'
   redis.call('HSET', KEYS[2], 'id', ARGV[3], 'resource', ARGV[4], 'method', ARGV[5], 'routeTemplate', ARGV[6],
     'expected', ARGV[7], 'status', status, 'announcedAt', ARGV[2])
-  redis.call('HDEL', KEYS[2], 'reason', 'detail')
+  redis.call('HDEL', KEYS[2], 'reason', 'detail', 'watch', 'toolName', 'callArguments', 'failures')
   if ARGV[8] ~= '' then redis.call('HSETNX', KEYS[2], 'provenance', ARGV[8]) end
 end
 redis.call('PERSIST', KEYS[2])
@@ -91,30 +114,35 @@ local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, to
 for _, id in ipairs(due) do redis.call('ZADD', KEYS[1], 'XX', ARGV[3], id) end
 return due`;
 
-/**
- * A sliding window per host: the starts of the last HOST_WINDOW_MS, at most ARGV[3] of them. A
- * window per calendar second let two seconds' budgets meet at their border (twice the rate within
- * one second at the host).
- */
-const HOST_SLOT = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+/** A health-only record, only where no record exists (an announced listing keeps its own). */
+const WATCH = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'resource', ARGV[2], 'method', ARGV[3], 'status', 'listed', 'watch', ARGV[4])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'toolName', ARGV[5], 'callArguments', ARGV[6]) end
+redis.call('ZADD', KEYS[2], 'NX', ARGV[7], ARGV[1])
 return 1`;
 
 /**
- * The per-host window is a second plus this slack: a probe's request reaches the host some time
- * after its start, and that delay varies (connection set-up, a busy event loop), so starts spaced
- * a second apart could still arrive closer together. With the slack, the host sees at most its
- * rate in any second while those delays vary by less than it (scripts/bench-reach.ts measures it).
+ * Per-host pacing that holds at the host, whatever the delay between a probe's start and its
+ * request arriving there: a host's sorted set holds each probe with its end time (while it runs,
+ * its deadline). A probe may start only while fewer than ARGV[3] probes ended within the last
+ * second or are still running. Any ARGV[3] + 1 requests arriving within one second would include
+ * a last-started one whose start saw all the others running or ended less than a second before:
+ * it would not have started. (A window of starts alone, per calendar second or sliding, let
+ * unevenly delayed connections arrive closer together than their starts: 6 in one second at rate 5.)
  */
-export const HOST_WINDOW_MS = 1250;
+const HOST_SLOT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (tonumber(ARGV[1]) - 1000))
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[4])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + 1000)
+return 1`;
 
 type ScriptedRedis = RedisClient & {
-  probeHostSlot(key: string, now: number, windowMs: number, limit: number, member: string): Promise<number>;
+  probeHostSlot(key: string, now: number, holdMs: number, limit: number, member: string): Promise<number>;
   announceEnqueue(...args: Array<string | number>): Promise<[number, string]>;
   probeClaim(...args: Array<string | number>): Promise<string[]>;
+  probeWatch(...args: Array<string | number>): Promise<number>;
 };
 
 const NUMBER_FIELDS = ['announcedAt', 'lastProbedAt', 'listedAt', 'nextProbeAt', 'failures'] as const;
@@ -128,6 +156,7 @@ export class ProbeStore {
     this.keys = redisKeys(prefix);
     if (!('announceEnqueue' in redis)) redis.defineCommand('announceEnqueue', { numberOfKeys: 4, lua: ENQUEUE });
     if (!('probeClaim' in redis)) redis.defineCommand('probeClaim', { numberOfKeys: 1, lua: CLAIM });
+    if (!('probeWatch' in redis)) redis.defineCommand('probeWatch', { numberOfKeys: 2, lua: WATCH });
     if (!('probeHostSlot' in redis)) redis.defineCommand('probeHostSlot', { numberOfKeys: 1, lua: HOST_SLOT });
     this.redis = redis as ScriptedRedis;
   }
@@ -162,6 +191,22 @@ export class ProbeStore {
     return { queued: queued === 1, status: status as ProbeStatus };
   }
 
+  /** Puts a listing nobody announced on the health schedule; false when it already has a record. */
+  async watch(request: WatchRequest): Promise<boolean> {
+    const created = await this.redis.probeWatch(
+      this.recordKey(request.id),
+      this.dueKey,
+      request.id,
+      request.resource,
+      request.method,
+      request.watch,
+      request.toolName ?? '',
+      request.callArguments ?? '',
+      request.dueAt,
+    );
+    return created === 1;
+  }
+
   /** Lets lookups by `aliasId` find the record of `id` (a templated listing found by its announce). */
   async setAlias(aliasId: string, id: string): Promise<void> {
     await this.redis.set(this.keys.probeAlias(aliasId), id, 'EX', 30 * 86_400);
@@ -188,6 +233,9 @@ export class ProbeStore {
     if (hash.expected) record.expected = hash.expected;
     if (hash.verifiedResource) record.verifiedResource = hash.verifiedResource;
     if (hash.verifiedMethod) record.verifiedMethod = hash.verifiedMethod;
+    if (hash.watch === 'http' || hash.watch === 'mcp') record.watch = hash.watch;
+    if (hash.toolName) record.toolName = hash.toolName;
+    if (hash.callArguments) record.callArguments = hash.callArguments;
     if (hash.provenance) record.provenance = hash.provenance;
     for (const field of NUMBER_FIELDS) if (hash[field]) record[field] = Number(hash[field]);
     if (due !== null) record.nextProbeAt = Number(due);
@@ -222,10 +270,20 @@ export class ProbeStore {
     await tx.exec();
   }
 
-  /** True when a probe of `host` may start now: fewer than `perSecond` started within HOST_WINDOW_MS (counted across instances). */
-  async takeHostSlot(host: string, now: number, perSecond: number): Promise<boolean> {
-    const member = `${now}:${Math.random().toString(36).slice(2, 10)}`;
-    return (await this.redis.probeHostSlot(this.keys.probeHostWindow(host), now, HOST_WINDOW_MS, perSecond, member)) === 1;
+  /**
+   * A slot for one request to `host` now, counted across instances: at most `perSecond` requests
+   * running or ended within the last second. Resolves with the slot's token (give it back with
+   * `releaseHostSlot` when the request ended; unreleased, it counts until `holdMs` passed), or
+   * undefined when the host is at its rate.
+   */
+  async takeHostSlot(host: string, now: number, perSecond: number, holdMs: number): Promise<string | undefined> {
+    const token = `${now}:${Math.random().toString(36).slice(2, 10)}`;
+    return (await this.redis.probeHostSlot(this.keys.probeHostWindow(host), now, holdMs, perSecond, token)) === 1 ? token : undefined;
+  }
+
+  /** The request of a slot ended at `now`: it counts for one more second from then. */
+  async releaseHostSlot(host: string, token: string, now: number): Promise<void> {
+    await this.redis.zadd(this.keys.probeHostWindow(host), 'XX', now, token);
   }
 
   /** Moves a due id later without touching its record (a host over its probe rate). */

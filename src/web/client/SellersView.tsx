@@ -4,7 +4,8 @@
  * (/sellers?lookup=...), so a seller can bookmark it.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, originOnly, queryString, type AnnounceStatus, type OriginStatus } from './api.js';
+import type { AnnounceStatus } from '../../shapes/announceStatus.js';
+import { api, ApiError, originOnly, queryString, type OriginStatus } from './api.js';
 import { OriginReport } from './OriginReport.js';
 import { isListingId } from '../../core/listingId.js';
 import { relativeTime } from './format.js';

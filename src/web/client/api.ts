@@ -4,22 +4,11 @@
  * every field it names); no answer at all says the service is unreachable.
  */
 import type { Listing } from '../../shapes/listing.js';
+import type { AnnounceStatus } from '../../shapes/announceStatus.js';
 
 export interface Page {
   results: Listing[];
   nextCursor?: string;
-}
-
-export interface AnnounceStatus {
-  id: string;
-  resource: string;
-  method: string;
-  status: 'pending' | 'listed' | 'rejected';
-  reason?: string;
-  detail?: string;
-  announcedAt?: string;
-  lastProbedAt?: string;
-  listedAt?: string;
 }
 
 /** GET /discovery/announce/status?origin=: what an origin announce read and each resource's probe outcome (docs/reach.md). */

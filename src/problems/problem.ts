@@ -1,8 +1,9 @@
 /**
  * RFC 9457 problem details: every problem code with its status, in one table (README "Errors"
  * lists them for clients), and the one mapping from domain errors (src/core/errors.ts) to problems.
+ * Its users are the transports: src/http sends them as problem+json, src/mcp as tool errors, and
+ * src/openapi documents each route's codes from this table's names. It imports no transport.
  */
-import type { Response } from 'express';
 import {
   DomainError,
   Forbidden,
@@ -101,11 +102,6 @@ export class ProblemError extends Error {
       ...extensions,
     };
   }
-}
-
-export function sendProblem(res: Response, problem: ProblemError, instance?: string): void {
-  for (const [name, value] of Object.entries(problem.extras.headers ?? {})) res.setHeader(name, value);
-  res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem.toBody(instance)));
 }
 
 const UNAVAILABLE_CODES: Record<UnavailableBackend, ProblemCode> = {

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { directionsIn, oppositesOf, queryDirections } from '../../src/search/queryDirections.js';
+import { expandQuery, withIdentifierWords } from '../../src/search/queryExpansion.js';
+
+describe('unit: word order that carries meaning (query directions)', () => {
+  it('finds "A to B" and "A into B", stop words between included, and nothing in a query without one', () => {
+    assert.deepEqual(directionsIn('speech to text'), [{ from: 'speech', to: 'text', phrase: 'speech to text' }]);
+    assert.deepEqual(directionsIn('convert lat/long to a street address'), [{ from: 'long', to: 'street', phrase: 'long to a street' }]);
+    assert.deepEqual(directionsIn('turn Markdown into HTML'), [{ from: 'markdown', to: 'html', phrase: 'markdown into html' }]);
+    assert.deepEqual(directionsIn('reverse geocode coordinates'), []);
+    assert.deepEqual(directionsIn('how far can I drive in 30 minutes'), []);
+    assert.deepEqual(directionsIn('send to'), [], 'no second word');
+  });
+
+  it('the opposite of "A to B" is "B to A" (unless it reads "B from A", the same direction) or "A from B"', () => {
+    assert.deepEqual(oppositesOf({ from: 'image', to: 'text', phrase: 'image to text' }), {
+      reversed: 'text to image', sameDirection: 'text from image', fromReversed: 'image from text',
+    });
+  });
+
+  it("takes the query's directions and its synonym phrases', once each", () => {
+    const directions = queryDirections('transcription', ['speech to text', 'voice to text', 'speech to text']);
+    assert.deepEqual(directions.map((d) => d.phrase), ['speech to text', 'voice to text']);
+  });
+});
+
+describe('unit: synonyms match the longest phrase, abbreviations both ways', () => {
+  const groups = [
+    ['geocode', 'geocoding', 'address to coordinates'],
+    ['reverse geocode', 'coordinates to address'],
+  ];
+
+  it('a phrase inside a longer typed phrase of the list does not bring in its group', () => {
+    const { groups: matched } = expandQuery('reverse geocoding api', groups);
+    assert.deepEqual(matched, [{ typed: ['reverse geocode', 'reverse geocoding'], synonyms: ['coordinates to address'] }]);
+    assert.deepEqual(expandQuery('geocode', groups).groups, [{ typed: [], synonyms: ['address to coordinates'] }]);
+  });
+
+  it('an abbreviation gets its long form and a long form its abbreviations, typed or inside an identifier', () => {
+    assert.equal(withIdentifierWords('coords_to_place'), 'coords_to_place coords coordinates to place');
+    assert.equal(withIdentifierWords('txHistory'), 'txHistory tx transaction history');
+    assert.equal(withIdentifierWords('street address'), 'street address addr');
+    assert.equal(withIdentifierWords('weather'), 'weather');
+  });
+});
+
+describe('unit: the direction tunables and the kNN clause they wrap', () => {
+  it('an index without them reads direction as off; out-of-range values are refused', async () => {
+    const { shippedRanking, validateRanking } = await import('../../src/search/rankingSettings.js');
+    const { direction: _shipped, ...older } = JSON.parse(JSON.stringify(shippedRanking())) as Record<string, unknown>;
+    assert.deepEqual(validateRanking(older, {}).settings?.direction, { phraseBoost: 0, opposite: 1 });
+    assert.deepEqual(validateRanking({ ...older, direction: { phraseBoost: 3, opposite: 2 } }, {}).problems, ['direction.opposite=2: must be a number >= 0 and <= 1']);
+  });
+
+  it('a directional query wraps the kNN clause in a boosting query; a query without direction leaves it alone', async () => {
+    const { textQuery } = await import('../../src/search/textQuery.js');
+    const { shippedRanking } = await import('../../src/search/rankingSettings.js');
+    const semantic = { vector: [0.1, 0.2], filter: [] };
+    const clauses = (q: string) => ((textQuery(q, shippedRanking(), semantic) as { bool: { should: Record<string, unknown>[] } }).bool.should);
+    const boosting = (clauses('markdown to html').find((c) => 'boosting' in c) as { boosting: { negative_boost: number; positive: object } } | undefined)?.boosting;
+    assert.ok(boosting && 'knn' in boosting.positive, 'the kNN clause is the positive side');
+    assert.equal(boosting.negative_boost, shippedRanking().direction.opposite);
+    assert.ok(clauses('markdown to html').some((c) => JSON.stringify(c).includes('"query":"markdown to html"')), 'the typed direction is an exact phrase');
+    assert.ok(clauses('weather forecast').some((c) => 'knn' in c) && !clauses('weather forecast').some((c) => 'boosting' in c));
+  });
+});
