@@ -25,9 +25,12 @@ const FEATURES = FEATURE_TIERS.flat();
  */
 const TRANSPORTS = ['http', 'mcp', 'web', 'openapi', 'problems'];
 
-/** `no-restricted-imports` patterns forbidding imports of the given src/ folders (relative imports). */
+/**
+ * `no-restricted-imports` patterns forbidding imports of the given src/ folders (relative imports).
+ * Scoped packages are let through: `@x402/extensions/bazaar` is a package, not src/bazaar.
+ */
 function forbid(folders, message) {
-  return folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message }));
+  return folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`, '!@*/**'], message }));
 }
 
 /**

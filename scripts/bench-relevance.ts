@@ -10,6 +10,8 @@
  * "BM25 alone" is the same service, index and text query with the price and recency factors made
  * exactly 1 through the operator's tunables (price.offset and recency.offset beyond every listing,
  * recency.neverSettled 1, written as `npm run ranking -- set` does), checked with explain=1.
+ * "Popularity off" is the full ranking with `popularity.weight` 0 (issue 24: the distinct-payer
+ * factor is kept on only while it does not lower either set), on the same index.
  * "Without semantic" is the full ranking with `semantic.weight` 0 (no kNN clause), on the same
  * index; "BM25 alone" has it at 0 too. `--semantic-weight` and `--min-similarity` override the
  * shipped semantic.weight and semantic.minSimilarity for the full ranking (chosen per embedding
@@ -27,6 +29,7 @@ const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
   ['recency.offset', '36500d'],
   ['recency.neverSettled', '1'],
+  ['popularity.weight', '0'],
 ];
 
 /** Price and recency factors exactly 1 on the scratch index; refuses to go on unless explain=1 shows it. */
@@ -35,8 +38,10 @@ async function neutralizeBoosts(deployment: JudgedDeployment, set: JudgedSet): P
   for (const query of set.queries) {
     for (const listing of await deployment.search(query, true)) {
       const debug = listing.debug!;
-      if (debug.priceBoost !== 1 || debug.recencyBoost !== 1) {
-        throw new Error(`BM25 pass: ${query.id} ${listing.resource} still has priceBoost ${debug.priceBoost}, recencyBoost ${debug.recencyBoost}`);
+      if (debug.priceBoost !== 1 || debug.recencyBoost !== 1 || debug.popularityBoost !== 1) {
+        throw new Error(
+          `BM25 pass: ${query.id} ${listing.resource} still has priceBoost ${debug.priceBoost}, recencyBoost ${debug.recencyBoost}, popularityBoost ${debug.popularityBoost}`,
+        );
       }
     }
   }
@@ -153,6 +158,12 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions): 
     const full = await deployment.rankAll();
     const model = deployment.service.config.embeddingModel;
     progress(`${set.queries.length} queries ranked by the full ranking (${model}, semantic.weight ${semanticWeight}, minSimilarity ${minSimilarity}, ${deployment.embedded} listings embedded)`);
+    // The popularity factor (distinct payers) off, same index and run: kept on only if this is not better.
+    const popularity = (await deployment.service.container.search.ranking.current()).popularity;
+    await deployment.setTunable('popularity.weight', '0');
+    const withoutPopularity = await deployment.rankAll();
+    await deployment.setTunable('popularity.weight', String(popularity.weight));
+    progress(`${set.queries.length} queries ranked by the full ranking with popularity.weight 0 (shipped ${popularity.weight})`);
     await deployment.setTunable('semantic.weight', '0');
     const lexical = await deployment.rankAll();
     progress(`${set.queries.length} queries ranked by the full ranking without semantic retrieval`);
@@ -168,6 +179,7 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions): 
         { label: 'BM25 alone', runs: bm25 },
         { label: 'full, semantic off', runs: lexical },
         { label: `full ranking (${model}, semantic ${semanticWeight}, min ${minSimilarity})`, runs: full },
+        { label: 'full, popularity off', runs: withoutPopularity },
       ],
     };
   } finally {
@@ -179,6 +191,7 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions): 
 function printSideBySide(runs: SetRun[]): void {
   const full = runs.map((run) => summarize(run.columns[2]!.runs.map((r) => r.outcome)));
   const lexical = runs.map((run) => summarize(run.columns[1]!.runs.map((r) => r.outcome)));
+  const withoutPopularity = runs.map((run) => summarize(run.columns[3]!.runs.map((r) => r.outcome)));
   const row = (measure: string, values: string[]) => `| ${measure} | ${values.join(' | ')} |`;
   const lines = [
     '',
@@ -188,6 +201,8 @@ function printSideBySide(runs: SetRun[]): void {
     `|---|${runs.map(() => '---|').join('')}`,
     row('nDCG@10, full ranking', full.map((s) => fixed(s.ndcg10))),
     row('nDCG@10, full, semantic off', lexical.map((s) => fixed(s.ndcg10))),
+    row('nDCG@10, full, popularity off', withoutPopularity.map((s) => fixed(s.ndcg10))),
+    row('MRR@10, full, popularity off', withoutPopularity.map((s) => fixed(s.mrr10))),
     row('MRR@10', full.map((s) => fixed(s.mrr10))),
     row('precision@3', full.map((s) => fixed(s.precision3))),
     row('first result graded 0', full.map((s) => pct(s.grade0First, s.queries))),

@@ -1,16 +1,19 @@
 /**
  * Imports listings (SPEC.md section 2 shape, optional `signals`; `id` ignored) from a JSON array or
  * JSON lines file through the bulk write path, then waits until they are applied.
- *   npm run import -- FILE [--no-wait]
+ *   npm run import -- FILE [--source NAME] [--no-wait]
+ * --source names where the listings come from (another catalog, a partner's file); each imported
+ * listing's provenance says `imported: {source, at}` (default: the file's name, `stdin` for -).
  * Same environment as the server (ELASTICSEARCH_URL, REDIS_URL, LISTINGS_ALIAS, REDIS_PREFIX, ...).
  * Exit code 0 when every entry was accepted, 1 when some were rejected (the others are imported).
  */
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { importListings, parseListingFile } from '../src/catalog/transfer.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
 import { fail, parseCommandLine } from './lib/cliOptions.js';
 
-const USAGE = 'usage: import FILE [--no-wait]   (FILE: a JSON array or JSON lines of listings; - for stdin)';
+const USAGE = 'usage: import FILE [--source NAME] [--no-wait]   (FILE: a JSON array or JSON lines of listings; - for stdin)';
 
 async function readInput(file: string): Promise<string> {
   if (file !== '-') return readFile(file, 'utf8');
@@ -21,7 +24,7 @@ async function readInput(file: string): Promise<string> {
 
 async function main(): Promise<void> {
   const { values, positionals } = parseCommandLine(
-    { allowPositionals: true, options: { 'no-wait': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } },
+    { allowPositionals: true, options: { 'no-wait': { type: 'boolean' }, source: { type: 'string' }, help: { type: 'boolean', short: 'h' } } },
     USAGE,
   );
   const [file] = positionals;
@@ -32,9 +35,11 @@ async function main(): Promise<void> {
   } catch (err) {
     return fail(`cannot read ${file}: ${(err as Error).message}`, 1);
   }
+  const importedFrom = (values.source ?? (file === '-' ? 'stdin' : basename(file))).trim().slice(0, 200);
+  if (importedFrom.length === 0) fail('--source must not be empty', 2);
   const session = await openCatalogSession();
   try {
-    const result = await importListings(session.catalog.writer, parseListingFile(text), { source: 'import' });
+    const result = await importListings(session.catalog.writer, parseListingFile(text), { source: 'import', evidence: { importedFrom } });
     for (const rejected of result.rejected) {
       const reasons = rejected.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
       process.stderr.write(`rejected entry #${rejected.index}: ${reasons}\n`);

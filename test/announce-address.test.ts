@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { unmapIPv4 } from '../src/core/ipAddress.js';
 import { isPublicAddress, ProbeAllowList } from '../src/announce/addressPolicy.js';
 import { parseChallenge, requirementsDifference } from '../src/announce/challenge.js';
-import { templateMatchesPath } from '../src/announce/routeTemplate.js';
+import { templateMatchesPath } from '../src/x402/routeTemplate.js';
 
 describe('announce: address policy, challenge reading, route templates', () => {
   it('refuses every non-public range, v4 and v6, including v4-mapped forms', () => {

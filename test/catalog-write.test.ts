@@ -141,6 +141,7 @@ describe('catalog write path', () => {
           : input.payment,
         describe: { title: 'Web search', inputs: { queryText: 'string' } },
         signals: { settleCount7d: 0, rejectionRate7d: 0 },
+        provenance: {},
       });
     });
 

@@ -11,7 +11,7 @@ import type { Logger } from '../src/logger.js';
 
 interface Result {
   id: string;
-  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number; healthBoost: number };
+  debug?: { score: number; relevance: number; priceBoost: number; recencyBoost: number; healthBoost: number; popularityBoost: number };
 }
 
 describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECISIONS "Ranking")', () => {
@@ -100,9 +100,10 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
         for (const r of results) {
           const d = r.debug!;
           assert.ok(d, 'every result carries debug');
-          assert.deepEqual(Object.keys(d).sort(), ['healthBoost', 'priceBoost', 'recencyBoost', 'relevance', 'score']);
-          // No listing here was ever health-checked: SPEC.md's three factors alone multiply to the score.
+          assert.deepEqual(Object.keys(d).sort(), ['healthBoost', 'popularityBoost', 'priceBoost', 'recencyBoost', 'relevance', 'score']);
+          // No listing here was ever health-checked or paid for by anyone: SPEC.md's three factors alone multiply to the score.
           assert.equal(d.healthBoost, 1);
+          assert.equal(d.popularityBoost, 1);
           assert.ok(close(d.score, scores.get(r.id) as number), `score ${d.score} vs _score ${scores.get(r.id)}`);
           assert.ok(close(d.relevance * d.priceBoost * d.recencyBoost, d.score), JSON.stringify(d));
           assert.ok(d.relevance > 0 && d.priceBoost > 0 && d.priceBoost <= 1 && d.recencyBoost > 0 && d.recencyBoost <= 1);

@@ -148,8 +148,9 @@ describe('POST/DELETE /discovery/publish with seller tokens', function () {
       const id = mcpListingId('mcp://tools.acme.test/geocode_address', 'geocode_address');
       assert.equal(created.body.id, id);
       assert.equal(created.headers.location, `/discovery/resources/${id}`);
+      assert.equal(created.body.provenance.published.via, 'manual', 'published by hand (no seller SDK header)');
       assert.deepEqual(
-        { ...created.body, signals: undefined },
+        { ...created.body, signals: undefined, provenance: undefined },
         {
           id,
           type: 'mcp',
@@ -161,6 +162,7 @@ describe('POST/DELETE /discovery/publish with seller tokens', function () {
           tags: ['geo', 'maps'],
           payment: { ...PAYMENT, network: 'eip155:84532', pricing: { unit: 'request', pricePerUnit: '2500' } },
           signals: undefined,
+          provenance: undefined,
         },
       );
       assert.deepEqual(created.body.signals, { settleCount7d: 0, rejectionRate7d: 0 });

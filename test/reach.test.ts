@@ -123,11 +123,11 @@ describe('reach: upstream catalogs and site manifests', function () {
     // The listing is what the 402 says; the upstream's words are its claim, apart.
     assert.deepEqual(forecast.describe.tags, ['weather']);
     assert.equal(forecast.payment.amount, '2500');
-    assert.equal(forecast.provenance.source, 'upstream');
-    assert.equal(forecast.provenance.name, 'cdp');
-    assert.equal(forecast.provenance.url, cdpUrl());
-    assert.ok(!Number.isNaN(Date.parse(forecast.provenance.firstSeen)));
-    assert.deepEqual(forecast.provenance.claims, {
+    assert.equal(forecast.provenance.discovered.source, 'upstream');
+    assert.equal(forecast.provenance.discovered.name, 'cdp');
+    assert.equal(forecast.provenance.discovered.url, cdpUrl());
+    assert.ok(!Number.isNaN(Date.parse(forecast.provenance.discovered.firstSeen)));
+    assert.deepEqual(forecast.provenance.discovered.claims, {
       serviceName: 'Sky Data',
       tags: ['premium', 'best-ever'],
       icon: 'https://sky.example/icon.png',
@@ -136,7 +136,7 @@ describe('reach: upstream catalogs and site manifests', function () {
     });
     const tides = await listing(h.app, tidesId);
     assert.equal(tides.payment.amount, '4000');
-    assert.equal(tides.provenance.claims.lastUpdated, '2025-11-20T10:00:00.000Z', 'epoch seconds read as a date');
+    assert.equal(tides.provenance.discovered.claims.lastUpdated, '2025-11-20T10:00:00.000Z', 'epoch seconds read as a date');
 
     for (const resource of ['http://10.0.0.7/admin', 'http://127.0.0.2:9/secret']) {
       const id = httpListingId(resource, 'GET');
@@ -210,8 +210,8 @@ describe('reach: upstream catalogs and site manifests', function () {
       const original = await listing(h.app, httpListingId(paid('/forecast'), 'GET'));
       assert.deepEqual(copy.payment, original.payment);
       assert.deepEqual(copy.describe, original.describe);
-      assert.equal(copy.provenance.name, 'main');
-      assert.equal(copy.provenance.url, `${service.url}/x402/discovery/resources`);
+      assert.equal(copy.provenance.discovered.name, 'main');
+      assert.equal(copy.provenance.discovered.url, `${service.url}/x402/discovery/resources`);
     } finally {
       await mirror.close();
     }
@@ -295,8 +295,8 @@ describe('reach: upstream catalogs and site manifests', function () {
       assert.match(byPath['/free'].detail, /answered 200/);
 
       const news = await listing(h.app, byPath['/news'].id);
-      assert.equal(news.provenance.source, 'manifest');
-      assert.equal(news.provenance.url, `${shopUrl()}/.well-known/x402`);
+      assert.equal(news.provenance.discovered.source, 'manifest');
+      assert.equal(news.provenance.discovered.url, `${shopUrl()}/.well-known/x402`);
       assert.equal(news.payment.amount, '10000');
       await request(h.app).get(`/discovery/resources/${byPath['/free'].id}`).expect(404);
     });

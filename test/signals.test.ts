@@ -123,6 +123,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
         upsertMany: (inputs, context) => real.upsertMany(inputs, context),
         touch: (id, seenAt) => real.touch(id, seenAt),
         remove: (id, reason) => real.remove(id, reason),
+        recordEvidence: (id, provenance) => real.recordEvidence(id, provenance),
         updateSignals: (updates) => real.updateSignals(updates),
         ...overrides,
       };

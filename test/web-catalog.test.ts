@@ -166,6 +166,13 @@ describe('web catalog in chromium', function () {
     assert.match(page.url(), /\/listings\/lst_[0-9a-f]{24}$/);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Text translation HTTP endpoint');
     assert.deepEqual(await page.locator('.inputs tbody td code').allTextContents(), ['text', 'target', 'source']);
+    // The evidence the listing stands on, as the API records it (the demo catalog is imported data).
+    const id = page.url().split('/').pop()!;
+    const provenance = (await request(world.h.app).get(`/discovery/resources/${id}`).expect(200)).body.provenance;
+    assert.deepEqual(Object.keys(provenance), ['imported']);
+    const evidence = await page.locator('.evidence li').allTextContents();
+    assert.equal(evidence.length, 1);
+    assert.match(evidence[0]!, new RegExp(`^Imported from ${provenance.imported.source} (now|\\d+ seconds? ago|\\d+ minutes? ago)$`));
     const snippet = (await page.locator('.code pre').first().textContent())!;
     assert.match(snippet, /wrapFetchWithPayment\(fetch, client\)/);
     assert.match(snippet, /fetchWithPayment\('https:\/\/translate\.lingobridge\.com\/v1\/translate'\)/);

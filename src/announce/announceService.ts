@@ -9,12 +9,12 @@ import { HTTP_METHODS } from '../core/httpMethods.js';
 import { isListingId } from '../core/listingId.js';
 import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../catalog/identity.js';
 import type { CatalogReader } from '../catalog/reader.js';
-import type { Provenance } from '../shapes/listing.js';
+import type { Discovered } from '../shapes/listing.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
 import { ChallengeError, parseAnnouncedChallenge, paymentOf, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/redis/probeStore.js';
 import type { AnnounceStatus } from '../shapes/announceStatus.js';
-import { isValidRouteTemplate, templateMatchesPath } from './routeTemplate.js';
+import { isValidRouteTemplate, templateMatchesPath } from '../x402/routeTemplate.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 
@@ -51,7 +51,7 @@ export interface AnnounceResult {
 export interface ClaimRequest {
   resource: string;
   method: string;
-  provenance: Provenance;
+  provenance: Discovered;
   /** A refused resource is probed again at most this often on claims. */
   rejectedRetryMs: number;
 }

@@ -14,7 +14,7 @@ import { paymentSchema, type AcceptedPayment } from '../shapes/listingInput.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { decodeBase64Json, HEADERS, type PaymentRequired, type PaymentRequiredV1 } from '../x402/wire.js';
 import { describeFromChallenge } from './challengeDescribe.js';
-import { isValidRouteTemplate } from './routeTemplate.js';
+import { bazaarMetadataOf } from '../x402/bazaarMetadata.js';
 
 export type { AcceptedPayment };
 type X402Version = PaymentRequired['x402Version'] | PaymentRequiredV1['x402Version'];
@@ -74,12 +74,15 @@ export function parseChallenge(raw: unknown): ParsedChallenge {
   const extensions = isObject(raw.extensions) ? raw.extensions : {};
   const bazaar = isObject(extensions.bazaar) ? extensions.bazaar : undefined;
   const firstAccept = raw.accepts.find(isObject);
-  const routeTemplate = text(bazaar?.routeTemplate, 512) ?? text(raw.routeTemplate, 512);
-  if (routeTemplate !== undefined && !isValidRouteTemplate(routeTemplate)) {
-    throw new ChallengeError(`routeTemplate ${JSON.stringify(routeTemplate)} is not a path template`);
+  // The bazaar extension's routeTemplate wins; a top-level one is read as some sellers send it.
+  const topLevelTemplate = typeof raw.routeTemplate === 'string' ? { routeTemplate: raw.routeTemplate } : {};
+  const metadata = bazaarMetadataOf(raw.resource, { ...topLevelTemplate, ...bazaar });
+  if (metadata.invalidRouteTemplate !== undefined) {
+    throw new ChallengeError(`routeTemplate ${JSON.stringify(metadata.invalidRouteTemplate)} is not a path template`);
   }
+  const routeTemplate = metadata.routeTemplate;
   const method = declaredMethod(bazaar, firstAccept);
-  const describe = describeFromChallenge(raw, bazaar, firstAccept);
+  const describe = describeFromChallenge(raw, bazaar, firstAccept, metadata);
 
   const parsed: ParsedChallenge = { version, accepts };
   if (describe) parsed.describe = describe;

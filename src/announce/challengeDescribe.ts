@@ -1,19 +1,26 @@
 /**
  * The listing's `describe` block carried in a 402 (docs/announce.md, "What is read from a 402"). Our seller SDK sends it explicitly; other x402
- * sellers only have the resource description, tags and the bazaar discovery extension (or v1
- * `outputSchema.input`), from which the same fields are derived. Explicit values win.
+ * sellers only have the resource description, the Bazaar service metadata (`serviceName`, `tags`,
+ * `iconUrl`, read by x402/bazaarMetadata.ts as on every other path) and the bazaar discovery
+ * extension (or v1 `outputSchema.input`), from which the same fields are derived. Explicit values win.
  * Looked for, in order: `describe`, `extensions.describe`, `extensions.bazaar.info.describe`,
  * `accepts[0].extra.describe`, `accepts[0].describe`.
  */
 import type { Describe } from '../shapes/listing.js';
 import { isObject, type JsonObject } from '../core/json.js';
+import { cleanIconUrl, type BazaarMetadata } from '../x402/bazaarMetadata.js';
 
 const LIMITS = { title: 200, description: 2000, tags: 32, tag: 64, inputs: 64, name: 64, typeName: 64 };
 
 const str = (value: unknown, max: number): string | undefined =>
   typeof value === 'string' && value.trim().length > 0 ? value.trim().slice(0, max) : undefined;
 
-export function describeFromChallenge(raw: JsonObject, bazaar: JsonObject | undefined, firstAccept: JsonObject | undefined): Describe | undefined {
+export function describeFromChallenge(
+  raw: JsonObject,
+  bazaar: JsonObject | undefined,
+  firstAccept: JsonObject | undefined,
+  metadata: BazaarMetadata,
+): Describe | undefined {
   const info = isObject(bazaar?.info) ? bazaar.info : undefined;
   const explicit = [
     raw.describe,
@@ -25,15 +32,17 @@ export function describeFromChallenge(raw: JsonObject, bazaar: JsonObject | unde
 
   const resource = isObject(raw.resource) ? raw.resource : undefined;
   const describe: Describe = {};
-  const title = str(explicit?.title, LIMITS.title);
+  const title = str(explicit?.title, LIMITS.title) ?? metadata.serviceName;
   if (title) describe.title = title;
   const description =
     str(explicit?.description, LIMITS.description) ??
     str(resource?.description, LIMITS.description) ??
     str(firstAccept?.description, LIMITS.description);
   if (description) describe.description = description;
-  const tags = tagList(explicit?.tags) ?? tagList(resource?.tags) ?? tagList(bazaar?.tags);
+  const tags = tagList(explicit?.tags) ?? metadata.tags ?? tagList(bazaar?.tags);
   if (tags) describe.tags = tags;
+  const iconUrl = cleanIconUrl(explicit?.iconUrl) ?? metadata.iconUrl;
+  if (iconUrl) describe.iconUrl = iconUrl;
   const inputs = inputMap(explicit?.inputs) ?? inputsFromDiscovery(bazaar, firstAccept);
   if (inputs) describe.inputs = inputs;
   return Object.keys(describe).length > 0 ? describe : undefined;

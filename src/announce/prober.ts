@@ -9,7 +9,7 @@
  * rejection of that announcement, never a catalog write.
  */
 import type { AnnounceSettings } from '../config.js';
-import type { Payment, Provenance } from '../shapes/listing.js';
+import type { Discovered, Payment } from '../shapes/listing.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { HttpListingInput } from '../shapes/listingInput.js';
 import { InvalidListingError } from '../catalog/validation.js';
@@ -17,7 +17,7 @@ import type { Logger } from '../logger.js';
 import { ProbeAllowList } from './addressPolicy.js';
 import { HEADERS } from '../x402/wire.js';
 import { ChallengeError, decodeChallengeHeader, parseChallenge, paymentOf, requirementsDifference, type ParsedChallenge } from './challenge.js';
-import { templateMatchesPath } from './routeTemplate.js';
+import { templateMatchesPath } from '../x402/routeTemplate.js';
 import type { ProbeRecord, ProbeStore } from '../store/redis/probeStore.js';
 import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -183,8 +183,9 @@ export class Prober {
       const input = this.listingInput(record, outcome.challenge);
       let listingId: string;
       try {
-        const provenance = provenanceOf(record);
-        listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at), ...(provenance ? { provenance } : {}) })).id;
+        const discovered = discoveredOf(record);
+        const evidence = { probed402: 'valid_402', ...(discovered ? { discovered } : {}) };
+        listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at), evidence })).id;
       } catch (err) {
         if (!(err instanceof InvalidListingError)) throw err;
         const detail = err.errors.map((e) => `${e.path}: ${e.message}`).join('; ');
@@ -226,8 +227,11 @@ export class Prober {
       this.onResult?.('rejected', outcome.reason);
       return;
     }
+    // The listing stays for now (below): its provenance says what the last probe found.
+    const lastProbe = { probed402: { lastStatus: outcome.reason, lastAt: new Date(at).toISOString() } };
     if (outcome.reason === 'requirements_mismatch') {
       // The resource itself still answers a valid 402; only the announcement was wrong.
+      await this.writer.recordEvidence(record.listingId ?? record.id, lastProbe);
       await this.store.finish(record.id, base, { nextProbeAt: await this.nextCheckAt(record, at), clear: ['expected'] });
       this.onResult?.('kept', outcome.reason);
       return;
@@ -235,6 +239,7 @@ export class Prober {
     const failures = record.failures + 1;
     if (outcome.transient && failures < this.settings.probeFailuresBeforeRemoval) {
       const retryAt = Math.min(at + RETRY_AFTER_TRANSIENT_MS, await this.nextCheckAt(record, at));
+      await this.writer.recordEvidence(record.listingId ?? record.id, lastProbe);
       await this.store.finish(record.id, { ...base, failures }, { nextProbeAt: retryAt, clear: ['expected'] });
       this.onResult?.('kept', outcome.reason);
       return;
@@ -287,10 +292,10 @@ export class Prober {
 }
 
 /** The upstream or manifest that claimed the record (src/reach), as the listing will carry it. */
-function provenanceOf(record: ProbeRecord): Provenance | undefined {
+function discoveredOf(record: ProbeRecord): Discovered | undefined {
   if (!record.provenance) return undefined;
   try {
-    return JSON.parse(record.provenance) as Provenance;
+    return JSON.parse(record.provenance) as Discovered;
   } catch {
     return undefined; // written by this service only; a broken one is dropped rather than failing the probe
   }

@@ -5,8 +5,8 @@
  * view of the same documents, built field by field so internals cannot leak (README "x402 Bazaar
  * surface").
  */
-import { publicPayment, publicSignals } from '../catalog/listing.js';
-import type { Payment, Signals } from '../shapes/listing.js';
+import { publicPayment, publicProvenance, publicSignals } from '../catalog/listing.js';
+import type { Payment, Provenance, Signals } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 import type { PaymentRequirements } from '../x402/wire.js';
 
@@ -29,10 +29,18 @@ export interface BazaarResource {
   accepts: Array<Partial<PaymentRequirements> & Pick<PaymentRequirements, 'scheme' | 'network' | 'asset' | 'amount'>>;
   lastUpdated: string;
   description?: string;
+  /** The listing's title (x402 Bazaar serviceName), its tags and icon, as x402's `DiscoveryResource` names them. */
+  serviceName?: string;
   tags?: string[];
+  iconUrl?: string;
   extensions: { bazaar: { info: { input: Record<string, unknown> }; schema: Record<string, unknown> } };
-  /** This service's addition (x402 v1's `DiscoveredResource.metadata`): listing id, title, settlement signals. */
-  metadata: { id: string; title?: string; signals: Signals };
+  /**
+   * Demand as CDP's Bazaar shapes it: the last 30 days' counted settlements and distinct payers
+   * through this facilitator, and the last settlement (absent when never paid).
+   */
+  quality: { l30DaysTotalCalls: number; l30DaysUniquePayers: number; lastCalledAt?: string };
+  /** This service's addition (x402 v1's `DiscoveredResource.metadata`): listing id, title, settlement signals, provenance. */
+  metadata: { id: string; title?: string; signals: Signals; provenance: Provenance };
 }
 
 export interface BazaarListResponse {
@@ -51,7 +59,7 @@ export interface BazaarSearchResponse {
 
 /** What `toBazaarResource` reads: the search asks Elasticsearch for these fields only. */
 export const BAZAAR_SOURCE_FIELDS = [
-  'id', 'type', 'resource', 'method', 'name', 'description', 'inputSchema', 'tags', 'payment', 'accepts', 'describe', 'signals', 'updatedAt',
+  'id', 'type', 'resource', 'method', 'name', 'title', 'description', 'inputSchema', 'tags', 'iconUrl', 'payment', 'accepts', 'describe', 'signals', 'provenance', 'updatedAt',
 ] as const;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -107,12 +115,23 @@ function mcpExtension(doc: ListingDocument): BazaarResource['extensions']['bazaa
   return { info: { input }, schema: envelope(schema) };
 }
 
+/** CDP's `quality` block from the listing's signals. */
+function qualityOf(signals: Signals): BazaarResource['quality'] {
+  return {
+    l30DaysTotalCalls: signals.settleCount30d ?? 0,
+    l30DaysUniquePayers: signals.uniquePayers30d ?? 0,
+    ...(signals.lastSettled ? { lastCalledAt: signals.lastSettled } : {}),
+  };
+}
+
 /** A stored listing as a Bazaar `DiscoveryResource`. */
 export function toBazaarResource(doc: ListingDocument): BazaarResource {
+  const signals = publicSignals(doc.signals);
   const accepts = doc.accepts && doc.accepts.length > 0 ? doc.accepts : [doc.payment];
   const description = doc.type === 'mcp' ? doc.description : (doc.describe?.description ?? doc.describe?.title);
   const tags = doc.type === 'mcp' ? doc.tags : doc.describe?.tags;
-  const title = doc.type === 'http' ? doc.describe?.title : undefined;
+  const title = doc.type === 'http' ? doc.describe?.title : doc.title;
+  const iconUrl = doc.type === 'http' ? doc.describe?.iconUrl : doc.iconUrl;
   return {
     resource: doc.resource,
     type: doc.type,
@@ -120,12 +139,16 @@ export function toBazaarResource(doc: ListingDocument): BazaarResource {
     accepts: accepts.map(requirement),
     lastUpdated: doc.updatedAt,
     ...(description ? { description } : {}),
+    ...(title ? { serviceName: title } : {}),
     ...(tags && tags.length > 0 ? { tags } : {}),
+    ...(iconUrl ? { iconUrl } : {}),
     extensions: { bazaar: doc.type === 'mcp' ? mcpExtension(doc) : httpExtension(doc) },
+    quality: qualityOf(signals),
     metadata: {
       id: doc.id,
       ...(title ? { title } : {}),
-      signals: publicSignals(doc.signals),
+      signals,
+      provenance: publicProvenance(doc.provenance),
     },
   };
 }

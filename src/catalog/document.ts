@@ -4,9 +4,10 @@
  */
 import { canonicalIdentity, type CanonicalIdentity } from './identity.js';
 import { listingKeywords, textQuality } from './keywords.js';
-import { EMPTY_SIGNALS, type Describe, type Payment, type Signals } from '../shapes/listing.js';
-import type { ListingDocument } from '../store/listingDocument.js';
+import { EMPTY_SIGNALS, type Describe, type Payment, type Provenance, type Signals } from '../shapes/listing.js';
+import type { ListingDocument, ListingSource } from '../store/listingDocument.js';
 import { toCaip2Network } from '../x402/networks.js';
+import { cleanIconUrl } from '../x402/bazaarMetadata.js';
 import { CheckedListing } from './validation.js';
 import type { HttpListingInput, ListingInput, McpListingInput, SignalsInput } from '../shapes/listingInput.js';
 import type { WriteContext } from './writer.js';
@@ -16,6 +17,9 @@ function normalizePayment<P extends Payment>(payment: P): P {
   return out;
 }
 
+/** Demand evidence (issue 24) an import may carry (exports do). */
+export const DEMAND_SIGNALS = ['uniquePayers7d', 'largestPayerShare7d', 'settleCount30d', 'uniquePayers30d'] as const;
+
 /** Absent and null members alike: no lastSettled (never settled), zero counts. */
 export function normalizeSignals(signals: SignalsInput | undefined): Signals {
   const out: Signals = { ...EMPTY_SIGNALS };
@@ -23,6 +27,10 @@ export function normalizeSignals(signals: SignalsInput | undefined): Signals {
   if (typeof signals?.settleCount7d === 'number') out.settleCount7d = signals.settleCount7d;
   if (typeof signals?.rejectionRate7d === 'number') out.rejectionRate7d = signals.rejectionRate7d;
   if (typeof signals?.medianSettledAmount7d === 'string') out.medianSettledAmount7d = signals.medianSettledAmount7d;
+  for (const key of DEMAND_SIGNALS) {
+    const value = signals?.[key];
+    if (typeof value === 'number') out[key] = value;
+  }
   return out;
 }
 
@@ -51,6 +59,8 @@ function cleanDescribe(describe: Describe | undefined): Describe | undefined {
   if (describe.title !== undefined) out.title = describe.title;
   if (describe.description !== undefined) out.description = describe.description;
   if (describe.tags !== undefined) out.tags = distinctTags(describe.tags);
+  const iconUrl = cleanIconUrl(describe.iconUrl);
+  if (iconUrl !== undefined) out.iconUrl = iconUrl;
   if (describe.inputs !== undefined) out.inputs = describe.inputs;
   return out;
 }
@@ -85,6 +95,7 @@ function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: Can
     canonicalKey,
     host: hostOf(resource),
     name: input.name,
+    ...(input.title !== undefined ? { title: input.title } : {}),
     description: input.description,
     keywords: listingKeywords({ resource, name: input.name, inputNames: Object.keys(properties) }),
     textQuality: textQuality(input.name, input.description),
@@ -93,7 +104,23 @@ function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: Can
   };
   if (input.outputSchema) doc.outputSchema = input.outputSchema;
   if (input.tags) doc.tags = distinctTags(input.tags);
+  const iconUrl = cleanIconUrl(input.iconUrl);
+  if (iconUrl !== undefined) doc.iconUrl = iconUrl;
   return doc;
+}
+
+/** Writers that bring listings from elsewhere: what they write is `imported` evidence. */
+const IMPORTING_SOURCES: ReadonlySet<ListingSource> = new Set(['import', 'demo', 'bench']);
+
+/** The write's evidence, stamped with the time the resource was seen. */
+function provenanceOf(context: WriteContext, seen: string): Provenance | undefined {
+  const { probed402, published, importedFrom, discovered } = context.evidence ?? {};
+  const provenance: Provenance = {};
+  if (discovered !== undefined) provenance.discovered = discovered;
+  if (probed402 !== undefined) provenance.probed402 = { lastStatus: probed402, lastAt: seen };
+  if (published !== undefined) provenance.published = { via: published, at: seen };
+  if (importedFrom !== undefined || IMPORTING_SOURCES.has(context.source)) provenance.imported = { source: importedFrom ?? context.source, at: seen };
+  return Object.keys(provenance).length > 0 ? provenance : undefined;
 }
 
 /**
@@ -111,12 +138,13 @@ export function buildListingDocument(listing: ListingInput | CheckedListing, con
   // new literal, without copying a dozen members of objects of many shapes.
   const doc = (input.type === 'mcp' ? mcpDocument(input, identity) : httpDocument(input, identity)) as ListingDocument;
   doc.signals = normalizeSignals(input.signals);
+  const provenance = provenanceOf(context, seen);
+  if (provenance) doc.provenance = provenance;
   doc.source = context.source;
   doc.firstSeen = seen;
   doc.lastSeen = seen;
   doc.updatedAt = updatedAt;
   doc.removed = false;
   if (context.owner !== undefined) doc.owner = context.owner;
-  if (context.provenance !== undefined) doc.provenance = context.provenance;
   return doc;
 }

@@ -5,8 +5,8 @@
  */
 import { systemClock, type Clock } from '../core/clock.js';
 import type { AppendRequest, WriteStream } from '../store/redis/writeStream.js';
-import { buildListingDocument } from './document.js';
-import type { Signals } from '../shapes/listing.js';
+import { buildListingDocument, DEMAND_SIGNALS } from './document.js';
+import type { Provenance, Signals } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';
 import { encodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
 import { assertValidListingInput, checkListingInput, type CheckedListing } from './validation.js';
@@ -63,13 +63,19 @@ export class DurableCatalogWriter implements CatalogWriter {
     await this.stream.append([{ listingId: id, payload: encodeOperation(operation), live: { id, present: false } }]);
   }
 
-  async updateSignals(updates: Array<{ id: string; signals: Signals }>): Promise<void> {
+  async recordEvidence(id: string, provenance: Provenance): Promise<void> {
+    await this.stream.append([{ listingId: id, payload: encodeOperation({ op: 'evidence', id, provenance }) }]);
+  }
+
+  async updateSignals(updates: Array<{ id: string; signals: Signals & { firstSettled?: string } }>): Promise<void> {
     const requests = updates.map(({ id, signals }) => {
       const clean: Signals = { settleCount7d: signals.settleCount7d, rejectionRate7d: signals.rejectionRate7d };
       if (signals.lastSettled) clean.lastSettled = signals.lastSettled;
       if (signals.medianSettledAmount7d) clean.medianSettledAmount7d = signals.medianSettledAmount7d;
       if (signals.health) clean.health = signals.health;
-      return { listingId: id, payload: encodeOperation({ op: 'signals', id, signals: clean }) };
+      for (const key of DEMAND_SIGNALS) if (typeof signals[key] === 'number') clean[key] = signals[key];
+      const settled = signals.firstSettled && signals.lastSettled ? { first: signals.firstSettled, last: signals.lastSettled } : undefined;
+      return { listingId: id, payload: encodeOperation({ op: 'signals', id, signals: clean, ...(settled ? { settled } : {}) }) };
     });
     await this.stream.append(requests);
   }

@@ -76,8 +76,9 @@ export async function importListings(
  * The exported form of a stored listing: the response shape (toListing), plus `method` for HTTP
  * listings other than GET so that re-importing the file lands on the same ids.
  */
-export function exportedListing(doc: ListingDocument): Listing & { method?: string } {
-  const listing = toListing(doc);
+export function exportedListing(doc: ListingDocument): Omit<Listing, 'provenance'> & { method?: string } {
+  // Provenance is what this catalog saw, not part of the listing: an import records its own.
+  const { provenance: _provenance, ...listing } = toListing(doc);
   if (listing.type !== 'http' || !doc.method || doc.method === 'GET') return listing;
   const { id, type, resource, ...rest } = listing;
   return { id, type, resource, method: doc.method, ...rest };

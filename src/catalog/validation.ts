@@ -9,6 +9,7 @@ import { HTTP_METHODS, httpMethod } from '../core/httpMethods.js';
 import { canonicalIdentity, InvalidResourceError, type CanonicalIdentity } from './identity.js';
 import { envelopeSchema, httpListingSchema, mcpListingSchema, type ListingInput } from '../shapes/listingInput.js';
 import { toCaip2Network } from '../x402/networks.js';
+import { cleanIconUrl } from '../x402/bazaarMetadata.js';
 import { pathBeyondDepth } from '../jsonDepth.js';
 import type { Payment } from '../shapes/listing.js';
 import type { FieldError } from '../core/errors.js';
@@ -162,6 +163,15 @@ function checkToolSchema(schema: unknown, path: string, out: FieldError[]): void
   }
 }
 
+/** The icon URL (MCP: `iconUrl`, HTTP: `describe.iconUrl`) by the x402 Bazaar rules every path reads it with. */
+function checkIconUrl(record: Record<string, unknown>, out: FieldError[]): void {
+  const describe = record.describe as { iconUrl?: unknown } | undefined;
+  const [path, value] = record.type === 'mcp' ? ['iconUrl', record.iconUrl] : ['describe.iconUrl', describe?.iconUrl];
+  if (typeof value === 'string' && cleanIconUrl(value) === undefined) {
+    out.push({ path, message: 'must be an absolute http(s) URL without credentials whose host is a name (not an IP address or localhost)' });
+  }
+}
+
 /** The canonical identity of the resource, computed here once; undefined (and an error) when it has none. */
 function checkResource(input: Record<string, unknown>, out: FieldError[]): CanonicalIdentity | undefined {
   if (typeof input.resource !== 'string') return undefined;
@@ -245,6 +255,7 @@ export function checkListingInput(input: unknown): { ok: true; listing: CheckedL
   const median = (record.signals as { medianSettledAmount7d?: unknown } | null | undefined)?.medianSettledAmount7d;
   if (amountTooLarge(median)) found.push({ path: 'signals.medianSettledAmount7d', message: `must be at most ${MAX_AMOUNT}` });
   if (Array.isArray(record.accepts)) record.accepts.forEach((a, i) => checkPayment(a as Partial<Payment>, `accepts.${i}`, found));
+  checkIconUrl(record, found);
   if (record.type === 'mcp') {
     checkToolSchema(record.inputSchema, 'inputSchema', found);
     checkToolSchema(record.outputSchema, 'outputSchema', found);

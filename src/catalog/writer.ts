@@ -4,7 +4,7 @@
  * depend on this interface only.
  */
 import type { FieldError } from '../core/errors.js';
-import type { Provenance, Signals } from '../shapes/listing.js';
+import type { Discovered, Provenance, Signals } from '../shapes/listing.js';
 import type { ListingInput } from '../shapes/listingInput.js';
 import type { ListingDocument, ListingSource, RemovalReason } from '../store/listingDocument.js';
 import type { CheckedListing } from './validation.js';
@@ -15,8 +15,20 @@ export interface WriteContext {
   owner?: string;
   /** When the resource was seen; defaults to now (injectable for staleness tests). */
   seenAt?: Date;
-  /** The upstream or manifest that first named the resource (src/reach); a stored one is kept. */
-  provenance?: Provenance;
+  /**
+   * The evidence this write stands on, stamped with `seenAt` into the listing's `provenance`
+   * (imports, demo and benchmark data are `imported` from their source without saying so).
+   */
+  evidence?: {
+    /** The probe's outcome: 'valid_402' for a 402 that lists the resource. */
+    probed402?: string;
+    /** A seller publish: through the seller SDK or by hand. */
+    published?: 'sdk' | 'manual';
+    /** An import: the source the operator named (default: the write's `source`). */
+    importedFrom?: string;
+    /** The upstream or manifest that first named the resource (src/reach); a stored one is kept. */
+    discovered?: Discovered;
+  };
 }
 
 export interface AcceptedWrite {
@@ -62,6 +74,11 @@ export interface CatalogWriter {
   touch(id: string, seenAt?: Date): Promise<void>;
   /** Takes a listing out of search results. */
   remove(id: string, reason: RemovalReason): Promise<void>;
-  /** Replaces the `signals` block of listings (the signals flusher); unknown ids are dropped. */
-  updateSignals(updates: Array<{ id: string; signals: Signals }>): Promise<void>;
+  /** Adds evidence to a listing's `provenance` without changing anything else (a failed probe that keeps it); an unknown id is dropped. */
+  recordEvidence(id: string, provenance: Provenance): Promise<void>;
+  /**
+   * Replaces the `signals` block of listings (the signals flusher); unknown ids are dropped.
+   * `firstSettled` (with `lastSettled`) becomes `provenance.settled`.
+   */
+  updateSignals(updates: Array<{ id: string; signals: Signals & { firstSettled?: string } }>): Promise<void>;
 }

@@ -184,7 +184,7 @@ export class FacilitatorService {
     if (refusedWith !== undefined) {
       return { response, bazaar: { status: 'rejected', rejectedReason: `the payment was refused (${refusedWith}); a refused payment lists nothing` } };
     }
-    if (!cataloging) return { response, bazaar: { status: 'rejected', rejectedReason: 'the request names no resource the catalog can key (resource.url, or info.input.toolName for MCP)' } };
+    if (!cataloging) return { response, bazaar: { status: 'rejected', rejectedReason: 'the request names no resource the catalog can key (resource.url, or info.input.toolName or info.input.tool for MCP)' } };
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<BazaarOutcome>((resolve) => {
       timer = setTimeout(() => resolve({ status: 'processing' }), OUTCOME_WAIT_MS);

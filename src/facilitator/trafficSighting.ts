@@ -10,6 +10,7 @@ import type { Describe, Payment } from '../shapes/listing.js';
 import { toCaip2Network } from '../x402/networks.js';
 import type { AcceptedPayment, ListingInput } from '../shapes/listingInput.js';
 import { isObject, type JsonObject } from '../core/json.js';
+import { bazaarMetadataOf } from '../x402/bazaarMetadata.js';
 import type { RawFacilitatorRequest } from './payment.js';
 
 export interface TrafficSighting {
@@ -92,9 +93,11 @@ function buildSighting(raw: RawFacilitatorRequest): TrafficSighting | undefined 
   const { extra: _extra, ...primary } = payment;
   const acceptKey = `${payment.scheme} ${payment.network}`;
   const description = str(version === 2 ? resourceInfo.description : pr.description) ?? str(input.description);
+  // serviceName, tags, iconUrl, routeTemplate and the MCP tool key, read as a probed 402's are.
+  const metadata = bazaarMetadataOf(resourceInfo, bazaar ?? (v1Schema ? { info: v1Schema } : undefined));
 
-  if (input.type === 'mcp' && str(input.toolName)) {
-    const toolName = input.toolName as string;
+  if (input.type === 'mcp' && metadata.toolName) {
+    const toolName = metadata.toolName;
     const host = new URL(url).host || 'unknown';
     const resource = url.startsWith('mcp://') ? url : `mcp://${host}/${toolName}`;
     const outputSchema = isObject(schemaRoot.output) ? schemaRoot.output : undefined;
@@ -106,23 +109,22 @@ function buildSighting(raw: RawFacilitatorRequest): TrafficSighting | undefined 
       inputSchema: isObject(input.inputSchema) ? input.inputSchema : { type: 'object' },
       payment: primary,
     };
+    if (metadata.serviceName) mcp.title = metadata.serviceName;
+    if (metadata.tags) mcp.tags = metadata.tags;
+    if (metadata.iconUrl) mcp.iconUrl = metadata.iconUrl;
     if (outputSchema) mcp.outputSchema = outputSchema;
     return { listingId: mcpListingId(resource, toolName), input: mcp, acceptKey, accept: payment };
   }
 
   const method = (str(input.method) ?? 'GET').toUpperCase();
-  const routeTemplate = bazaar ? str(bazaar.routeTemplate) : undefined;
   const describe: Describe = {};
-  const title = str(resourceInfo.serviceName);
-  if (title) describe.title = title.slice(0, 200);
+  if (metadata.serviceName) describe.title = metadata.serviceName;
   if (description) describe.description = description.slice(0, 4000);
-  if (Array.isArray(resourceInfo.tags)) {
-    const tags = resourceInfo.tags.filter((t): t is string => typeof t === 'string' && t.length > 0 && t.length <= 64);
-    if (tags.length > 0) describe.tags = tags.slice(0, 32);
-  }
+  if (metadata.tags) describe.tags = metadata.tags;
+  if (metadata.iconUrl) describe.iconUrl = metadata.iconUrl;
   const inputs = inputsOf(input, schemaInput);
   if (inputs) describe.inputs = inputs;
   const http: ListingInput = { type: 'http', resource: url, method, payment: primary, describe };
-  if (routeTemplate?.startsWith('/')) http.routeTemplate = routeTemplate;
+  if (metadata.routeTemplate) http.routeTemplate = metadata.routeTemplate;
   return { listingId: httpListingId(url, method, http.routeTemplate), input: http, acceptKey, accept: payment };
 }

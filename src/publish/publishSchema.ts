@@ -8,6 +8,7 @@
 import { checkListingInput, type CheckedListing } from '../catalog/validation.js';
 import type { FieldError } from '../core/errors.js';
 import type { McpListingInput } from '../shapes/listingInput.js';
+import { bazaarMetadataOf } from '../x402/bazaarMetadata.js';
 
 const SERVICE_OWNED_FIELDS = ['id', 'signals'] as const;
 
@@ -30,8 +31,15 @@ export function validatePublishBody(body: unknown): PublishValidation {
   for (const field of SERVICE_OWNED_FIELDS) {
     if (field in record) errors.push({ path: field, message: 'is set by the service and cannot be published' });
   }
+  // x402 Bazaar's name for the title, read by the same rules as in a 402 or a settlement payload.
+  const { serviceName, ...listing } = record;
+  if (serviceName !== undefined) {
+    const title = bazaarMetadataOf({ serviceName }, undefined).serviceName;
+    if (title === undefined) errors.push({ path: 'serviceName', message: 'must be 1-32 printable ASCII characters (x402 Bazaar serviceName)' });
+    else if (listing.title === undefined) listing.title = title;
+  }
   // Checked as an MCP listing whatever `type` says, so the other fields' errors come in the same answer.
-  const checked = checkListingInput({ ...record, type: 'mcp' });
+  const checked = checkListingInput({ ...listing, type: 'mcp' });
   for (const error of checked.ok ? [] : checked.errors) {
     if (!errors.some((e) => e.path === error.path)) errors.push(error);
   }

@@ -33,8 +33,11 @@ export class PublishService {
     private readonly deps: { writer: CatalogWriter; lookup?: ListingLookup; owners: PublishOwners },
   ) {}
 
-  /** Throws InvalidInput invalid_listing (every failing field) or Forbidden (a host the token is not bound to). */
-  async publish(token: SellerToken, body: unknown): Promise<PublishResult> {
+  /**
+   * Throws InvalidInput invalid_listing (every failing field) or Forbidden (a host the token is not
+   * bound to). `via`: whether the seller SDK sent it (its provenance says so).
+   */
+  async publish(token: SellerToken, body: unknown, via: 'sdk' | 'manual' = 'manual'): Promise<PublishResult> {
     const validation = validatePublishBody(body);
     if (!validation.ok) {
       throw invalidListing(validation.errors);
@@ -44,7 +47,7 @@ export class PublishService {
     if (!authority || !hostIsBound(token.hosts, authority)) {
       throw new Forbidden(`This seller token may publish for ${token.hosts.join(', ')} only, not for ${authority ?? input.resource}.`);
     }
-    const { created, document } = await this.deps.writer.upsertChecked(validation.listing, { source: 'publish', owner: token.id });
+    const { created, document } = await this.deps.writer.upsertChecked(validation.listing, { source: 'publish', owner: token.id, evidence: { published: via } });
     // A later publish by another token bound to the host (a rotated token) takes the listing over.
     await this.deps.owners.set(document.id, token.id);
     // A republish keeps the listing's signals: show them as the store will keep them.

@@ -2,12 +2,12 @@
  * What other catalogs and sellers' files say about a resource, read into one shape: the URL and
  * method the probe will fetch, and the source's own words about it (`claims`: service name, tags,
  * icon, quality), bounded in size. Nothing here is trusted: the probe's 402 decides whether a
- * resource is listed, and the claims stay the source's (Provenance.claims), never the listing's.
+ * resource is listed, and the claims stay the source's (provenance.discovered.claims), never the listing's.
  */
 import { isObject } from '../core/json.js';
-import type { Provenance } from '../shapes/listing.js';
+import type { Discovered } from '../shapes/listing.js';
 
-export type Claims = NonNullable<Provenance['claims']>;
+export type Claims = NonNullable<Discovered['claims']>;
 
 export interface ResourceClaim {
   resource: string;

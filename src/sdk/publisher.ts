@@ -4,10 +4,11 @@
  * retrying cannot fix (401, 403, 400) is reported and not retried.
  */
 import type { McpListing } from '../shapes/listing.js';
+import { PUBLISH_CLIENT_HEADER, SDK_PUBLISH_CLIENT } from '../shapes/publishClient.js';
 import { ServiceCallError, type ServiceClient } from './serviceClient.js';
 
 /** An MCP tool listing as POST /discovery/publish takes it: the catalog's MCP listing without what the service sets. */
-export type ToolListing = Omit<McpListing, 'id' | 'signals' | 'debug'>;
+export type ToolListing = Omit<McpListing, 'id' | 'signals' | 'provenance' | 'debug'> & { serviceName?: string };
 
 export type PublishOutcome =
   | { name: string; status: 'published'; id: string; created: boolean }
@@ -40,7 +41,10 @@ export class Publisher {
     const maxDelay = this.options.maxBackoffMs ?? 30_000;
     while (!this.stopped) {
       try {
-        const res = await this.client.call<{ id: string }>('POST', '/discovery/publish', listing, { authorization: `Bearer ${this.sellerToken}` });
+        const res = await this.client.call<{ id: string }>('POST', '/discovery/publish', listing, {
+          authorization: `Bearer ${this.sellerToken}`,
+          [PUBLISH_CLIENT_HEADER]: SDK_PUBLISH_CLIENT,
+        });
         return { name: listing.name, status: 'published', id: res.body.id, created: res.status === 201 };
       } catch (err) {
         this.options.onError?.(err as Error, listing);

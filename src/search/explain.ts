@@ -1,9 +1,9 @@
 /**
  * explain=1: the factors of a hit's score as Elasticsearch itself computed them, read from the
  * named-query scores of the executed search (the text query is named `relevance`; non-scoring named
- * probes `textQuality`, `priceBoost`, `recencyBoost` and `healthBoost` evaluate the same functions:
+ * probes `textQuality`, `priceBoost`, `recencyBoost`, `healthBoost` and `popularityBoost` evaluate the same functions:
  * search/rankingFactors.ts). Relevance is reported with text quality in it (text quality is what
- * makes stuffed text less relevant), so `score = relevance x priceBoost x recencyBoost x healthBoost`
+ * makes stuffed text less relevant), so `score = relevance x priceBoost x recencyBoost x healthBoost x popularityBoost`
  * up to float rounding.
  */
 import type { Debug } from '../shapes/listing.js';
@@ -30,5 +30,6 @@ export function debugFromNamedScores(score: number, matched: Record<string, numb
     priceBoost: factor(FACTOR_NAMES.price),
     recencyBoost: factor(FACTOR_NAMES.recency),
     healthBoost: factor(FACTOR_NAMES.health),
+    popularityBoost: factor(FACTOR_NAMES.popularity),
   };
 }

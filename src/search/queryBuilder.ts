@@ -23,7 +23,7 @@ const UPTIME = 'signals.health.uptime7d';
 
 /** Only what `toListing` reads: Elasticsearch sends less, Node parses less. */
 export const LISTING_SOURCE_FIELDS = [
-  'id', 'type', 'resource', 'name', 'description', 'inputSchema', 'outputSchema', 'tags', 'payment', 'describe', 'signals',
+  'id', 'type', 'resource', 'name', 'title', 'description', 'iconUrl', 'inputSchema', 'outputSchema', 'tags', 'payment', 'describe', 'signals', 'provenance',
 ];
 
 /**

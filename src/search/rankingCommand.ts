@@ -23,6 +23,7 @@ export function flattenRanking(settings: RankingSettings): Array<[string, string
   for (const [key, value] of Object.entries(settings.price)) rows.push([`price.${key}`, value]);
   for (const [key, value] of Object.entries(settings.recency)) rows.push([`recency.${key}`, value]);
   for (const [key, value] of Object.entries(settings.health)) rows.push([`health.${key}`, value]);
+  for (const [key, value] of Object.entries(settings.popularity)) rows.push([`popularity.${key}`, value]);
   for (const [key, value] of Object.entries(settings.bm25)) rows.push([`bm25.${key}`, value]);
   return rows;
 }
@@ -39,6 +40,7 @@ const NUMERIC = new Set([
   'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'window', 'bm25.k1', 'bm25.b',
   'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity',
   'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
+  'popularity.weight', 'popularity.saturation',
 ]);
 const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness']);
 

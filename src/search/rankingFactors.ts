@@ -1,6 +1,6 @@
 /**
  * The factors of the ranked score (docs/catalog-reads.md, "Ranking"):
- * `score = text relevance x text quality x price factor x recency factor x health factor`.
+ * `score = text relevance x text quality x price factor x recency factor x health factor x popularity factor`.
  * Built two ways from the same functions:
  * - exactly, as function_scores around the text query, scoring every match (`rankedQuery`: the
  *   price and recency sorts, and pages past the window);
@@ -26,7 +26,11 @@ export const FACTOR_NAMES = {
   price: 'priceBoost',
   recency: 'recencyBoost',
   health: 'healthBoost',
+  popularity: 'popularityBoost',
 } as const;
+
+/** Distinct payers of the last 7 days (absent: none seen). */
+const PAYERS = 'signals.uniquePayers7d';
 
 /**
  * A factor bounded to [floor, 1]: `floor + (1 - floor) x decay`, as function_score functions
@@ -56,7 +60,27 @@ function healthFunctions({ threshold, floor }: RankingSettings['health']): Json[
   return functions;
 }
 
-function factorFunctions(settings: RankingSettings, now: number): { price: Json[]; recency: Json[]; health: Json[] } {
+/**
+ * The popularity factor (issue 24): exactly 1 without payers (or with the weight 0); `1 + weight x
+ * log10(1 + payers) / log10(1 + saturation)` below saturation, as a weight plus a log1p
+ * field_value_factor; `1 + weight` at or above it, under mutually exclusive filters like health's.
+ * No script: the Elasticsearch it runs on may lack the scripting module.
+ */
+function popularityFunctions({ weight, saturation }: RankingSettings['popularity']): Json[] {
+  if (weight === 0) return [{ weight: 1 }];
+  const saturated = { range: { [PAYERS]: { gte: saturation } } };
+  return [
+    { filter: saturated, weight: 1 + weight },
+    { filter: { bool: { must_not: saturated } }, weight: 1 },
+    {
+      filter: { bool: { must_not: saturated } },
+      field_value_factor: { field: PAYERS, modifier: 'log1p', factor: 1, missing: 0 },
+      weight: weight / Math.log10(1 + saturation),
+    },
+  ];
+}
+
+function factorFunctions(settings: RankingSettings, now: number): { price: Json[]; recency: Json[]; health: Json[]; popularity: Json[] } {
   const { price, recency } = settings;
   const settled = { exists: { field: 'signals.lastSettled' } };
   return {
@@ -71,6 +95,7 @@ function factorFunctions(settings: RankingSettings, now: number): { price: Json[
       { filter: { bool: { must_not: settled } }, weight: recency.neverSettled },
     ],
     health: healthFunctions(settings.health),
+    popularity: popularityFunctions(settings.popularity),
   };
 }
 
@@ -86,12 +111,12 @@ function textQualityFunctions(settings: RankingSettings): Json[] | undefined {
   return [{ field_value_factor: { field: 'textQuality', modifier: settings.stuffing, missing: 1 } }];
 }
 
-/** `query` x text quality x price x recency x health, each factor a function_score around the previous one. */
+/** `query` x text quality x price x recency x health x popularity, each factor a function_score around the previous one. */
 function withFactors(query: Json, settings: RankingSettings, now: number): Json {
   const quality = textQualityFunctions(settings);
   const factors = factorFunctions(settings, now);
   const weighed = quality ? times(query, quality) : query;
-  return times(times(times(weighed, factors.price), factors.recency), factors.health);
+  return times(times(times(times(weighed, factors.price), factors.recency), factors.health), factors.popularity);
 }
 
 /**
@@ -141,6 +166,7 @@ export function factorProbes(settings: RankingSettings, now: number): Json {
         probe(FACTOR_NAMES.price, factors.price),
         probe(FACTOR_NAMES.recency, factors.recency),
         probe(FACTOR_NAMES.health, factors.health),
+        probe(FACTOR_NAMES.popularity, factors.popularity),
       ],
     },
   };

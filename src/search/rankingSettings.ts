@@ -59,8 +59,17 @@ export interface RankingSettings {
    * never checked, exactly 1.
    */
   health: { threshold: number; floor: number };
+  /**
+   * Popularity (issue 24): distinct payers of the last 7 days (signals.uniquePayers7d), log-damped
+   * and bounded: `1 + weight x log10(1 + payers) / log10(1 + saturation)`, exactly 1 with no
+   * payer and `1 + weight` from `saturation` payers on. Many settlements by one wallet are one payer.
+   */
+  popularity: { weight: number; saturation: number };
   bm25: { k1: number; b: number };
 }
+
+/** `_meta.ranking.popularity` of indexes made before it existed: the shipped defaults. */
+export const DEFAULT_POPULARITY = { weight: 0.1, saturation: 50 } as const;
 
 /** `_meta.ranking.health` of indexes made before it existed: the shipped defaults. */
 export const DEFAULT_HEALTH = { threshold: 0.9, floor: 0.3 } as const;
@@ -169,6 +178,7 @@ export function validateRanking(
   const synonyms = isObject(raw.synonyms) ? raw.synonyms : { weight: 0, groups: [] };
   const semantic = isObject(raw.semantic) ? raw.semantic : { weight: 0 };
   const health = isObject(raw.health) ? raw.health : DEFAULT_HEALTH;
+  const popularity = isObject(raw.popularity) ? raw.popularity : DEFAULT_POPULARITY;
   const direction = isObject(raw.direction) ? raw.direction : { phraseBoost: 0, opposite: 1 };
   const bm25 = isObject(similarity) ? similarity : {};
   const settings: RankingSettings = {
@@ -215,6 +225,10 @@ export function validateRanking(
     health: {
       threshold: check.number('health.threshold', health.threshold ?? DEFAULT_HEALTH.threshold, 0, 1),
       floor: check.number('health.floor', health.floor ?? DEFAULT_HEALTH.floor, 0, 1),
+    },
+    popularity: {
+      weight: check.number('popularity.weight', popularity.weight ?? DEFAULT_POPULARITY.weight, 0, 1),
+      saturation: check.number('popularity.saturation', popularity.saturation ?? DEFAULT_POPULARITY.saturation, 1, 1_000_000),
     },
     bm25: {
       k1: check.number('bm25.k1', bm25.k1 ?? 1.2, 0, 10),

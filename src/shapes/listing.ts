@@ -13,8 +13,9 @@ export type { Describe, Payment, Scheme } from './listingInput.js';
 
 const debugSchema = {
   type: 'object',
-  description: 'Only with explain=1: score = relevance x priceBoost x recencyBoost x healthBoost (SPEC 2.6; healthBoost is 1 for a healthy or never-checked listing).',
-  required: ['score', 'relevance', 'priceBoost', 'recencyBoost', 'healthBoost'],
+  description:
+    'Only with explain=1: score = relevance x priceBoost x recencyBoost x healthBoost x popularityBoost (SPEC 2.6; healthBoost is 1 for a healthy or never-checked listing, popularityBoost 1 without payers).',
+  required: ['score', 'relevance', 'priceBoost', 'recencyBoost', 'healthBoost', 'popularityBoost'],
   additionalProperties: false,
   properties: {
     score: { type: 'number' },
@@ -22,22 +23,19 @@ const debugSchema = {
     priceBoost: { type: 'number' },
     recencyBoost: { type: 'number' },
     healthBoost: { type: 'number', minimum: 0, maximum: 1 },
+    popularityBoost: { type: 'number', minimum: 1, maximum: 2, description: 'Distinct payers of the last 7 days, log-damped: 1 without payers, at most 1 + popularity.weight.' },
   },
 } as const;
-
-/** Signals are always present in responses (zeros when nothing was seen). */
-export const signalsResponseSchema = { ...signalsSchema, required: ['settleCount7d', 'rejectionRate7d'] } as const;
 
 /**
  * Where the service first heard of a listing when another catalog (an upstream) or a seller's site
  * file (a manifest) named it (issue 25; docs/reach.md). The listing itself is what the resource's
  * own 402 says; `claims` are the source's words about it (tags, service name, icon), kept apart
- * and never taken as the seller's declaration. Absent for listings announced, published or paid
- * for directly.
+ * and never taken as the seller's declaration. `provenance.discovered`: absent for listings
+ * announced, published or paid for directly; the first source wins.
  */
-export const provenanceSchema = {
+export const discoveredSchema = {
   type: 'object',
-  title: 'Provenance',
   required: ['source', 'url', 'firstSeen'],
   additionalProperties: false,
   properties: {
@@ -61,12 +59,60 @@ export const provenanceSchema = {
   },
 } as const;
 
-export type Provenance = FromSchema<typeof provenanceSchema>;
+
+const instant = { type: 'string', format: 'date-time' } as const;
+
+/**
+ * The evidence a listing stands on (issue 24), each kind with its times; a kind the catalog has not
+ * seen is absent. Written by the paths that saw it: the probe, the signals flush, publish, import,
+ * and (`discovered`) the upstream crawler and the manifest reader (src/reach).
+ */
+export const provenanceSchema = {
+  type: 'object',
+  title: 'Provenance',
+  description: 'The evidence the listing stands on, with timestamps; a kind of evidence the catalog never saw is absent.',
+  additionalProperties: false,
+  properties: {
+    discovered: discoveredSchema,
+    probed402: {
+      type: 'object',
+      description: "The last unpaid probe of the resource: 'valid_402', or why it failed (timeout, not_402, requirements_mismatch, ...).",
+      required: ['lastStatus', 'lastAt'],
+      additionalProperties: false,
+      properties: { lastStatus: { type: 'string' }, lastAt: instant },
+    },
+    settled: {
+      type: 'object',
+      description: 'Settlements through this facilitator: the first and the last seen (to within one signals flush).',
+      required: ['first', 'last'],
+      additionalProperties: false,
+      properties: { first: instant, last: instant },
+    },
+    published: {
+      type: 'object',
+      description: "Published by its seller with a seller token: through the seller SDK ('sdk') or by hand ('manual'), last at `at`.",
+      required: ['via', 'at'],
+      additionalProperties: false,
+      properties: { via: { type: 'string', enum: ['sdk', 'manual'] }, at: instant },
+    },
+    imported: {
+      type: 'object',
+      description: 'Imported by an operator (npm run import): the source the operator named, last at `at`.',
+      required: ['source', 'at'],
+      additionalProperties: false,
+      properties: { source: { type: 'string' }, at: instant },
+    },
+  },
+} as const;
+
+/** Signals are always present in responses (zeros when nothing was seen). */
+export const signalsResponseSchema = { ...signalsSchema, required: ['settleCount7d', 'rejectionRate7d'] } as const;
+
 
 export const httpListingResponseSchema = {
   type: 'object',
   title: 'HttpListing',
-  required: ['id', 'type', 'resource', 'payment', 'describe', 'signals'],
+  required: ['id', 'type', 'resource', 'payment', 'describe', 'signals', 'provenance'],
   additionalProperties: false,
   properties: {
     id: { type: 'string', pattern: LISTING_ID_SOURCE },
@@ -83,19 +129,22 @@ export const httpListingResponseSchema = {
 export const mcpListingResponseSchema = {
   type: 'object',
   title: 'McpListing',
-  required: ['id', 'type', 'resource', 'name', 'description', 'inputSchema', 'payment', 'signals'],
+  required: ['id', 'type', 'resource', 'name', 'description', 'inputSchema', 'payment', 'signals', 'provenance'],
   additionalProperties: false,
   properties: {
     id: { type: 'string', pattern: LISTING_ID_SOURCE },
     type: { const: 'mcp' },
     resource: { type: 'string', description: 'mcp://<host>/<tool_name>' },
     name: { type: 'string', pattern: TOOL_NAME },
+    title: { type: 'string', description: 'Display name (x402 Bazaar serviceName), when the seller declared one.' },
     description: { type: 'string' },
+    iconUrl: describeSchema.properties.iconUrl,
     inputSchema: { type: 'object' },
     outputSchema: { type: 'object' },
     payment: paymentSchema,
     tags: describeSchema.properties.tags,
     signals: signalsResponseSchema,
+    provenance: provenanceSchema,
     debug: debugSchema,
   },
 } as const;
@@ -137,6 +186,16 @@ export interface Signals {
    */
   medianSettledAmount7d?: string;
   /**
+   * Documented additions (issue 24), present once this facilitator saw a settlement in the last 30
+   * days: distinct payers of the last 7 days, the largest payer's share of the counted
+   * settlements of the last 7 days (0..1), and the counted settlements and distinct payers of the
+   * last 30 days. Distinct payers come from HyperLogLogs (within about 1%).
+   */
+  uniquePayers7d?: number;
+  largestPayerShare7d?: number;
+  settleCount30d?: number;
+  uniquePayers30d?: number;
+  /**
    * Documented addition (issue 13): the active health checks of the last 7 days. Absent (or null)
    * until the listing was checked once; MCP listings are not checked.
    */
@@ -145,6 +204,11 @@ export interface Signals {
 
 /** What the unpaid re-checks of a listed HTTP resource found over the last 7 days (README "Active health"). */
 export type Health = NonNullable<FromSchema<typeof healthSchema>>;
+
+/** What a listing stands on (provenanceSchema). */
+export type Provenance = FromSchema<typeof provenanceSchema>;
+/** Where the service first heard of a listing another catalog or a manifest named (src/reach). */
+export type Discovered = NonNullable<Provenance['discovered']>;
 
 /** Only with `explain=1`: the factors of the score (docs/catalog-reads.md). */
 export type Debug = FromSchema<typeof debugSchema>;

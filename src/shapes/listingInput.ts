@@ -54,13 +54,20 @@ const tagsSchema = {
   items: { type: 'string', minLength: 1, maxLength: 64 },
 } as const;
 
+/** x402 Bazaar `resource.iconUrl`: an absolute http(s) URL (catalog/validation.ts checks it with x402/bazaarMetadata.ts). */
+const iconUrlSchema = { type: 'string', minLength: 1, maxLength: 2048 } as const;
+
+/** The listing's display name (x402 Bazaar `resource.serviceName` when the seller declared one). */
+const titleSchema = { type: 'string', maxLength: 200 } as const;
+
 export const describeSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    title: { type: 'string', maxLength: 200 },
+    title: titleSchema,
     description: { type: 'string', maxLength: 4000 },
     tags: tagsSchema,
+    iconUrl: iconUrlSchema,
     inputs: {
       type: 'object',
       maxProperties: 64,
@@ -101,6 +108,11 @@ export const signalsSchema = {
     rejectionRate7d: { type: 'number', minimum: 0, maximum: 1, nullable: true },
     // Exports carry it for upto listings, so a re-import must accept it (README "Reading an upto price").
     medianSettledAmount7d: { type: 'string', pattern: INTEGER_STRING, maxLength: 19, nullable: true },
+    // Demand evidence (issue 24): exports carry it, so a re-import accepts it.
+    uniquePayers7d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
+    largestPayerShare7d: { type: 'number', minimum: 0, maximum: 1, nullable: true },
+    settleCount30d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
+    uniquePayers30d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
     // Exports carry it too; a write never sets it (only the service's own checks do), so it is ignored.
     health: healthSchema,
   },
@@ -146,7 +158,9 @@ export const mcpListingSchema = {
     type: { const: 'mcp' },
     resource: { type: 'string', minLength: 1, maxLength: 2048 },
     name: { type: 'string', pattern: TOOL_NAME },
+    title: titleSchema,
     description: { type: 'string', maxLength: 4000 },
+    iconUrl: iconUrlSchema,
     inputSchema: { type: 'object' },
     outputSchema: { type: 'object' },
     payment: paymentSchema,

@@ -6,10 +6,19 @@
  * not the payTo, a signature and a funded wallet behind a rejection) is the facilitator's decision;
  * it holds this as a SignalRecorder.
  */
-import type { Signals } from '../shapes/listing.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { SignalCounter, SignalEventKind, SignalStore } from '../store/redis/signalStore.js';
-import { amountsSince, DEFAULT_PAYER_DAILY_CAP, eventSlot, lastSettledTtlSeconds, MEDIAN_SAMPLES, signalsOfWindow } from './window.js';
+import {
+  amountsSince,
+  DEFAULT_PAYER_DAILY_CAP,
+  eventSlot,
+  lastSettledTtlSeconds,
+  MEDIAN_SAMPLES,
+  PAYER_RETENTION,
+  signalDays,
+  signalsOfWindow,
+  type FlushedSignals,
+} from './window.js';
 
 /** What the facilitator records; each resolves false when the payer's daily cap left the event uncounted. */
 export interface SignalRecorder {
@@ -48,22 +57,26 @@ export class SignalCounters implements SignalRecorder {
       ...eventSlot(now),
       lastSettled: kind === 'settle' ? { at: new Date(now).toISOString(), ttlSeconds: lastSettledTtlSeconds() } : undefined,
       amount: settledAmount === undefined ? undefined : { value: settledAmount, at: now, since: amountsSince(now), maxSamples: MEDIAN_SAMPLES },
+      payers: kind === 'settle' ? PAYER_RETENTION : undefined,
     });
   }
 
-  /** The `signals` block (without health) of several listings as of the clock's now. */
-  async read(listingIds: string[]): Promise<Map<string, Signals>> {
+  /** The `signals` block (without health) of several listings as of the clock's now, with the first settlement (for provenance). */
+  async read(listingIds: string[]): Promise<Map<string, FlushedSignals>> {
     const now = this.clock();
-    const stored = await this.store.read(listingIds, amountsSince(now));
-    const out = new Map<string, Signals>();
+    const stored = await this.store.read(listingIds, amountsSince(now), signalDays(now));
+    const out = new Map<string, FlushedSignals>();
     const expired: Array<{ listingId: string; counter: SignalCounter; hours: string[] }> = [];
+    const expiredDays: Array<{ listingId: string; days: string[] }> = [];
     for (const [listingId, window] of stored) {
       const read = signalsOfWindow(window, now);
       out.set(listingId, read.signals);
       for (const e of read.expired) expired.push({ listingId, ...e });
+      if (read.expiredDays.length > 0) expiredDays.push({ listingId, days: read.expiredDays });
     }
-    // Pruning is housekeeping: the window sum above already ignores old hours.
+    // Pruning is housekeeping: the window sums above already ignore old hours and days.
     if (expired.length > 0) await this.store.dropHours(expired);
+    if (expiredDays.length > 0) await this.store.dropDays(expiredDays);
     return out;
   }
 

@@ -2,7 +2,7 @@
  * A listing's whole `signals` block as the catalog stores it: the 7-day counters (counters.ts)
  * with the health of the checks in the window (health.ts; null for a listing never checked).
  */
-import type { Signals } from '../shapes/listing.js';
+import type { FlushedSignals } from './window.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { HealthChecks } from '../store/redis/healthChecks.js';
 import type { SignalCounters } from './counters.js';
@@ -15,9 +15,9 @@ export class ListingSignals {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async read(listingIds: string[]): Promise<Map<string, Signals>> {
+  async read(listingIds: string[]): Promise<Map<string, FlushedSignals>> {
     const [counts, checks] = await Promise.all([this.counters.read(listingIds), this.health?.checksOf(listingIds, this.clock())]);
-    const out = new Map<string, Signals>();
+    const out = new Map<string, FlushedSignals>();
     for (const id of listingIds) {
       const listingChecks = checks?.get(id);
       out.set(id, { ...counts.get(id)!, health: (listingChecks && summarizeChecks(listingChecks)) ?? null });

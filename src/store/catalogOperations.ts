@@ -2,7 +2,7 @@
  * The entries of the durable write stream: what a producer asked for, already validated and
  * canonicalized, so the consumer only has to apply them.
  */
-import type { Signals } from '../shapes/listing.js';
+import type { Provenance, Signals } from '../shapes/listing.js';
 import type { ListingDocument, RemovalReason } from './listingDocument.js';
 
 export type CatalogOperation =
@@ -40,7 +40,10 @@ export type CatalogOperation =
     }
   | { op: 'touch'; id: string; seenAt: string }
   | { op: 'remove'; id: string; reason: RemovalReason; at: string }
-  | { op: 'signals'; id: string; signals: Signals };
+  /** `settled`: the first and last settlement, written to `provenance.settled` with the signals. */
+  | { op: 'signals'; id: string; signals: Signals; settled?: { first: string; last: string } }
+  /** Evidence about a listing that changes nothing else (a failed probe that keeps it): merged into `provenance`. */
+  | { op: 'evidence'; id: string; provenance: Provenance };
 
 /** How applying one operation went. */
 export type ApplyOutcome =
@@ -63,7 +66,7 @@ export function encodeOperation(operation: CatalogOperation): string {
   return JSON.stringify({ op: 'upsert', id, doc, replaceSignals });
 }
 
-const OPS = new Set(['upsert', 'touch', 'remove', 'signals']);
+const OPS = new Set(['upsert', 'touch', 'remove', 'signals', 'evidence']);
 
 /** How encodeOperation writes an upsert: `{"op":"upsert","id":ID,"doc":DOC,"replaceSignals":BOOL}`. */
 const UPSERT_START = '{"op":"upsert","id":';

@@ -17,8 +17,12 @@ export interface ListingDocument {
   method?: string;
   host: string;
   name?: string;
+  /** MCP: display name (x402 Bazaar serviceName); HTTP listings keep theirs in `describe.title`. */
+  title?: string;
   description?: string;
   tags?: string[];
+  /** MCP: x402 Bazaar iconUrl, cleaned (HTTP listings keep theirs in `describe.iconUrl`). */
+  iconUrl?: string;
   /** Identifier words (snake/camel/kebab split) from names, inputs and the path, for BM25. */
   keywords?: string;
   /** Share of the text that is not stuffing (catalog/keywords.ts textQuality); multiplies text relevance. */
@@ -30,9 +34,9 @@ export interface ListingDocument {
   accepts?: AcceptedPayment[];
   describe?: Describe;
   signals: Signals;
-  source: ListingSource;
-  /** The upstream or manifest that first named it (src/reach); kept by every later write. */
+  /** The evidence the listing stands on; each write adds its kind, the others are kept (keptFromStored). */
   provenance?: Provenance;
+  source: ListingSource;
   owner?: string;
   firstSeen: string;
   lastSeen: string;
@@ -63,16 +67,33 @@ export interface KeptFields {
 }
 
 /**
+ * A stored `provenance` as the code reads it. Listings written before the kinds of evidence existed
+ * (issue 25's first cut) hold the discovering source itself ({source, url, firstSeen, ...}): it is
+ * their `discovered` kind.
+ */
+export function storedProvenance(raw: unknown): Provenance {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const value = raw as Record<string, unknown>;
+  if ((value.source === 'upstream' || value.source === 'manifest') && typeof value.url === 'string') return { discovered: value as Provenance['discovered'] & object };
+  return value as Provenance;
+}
+
+/**
  * What an upsert of an existing listing stores: the new document, keeping the stored `firstSeen`,
- * `owner` (when the write names none) and `signals` (unless the write replaces them, as imports do).
+ * `owner` (when the write names none), `signals` (unless the write replaces them, as imports do)
+ * and the kinds of `provenance` the write does not bring.
  */
 export function keptFromStored(doc: ListingDocument, stored: KeptFields | undefined, replaceSignals = false): ListingDocument {
   if (!stored) return doc;
   const merged: ListingDocument = { ...doc, firstSeen: stored.firstSeen ?? doc.firstSeen };
   if (!replaceSignals && stored.signals) merged.signals = stored.signals as Signals;
   if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
-  // First seen wins: a later claim by another source does not rewrite where the listing came from.
-  if (stored.provenance !== undefined) merged.provenance = stored.provenance;
+  // Evidence adds up: this write's kind replaces its own, every other kind seen before stays; where
+  // the listing was first discovered is never rewritten by a later claim.
+  if (stored.provenance) {
+    const before = storedProvenance(stored.provenance);
+    merged.provenance = { ...before, ...doc.provenance, ...(before.discovered ? { discovered: before.discovered } : {}) };
+  }
   return merged;
 }
 

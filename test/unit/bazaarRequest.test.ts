@@ -55,15 +55,16 @@ describe('unit: the x402 Bazaar surface\'s queries', () => {
 });
 
 describe('unit: explain=1 factors', () => {
-  const named = { relevance: 8, textQuality: 0.5, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1 };
+  const named = { relevance: 8, textQuality: 0.5, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 };
 
   it('reads each factor from Elasticsearch\'s named scores; relevance includes text quality', () => {
-    assert.deepEqual(debugFromNamedScores(3.42, named, true), { score: 3.42, relevance: 4, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1 });
+    assert.deepEqual(debugFromNamedScores(3.42, named, true), { score: 3.42, relevance: 4, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 });
     assert.equal(debugFromNamedScores(1, { ...named, textQuality: undefined } as never, false).relevance, 8, 'stuffing off: no text-quality probe needed');
   });
 
   it('a missing factor is an error, never a made-up 1', () => {
     assert.throws(() => debugFromNamedScores(1, { ...named, healthBoost: undefined } as never, true), MissingFactorError);
+    assert.throws(() => debugFromNamedScores(1, { ...named, popularityBoost: undefined } as never, true), MissingFactorError);
     assert.throws(() => debugFromNamedScores(1, ['relevance'], true), MissingFactorError, 'names without scores');
     assert.throws(() => debugFromNamedScores(1, undefined, false), MissingFactorError);
   });

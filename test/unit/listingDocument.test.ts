@@ -76,7 +76,7 @@ describe('unit: the listing response (toListing)', () => {
     for (const internal of ['canonicalKey', 'owner', 'source', 'firstSeen', 'lastSeen', 'updatedAt', 'removed', 'removedReason', 'keywords', 'textQuality', 'host', 'embedding', 'embeddedTextHash', 'method']) {
       assert.equal(internal in listing, false, internal);
     }
-    assert.deepEqual(Object.keys(listing), ['id', 'type', 'resource', 'payment', 'describe', 'signals']);
+    assert.deepEqual(Object.keys(listing), ['id', 'type', 'resource', 'payment', 'describe', 'signals', 'provenance']);
   });
 
   it('fields the write path cleared with null are absent, not null', () => {
@@ -94,7 +94,7 @@ describe('unit: the listing response (toListing)', () => {
 
   it('MCP: the documented key order, defaults for a document missing members, no empty tags', () => {
     const doc = buildListingDocument(mcpInput({ tags: [] }), { source: 'publish' }, NOW);
-    assert.deepEqual(Object.keys(toListing(doc)), ['id', 'type', 'resource', 'name', 'description', 'inputSchema', 'outputSchema', 'payment', 'signals']);
+    assert.deepEqual(Object.keys(toListing(doc)), ['id', 'type', 'resource', 'name', 'description', 'inputSchema', 'outputSchema', 'payment', 'signals', 'provenance']);
     const bare = toListing({ ...doc, name: undefined, description: undefined, inputSchema: undefined, outputSchema: undefined });
     assert.deepEqual([bare.type === 'mcp' && bare.name, bare.type === 'mcp' && bare.description, bare.type === 'mcp' && bare.inputSchema], ['', '', { type: 'object' }]);
   });

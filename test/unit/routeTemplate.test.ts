@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isValidRouteTemplate, templateMatchesPath } from '../../src/announce/routeTemplate.js';
+import { isValidRouteTemplate, templateMatchesPath } from '../../src/x402/routeTemplate.js';
 import { parseStatusQuery } from '../../src/announce/statusQuery.js';
 import { InvalidInput } from '../../src/core/errors.js';
 

@@ -24,7 +24,7 @@ describe('unit: wire shapes', () => {
     const optional = Object.keys(signalsResponseSchema.properties).filter((name) => !required.includes(name as never)).sort();
     // The members Signals requires are the ones the schema requires (keys of a zero-signals value).
     assert.deepEqual(Object.keys(EMPTY_SIGNALS).sort(), required);
-    assert.deepEqual(optional, ['health', 'lastSettled', 'medianSettledAmount7d']);
+    assert.deepEqual(optional, ['health', 'largestPayerShare7d', 'lastSettled', 'medianSettledAmount7d', 'settleCount30d', 'uniquePayers30d', 'uniquePayers7d']);
   });
 
   it('listings built with the derived types pass the response schema', () => {
@@ -35,7 +35,7 @@ describe('unit: wire shapes', () => {
     assert.equal(schemaView, signals);
     const payment = { scheme: 'exact', network: 'eip155:84532', asset: '0xA', amount: '1000' } as const;
     const listings: Listing[] = [
-      { id: 'lst_85340d09b17cee659a62915f', type: 'http', resource: 'https://a.example/x', payment, describe: { tags: ['t'] }, signals },
+      { id: 'lst_85340d09b17cee659a62915f', type: 'http', resource: 'https://a.example/x', payment, describe: { tags: ['t'] }, signals, provenance: { imported: { source: 'import', at: '2026-11-20T13:04:54.456Z' } } },
       {
         id: 'lst_1807203cacfc892f4b409a22',
         type: 'mcp',
@@ -43,6 +43,7 @@ describe('unit: wire shapes', () => {
         name: 'tool',
         description: 'A tool.',
         inputSchema: { type: 'object' },
+        provenance: { published: { via: 'sdk', at: '2026-11-20T13:04:54.456Z' }, settled: { first: '2026-11-19T10:00:00.000Z', last: '2026-11-20T13:04:54.456Z' } },
         payment,
         signals: EMPTY_SIGNALS,
       },

@@ -97,7 +97,17 @@ describe('unit: recording listing signals', () => {
     assert.equal((await read('lst_a')).settleCount7d, 1);
     clock.advance(HOUR_MS);
     const aged = await read('lst_a');
-    assert.deepEqual(aged, { settleCount7d: 0, rejectionRate7d: 0, lastSettled: settledAt });
+    // The 30-day demand evidence still counts it; the 7-day one does not; the first settlement stays.
+    assert.deepEqual(aged, {
+      settleCount7d: 0,
+      rejectionRate7d: 0,
+      lastSettled: settledAt,
+      firstSettled: settledAt,
+      uniquePayers7d: 0,
+      largestPayerShare7d: 0,
+      settleCount30d: 1,
+      uniquePayers30d: 1,
+    });
   });
 
   it('a listing never seen reads as zeros, never settled', async () => {

@@ -3,6 +3,7 @@ import { Router, type RequestHandler } from 'express';
 import type { PublishService } from '../../publish/publishService.js';
 import type { SellerTokenStore } from '../../publish/sellerTokens.js';
 import { PATHS, resourcePath } from '../paths.js';
+import { PUBLISH_CLIENT_HEADER, publishedVia } from '../../shapes/publishClient.js';
 import { requireSellerToken, sellerTokenOf } from '../sellerAuth.js';
 
 export interface PublishRouteDeps {
@@ -17,7 +18,8 @@ export function publishRoutes(deps: PublishRouteDeps): Router {
   const authenticated = [requireSellerToken(deps.tokens), ...(deps.limits ?? [])];
 
   router.post(PATHS.publish, ...authenticated, async (req, res) => {
-    const { created, listing } = await deps.publish.publish(sellerTokenOf(res), req.body);
+    const via = publishedVia(req.get(PUBLISH_CLIENT_HEADER));
+    const { created, listing } = await deps.publish.publish(sellerTokenOf(res), req.body, via);
     res.status(created ? 201 : 200).location(resourcePath(listing.id)).json(listing);
   });
 

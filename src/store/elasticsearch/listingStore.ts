@@ -33,6 +33,17 @@ interface StoredState {
   embeddingModel?: string;
 }
 
+/** The optional members of `signals`, cleared by a flush that does not carry them. */
+const CLEARED_SIGNALS = {
+  lastSettled: null,
+  medianSettledAmount7d: null,
+  health: null,
+  uniquePayers7d: null,
+  largestPayerShare7d: null,
+  settleCount30d: null,
+  uniquePayers30d: null,
+};
+
 /**
  * A new listing is `create`d; an existing one is re-indexed whole (so fields a seller dropped are
  * really gone) keeping firstSeen, owner and, unless the write carries them, signals. The
@@ -81,7 +92,14 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
         { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at, embedding: null, embeddedTextHash: null, embeddingModel: null } },
       ];
     case 'signals':
-      return [{ update: { _id: operation.id } }, { doc: { signals: { lastSettled: null, medianSettledAmount7d: null, health: null, ...operation.signals } } }];
+      return [
+        { update: { _id: operation.id } },
+        // A partial document, no script (Elasticsearch may run without its scripting module): the nulls
+        // clear what the new signals lack; `provenance.settled` merges beside the other evidence.
+        { doc: { signals: { ...CLEARED_SIGNALS, ...operation.signals }, ...(operation.settled ? { provenance: { settled: operation.settled } } : {}) } },
+      ];
+    case 'evidence':
+      return [{ update: { _id: operation.id } }, { doc: { provenance: operation.provenance } }];
   }
 }
 

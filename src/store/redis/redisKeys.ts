@@ -98,6 +98,14 @@ export function redisKeys(prefix: string) {
 
     signalBuckets: (listingId: string, counter: string) => inGroup('signals', `signals:${listingId}:${counter}`),
     signalLastSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettled`),
+    /** When the listing was first settled (provenance.settled.first); set once, kept a year past the last settlement. */
+    signalFirstSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:firstSettled`),
+    /** Distinct payers of a listing's settlements on one UTC day (a HyperLogLog). */
+    signalPayers: (listingId: string, day: number) => inGroup('signals', `signals:${listingId}:payers:${day}`),
+    /** Counted settlements of a listing per UTC day (day -> count): the 30-day total. */
+    signalSettleDays: (listingId: string) => inGroup('signals', `signals:${listingId}:settleDays`),
+    /** A listing's largest payers of one UTC day by counted settlements (a sorted set capped to the top few). */
+    signalTopPayers: (listingId: string, day: number) => inGroup('signals', `signals:${listingId}:topPayers:${day}`),
     /** Settled `upto` amounts of a listing (for the median). */
     signalAmounts: (listingId: string) => inGroup('signals', `signals:${listingId}:amounts`),
     /** Events per payer of one listing, kind and UTC day (the payer's daily cap). */

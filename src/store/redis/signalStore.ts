@@ -35,32 +35,64 @@ export interface SignalEvent {
   lastSettled?: { at: string; ttlSeconds: number };
   /** A settled `upto` amount joining the window's samples, kept from `since` on, at most `maxSamples`. */
   amount?: { value: string; at: number; since: number; maxSamples: number };
+  /** A settlement's payer evidence: first settlement, distinct payers of the day, counted settlements per day and per payer. */
+  payers?: PayerRetention;
+}
+
+/** How long the per-payer evidence of a settlement lives, and how many payers a day keeps by count. */
+export interface PayerRetention {
+  firstSettledTtlSeconds: number;
+  /** The day's distinct-payer HyperLogLog and the per-day settlement counts (the 30-day reads). */
+  dayTtlSeconds: number;
+  /** The day's largest payers (the 7-day share). */
+  topPayersTtlSeconds: number;
+  topPayersKept: number;
 }
 
 /** What Redis holds of one listing's window: hour -> count per counter, lastSettled, amount samples. */
 export interface StoredSignalWindow {
   buckets: Record<SignalCounter, Record<string, string>>;
   lastSettled: string | undefined;
+  firstSettled: string | undefined;
   /** Settled amounts (integer strings) from the read's `amountsSince` on. */
   amounts: string[];
+  /** Distinct payers over the days asked for (HyperLogLog union: within about 1%). */
+  payersShort: number;
+  payersLong: number;
+  /** UTC day -> counted settlements (days past the read's range included: dropDays prunes them). */
+  settleDays: Record<string, string>;
+  /** Per day asked for: payer -> counted settlements, the day's largest payers only. */
+  topPayers: Array<Record<string, number>>;
+}
+
+/** The UTC days a read covers: the short window's (7) and the long one's (30), newest first. */
+export interface SignalDays {
+  short: number[];
+  long: number[];
 }
 
 /**
  * One event, atomically: the payer's count of the day for this listing goes up, and only while it is
- * within the cap do the hourly buckets (KEYS[6..]) count it, and an `upto` settlement's amount
+ * within the cap do the hourly buckets (KEYS[10..]) count it, and an `upto` settlement's amount
  * (ARGV[11], empty otherwise) join the amounts set (KEYS[5]) the median is read from. lastSettled, the dirty set and the aging
  * schedule are written either way when ARGV[9] carries a settlement time, so a settlement past the
  * cap still freshens lastSettled (it is real, only its weight is bounded).
- * KEYS: payer-day hash, dirty set, aging zset, lastSettled, amounts zset, bucket hashes...
+ * A settlement with payer evidence (ARGV[16], its day) also sets firstSettled once (KEYS[6]), adds
+ * the payer to the day's distinct-payer HyperLogLog (KEYS[7]; every settlement, a payer past its
+ * cap is still a payer) and, while counted, raises the day's settlement count (KEYS[8]) and the
+ * payer's score in the day's largest payers (KEYS[9], cut back to the ARGV[20] largest).
+ * KEYS: payer-day hash, dirty set, aging zset, lastSettled, amounts zset, firstSettled, payers HLL,
+ *       settle-days hash, top-payers zset, bucket hashes...
  * ARGV: payer, cap, payer-day ttl, hour, bucket ttl, aging score, aging member, listing id, lastSettled,
- *       lastSettled ttl, amount, amount member, now ms, window start ms, max amounts kept
+ *       lastSettled ttl, amount, amount member, now ms, window start ms, max amounts kept,
+ *       day, firstSettled ttl, day ttl, top-payers ttl, top payers kept
  */
 const RECORD_SCRIPT = `
 local n = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 local counted = n <= tonumber(ARGV[2])
 if counted then
-  for i = 6, #KEYS do
+  for i = 10, #KEYS do
     redis.call('HINCRBY', KEYS[i], ARGV[4], 1)
     redis.call('EXPIRE', KEYS[i], ARGV[5])
   end
@@ -72,13 +104,37 @@ if counted then
   end
   redis.call('ZADD', KEYS[3], ARGV[6], ARGV[7])
 end
-if ARGV[9] ~= '' then redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10]) end
+if counted and ARGV[9] ~= '' and ARGV[16] ~= '' then
+  redis.call('HINCRBY', KEYS[8], ARGV[16], 1)
+  redis.call('EXPIRE', KEYS[8], ARGV[18])
+  redis.call('ZINCRBY', KEYS[9], 1, ARGV[1])
+  local size = redis.call('ZCARD', KEYS[9])
+  local kept = tonumber(ARGV[20])
+  if size > kept then redis.call('ZREMRANGEBYRANK', KEYS[9], 0, size - kept - 1) end
+  redis.call('EXPIRE', KEYS[9], ARGV[19])
+end
+if ARGV[9] ~= '' then
+  redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10])
+  if ARGV[16] ~= '' then
+    redis.call('SET', KEYS[6], ARGV[9], 'NX')
+    redis.call('EXPIRE', KEYS[6], ARGV[17])
+    redis.call('PFADD', KEYS[7], ARGV[1])
+    redis.call('EXPIRE', KEYS[7], ARGV[18])
+  end
+end
 if counted or ARGV[9] ~= '' then redis.call('SADD', KEYS[2], ARGV[8]) end
 return counted and 1 or 0`;
 
 type RecordingRedis = RedisClient & { signalsRecord(...args: Array<string | number>): Promise<number> };
 
 const COUNTERS: readonly SignalCounter[] = ['settle', 'verify', 'reject'];
+
+/** ZRANGE ... WITHSCORES's flat `[member, score, ...]` as `member -> score`. */
+function scoresOf(flat: string[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = Number(flat[i + 1]);
+  return out;
+}
 
 export class SignalStore {
   private readonly keys: RedisKeys;
@@ -102,9 +158,13 @@ export class SignalStore {
       this.keys.signalsAging,
       this.keys.signalLastSettled(listingId),
       this.keys.signalAmounts(listingId),
+      this.keys.signalFirstSettled(listingId),
+      this.keys.signalPayers(listingId, event.day),
+      this.keys.signalSettleDays(listingId),
+      this.keys.signalTopPayers(listingId, event.day),
       ...event.counters.map((counter) => this.keys.signalBuckets(listingId, counter)),
     ];
-    const amount = event.amount;
+    const { amount, payers } = event;
     const counted = await this.recording.signalsRecord(
       keys.length,
       ...keys,
@@ -124,19 +184,30 @@ export class SignalStore {
       amount?.at ?? 0,
       amount?.since ?? 0,
       amount?.maxSamples ?? 0,
+      payers ? event.day : '',
+      payers?.firstSettledTtlSeconds ?? 0,
+      payers?.dayTtlSeconds ?? 0,
+      payers?.topPayersTtlSeconds ?? 0,
+      payers?.topPayersKept ?? 0,
     );
     return counted === 1;
   }
 
-  /** The stored window of several listings; amount samples from `amountsSince` (epoch ms, exclusive) on. */
-  async read(listingIds: string[], amountsSince: number): Promise<Map<string, StoredSignalWindow>> {
+  /** The stored window of several listings; amount samples from `amountsSince` (epoch ms, exclusive) on; payers over `days`. */
+  async read(listingIds: string[], amountsSince: number, days: SignalDays): Promise<Map<string, StoredSignalWindow>> {
     const out = new Map<string, StoredSignalWindow>();
     if (listingIds.length === 0) return out;
     const pipeline = this.redis.pipeline();
+    const perListing = 9 + days.short.length;
     for (const id of listingIds) {
       for (const counter of COUNTERS) pipeline.hgetall(this.keys.signalBuckets(id, counter));
       pipeline.get(this.keys.signalLastSettled(id));
       pipeline.zrangebyscore(this.keys.signalAmounts(id), amountsSince + 1, '+inf');
+      pipeline.get(this.keys.signalFirstSettled(id));
+      pipeline.pfcount(...days.short.map((day) => this.keys.signalPayers(id, day)));
+      pipeline.pfcount(...days.long.map((day) => this.keys.signalPayers(id, day)));
+      pipeline.hgetall(this.keys.signalSettleDays(id));
+      for (const day of days.short) pipeline.zrange(this.keys.signalTopPayers(id, day), 0, -1, 'WITHSCORES');
     }
     const results = (await pipeline.exec()) ?? [];
     const value = (index: number): unknown => {
@@ -145,16 +216,28 @@ export class SignalStore {
       return entry[1];
     };
     listingIds.forEach((id, i) => {
-      const base = i * 5;
+      const base = i * perListing;
       const [settle, verify, reject] = [0, 1, 2].map((k) => value(base + k) as Record<string, string>);
       const members = (value(base + 4) as string[] | null) ?? [];
       out.set(id, {
         buckets: { settle: settle!, verify: verify!, reject: reject! },
         lastSettled: (value(base + 3) as string | null) ?? undefined,
+        firstSettled: (value(base + 5) as string | null) ?? undefined,
         amounts: members.map((member) => member.slice(0, member.indexOf('|'))),
+        payersShort: Number(value(base + 6)),
+        payersLong: Number(value(base + 7)),
+        settleDays: value(base + 8) as Record<string, string>,
+        topPayers: days.short.map((_, k) => scoresOf(value(base + 9 + k) as string[])),
       });
     });
     return out;
+  }
+
+  /** Drops day fields of the 30-day settlement counts that left it (housekeeping, as dropHours). */
+  async dropDays(expired: Array<{ listingId: string; days: string[] }>): Promise<void> {
+    const pipeline = this.redis.pipeline();
+    for (const { listingId, days } of expired) if (days.length > 0) pipeline.hdel(this.keys.signalSettleDays(listingId), ...days);
+    if (pipeline.length > 0) await pipeline.exec();
   }
 
   /** Drops hour fields that left the window (housekeeping: a window read ignores them anyway). */

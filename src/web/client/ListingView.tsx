@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Listing } from '../../shapes/listing.js';
 import { api, ApiError } from './api.js';
 import { CodeBlock } from './CodeBlock.js';
-import { activity, descriptionOf, formatPrice, networkLabel, safeHttpUrl, tagsOf, titleOf } from './format.js';
+import { activity, descriptionOf, evidenceLines, formatPrice, networkLabel, safeHttpUrl, tagsOf, titleOf } from './format.js';
 import { Link } from './router.js';
 import { httpSnippet, mcpCallSnippet, mcpConfigSnippet } from './snippets.js';
 
@@ -59,6 +59,20 @@ function Details(props: { listing: Listing }) {
       <div>
         <dt>Activity</dt>
         <dd class="activity">{activity(listing.signals)}</dd>
+      </div>
+      <div>
+        <dt>Evidence</dt>
+        <dd class="evidence">
+          {evidenceLines(listing.provenance).length > 0 ? (
+            <ul>
+              {evidenceLines(listing.provenance).map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          ) : (
+            'none recorded yet'
+          )}
+        </dd>
       </div>
       {tagsOf(listing).length > 0 && (
         <div>

@@ -27,8 +27,10 @@ export function ExplainBars(props: { debug: Debug; maxRelevance: number }) {
       <Bar name="priceBoost" label="Price factor" value={debug.priceBoost} fraction={debug.priceBoost} note="1 is cheapest" />
       <Bar name="recencyBoost" label="Recency factor" value={debug.recencyBoost} fraction={debug.recencyBoost} note="1 is paid for just now" />
       <Bar name="healthBoost" label="Health factor" value={debug.healthBoost} fraction={debug.healthBoost} note="1 is up, or not checked yet" />
+      {/* 1 to 2: the bar shows how much of the possible lift distinct payers give. */}
+      <Bar name="popularityBoost" label="Popularity factor" value={debug.popularityBoost} fraction={debug.popularityBoost - 1} note="1 is no distinct payers this week" />
       <p class="product">
-        Score = {round(debug.relevance)} × {round(debug.priceBoost)} × {round(debug.recencyBoost)} × {round(debug.healthBoost)} ={' '}
+        Score = {round(debug.relevance)} × {round(debug.priceBoost)} × {round(debug.recencyBoost)} × {round(debug.healthBoost)} × {round(debug.popularityBoost)} ={' '}
         <strong data-score>{round(debug.score)}</strong>
       </p>
     </div>

@@ -2,7 +2,7 @@
  * How the page words what the API returns: prices in USDC ("0.003 USDC per call"), the price
  * ceiling a person types in USDC turned into base units exactly, activity with relative times.
  */
-import type { Listing, Payment, Signals } from '../../shapes/listing.js';
+import type { Listing, Payment, Provenance, Signals } from '../../shapes/listing.js';
 import { dollarsToUnits, isUsdc, v1NetworkName } from '../../sdk/price.js';
 
 const USDC_DECIMALS = 6;
@@ -71,7 +71,27 @@ export function formatPercent(rate: number): string {
 }
 
 export function titleOf(listing: Listing): string {
-  return listing.type === 'mcp' ? listing.name : listing.describe.title || listing.resource;
+  return listing.type === 'mcp' ? listing.title || listing.name : listing.describe.title || listing.resource;
+}
+
+const PROBE_STATUS: Record<string, string> = { valid_402: 'answered a valid 402' };
+
+/** What the listing stands on (its `provenance`), one line per kind of evidence. */
+export function evidenceLines(provenance: Provenance): string[] {
+  const lines: string[] = [];
+  const { discovered, probed402, settled, published, imported } = provenance;
+  if (discovered) {
+    const where = discovered.source === 'upstream' ? `the ${discovered.name ?? 'upstream'} catalog` : 'the seller\'s manifest';
+    lines.push(`Found through ${where} ${relativeTime(discovered.firstSeen)}`);
+  }
+  if (probed402) {
+    const status = PROBE_STATUS[probed402.lastStatus] ?? `failed (${probed402.lastStatus.replace(/_/g, ' ')})`;
+    lines.push(`Unpaid probe ${status} ${relativeTime(probed402.lastAt)}`);
+  }
+  if (settled) lines.push(`Paid through this facilitator: first ${relativeTime(settled.first)}, last ${relativeTime(settled.last)}`);
+  if (published) lines.push(`Published by its seller ${published.via === 'sdk' ? 'with the seller SDK' : 'by hand'} ${relativeTime(published.at)}`);
+  if (imported) lines.push(`Imported from ${imported.source} ${relativeTime(imported.at)}`);
+  return lines;
 }
 
 export function descriptionOf(listing: Listing): string {

@@ -7,7 +7,7 @@
 import { buildListingDocument } from '../../../src/catalog/document.js';
 import { checkListingInput, InvalidListingError, type CheckedListing } from '../../../src/catalog/validation.js';
 import type { BulkWriteResult, CatalogWriter, UpsertResult, WriteContext } from '../../../src/catalog/writer.js';
-import type { Signals } from '../../../src/shapes/listing.js';
+import type { Provenance, Signals } from '../../../src/shapes/listing.js';
 import type { ListingInput } from '../../../src/shapes/listingInput.js';
 import { keptFromStored, type ListingDocument, type RemovalReason } from '../../../src/store/listingDocument.js';
 import type { Clock } from '../../../src/core/clock.js';
@@ -16,7 +16,8 @@ export type WriteCall =
   | { op: 'upsert'; id: string; source: string }
   | { op: 'touch'; id: string; seenAt: string }
   | { op: 'remove'; id: string; reason: RemovalReason }
-  | { op: 'signals'; id: string };
+  | { op: 'signals'; id: string }
+  | { op: 'evidence'; id: string };
 
 export interface FakeCatalogWriter extends CatalogWriter {
   /** The stored documents by id, removed ones included. */
@@ -68,11 +69,18 @@ export function fakeCatalogWriter(now: Clock = Date.now): FakeCatalogWriter {
       const doc = documents.get(id);
       if (doc) Object.assign(doc, { removed: true, removedReason: reason, removedAt: new Date(now()).toISOString() });
     },
-    async updateSignals(updates: Array<{ id: string; signals: Signals }>) {
-      for (const { id, signals } of updates) {
+    async recordEvidence(id: string, provenance: Provenance) {
+      calls.push({ op: 'evidence', id });
+      const doc = documents.get(id);
+      if (doc) doc.provenance = { ...doc.provenance, ...provenance };
+    },
+    async updateSignals(updates: Array<{ id: string; signals: Signals & { firstSettled?: string } }>) {
+      for (const { id, signals: { firstSettled, ...signals } } of updates) {
         calls.push({ op: 'signals', id });
         const doc = documents.get(id);
-        if (doc) doc.signals = signals;
+        if (!doc) continue;
+        doc.signals = signals;
+        if (firstSettled && signals.lastSettled) doc.provenance = { ...doc.provenance, settled: { first: firstSettled, last: signals.lastSettled } };
       }
     },
   };

@@ -5,7 +5,7 @@
  * aging schedule. TTLs are left out: the window read ignores what they would drop. Tested against
  * Redis in test/signals.test.ts.
  */
-import type { SignalCounter, SignalEvent, SignalStore, StoredSignalWindow } from '../../../src/store/redis/signalStore.js';
+import type { SignalCounter, SignalDays, SignalEvent, SignalStore, StoredSignalWindow } from '../../../src/store/redis/signalStore.js';
 
 export interface FakeSignalStore {
   store: SignalStore;
@@ -20,6 +20,11 @@ export function fakeSignalStore(): FakeSignalStore {
   const amounts = new Map<string, Array<{ value: string; at: number }>>();
   const dirty = new Set<string>();
   const aging = new Map<string, number>();
+  // Payer evidence: exact sets stand in for the HyperLogLogs; the top-payer cut is kept.
+  const firstSettled = new Map<string, string>();
+  const payersOfDay = new Map<string, Set<string>>();
+  const settleDays = new Map<string, Record<string, string>>();
+  const topPayers = new Map<string, Map<string, number>>();
   const fake: FakeSignalStore = { store: undefined as unknown as SignalStore, down: false };
   const up = () => {
     if (fake.down) throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
@@ -49,19 +54,43 @@ export function fakeSignalStore(): FakeSignalStore {
         aging.set(`${event.listingId}|${event.hour}`, event.leavesWindowAt);
       }
       if (event.lastSettled) lastSettled.set(event.listingId, event.lastSettled.at);
+      if (event.lastSettled && event.payers) {
+        if (!firstSettled.has(event.listingId)) firstSettled.set(event.listingId, event.lastSettled.at);
+        const key = `${event.listingId}|${event.day}`;
+        payersOfDay.set(key, (payersOfDay.get(key) ?? new Set()).add(event.payer));
+        if (counted) {
+          const days = settleDays.get(event.listingId) ?? {};
+          days[event.day] = String(Number(days[event.day] ?? 0) + 1);
+          settleDays.set(event.listingId, days);
+          const top = topPayers.get(key) ?? new Map<string, number>();
+          top.set(event.payer, (top.get(event.payer) ?? 0) + 1);
+          const kept = [...top].sort((a, b) => b[1] - a[1]).slice(0, event.payers.topPayersKept);
+          topPayers.set(key, new Map(kept));
+        }
+      }
       if (counted || event.lastSettled) dirty.add(event.listingId);
       return counted;
     },
-    async read(listingIds: string[], amountsSince: number): Promise<Map<string, StoredSignalWindow>> {
+    async read(listingIds: string[], amountsSince: number, days: SignalDays): Promise<Map<string, StoredSignalWindow>> {
       up();
-      return new Map(listingIds.map((id) => {
+      const distinct = (id: string, over: number[]) => new Set(over.flatMap((day) => [...(payersOfDay.get(`${id}|${day}`) ?? [])])).size;
+      return new Map(listingIds.map((id): [string, StoredSignalWindow] => {
         const window = windowOf(id);
         return [id, {
           buckets: { settle: { ...window.settle }, verify: { ...window.verify }, reject: { ...window.reject } },
           lastSettled: lastSettled.get(id),
+          firstSettled: firstSettled.get(id),
           amounts: (amounts.get(id) ?? []).filter((a) => a.at > amountsSince).map((a) => a.value),
-        }] as const;
+          payersShort: distinct(id, days.short),
+          payersLong: distinct(id, days.long),
+          settleDays: { ...settleDays.get(id) },
+          topPayers: days.short.map((day) => Object.fromEntries(topPayers.get(`${id}|${day}`) ?? [])),
+        }];
       }));
+    },
+    async dropDays(expired: Array<{ listingId: string; days: string[] }>) {
+      up();
+      for (const { listingId, days } of expired) for (const day of days) delete settleDays.get(listingId)?.[day];
     },
     async dropHours(expired: Array<{ listingId: string; counter: SignalCounter; hours: string[] }>) {
       up();
