@@ -19,7 +19,9 @@ started=$(date +%s)
 if [ "$files_given" = false ]; then
   echo "[test] unit tests (no Elasticsearch or Redis)"
   set +e
-  npx mocha --config test/unit/.mocharc.json "$@" 2>&1 | tee "$out"
+  # tsx loaded by this node, not through mocha's node-option (which starts a second node): about
+  # 0.5 s less CPU of the 3.4 s the unit run takes.
+  node --import tsx node_modules/mocha/bin/mocha.js --config test/unit/.mocharc.json "$@" 2>&1 | tee "$out"
   status=${PIPESTATUS[0]}
   set -e
   if [ "$status" != "0" ]; then echo "[test] unit tests failed: the integration suite was not run"; exit "$status"; fi

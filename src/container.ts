@@ -92,6 +92,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   const { facilitator, signals } = payments;
   const routers = buildRouters({
     search: search.search,
+    merchants: search.merchants,
     listingById: new ListingById(catalog.reader, (id) => announcing.service.listingIdFor(id)),
     changes,
     announce: announcing.service,

@@ -199,9 +199,9 @@ describe('catalog reads: filters and validation (SPEC 4.1, 7; DECISIONS "Catalog
     it('Elasticsearch unreachable: 503 search_unavailable, not a crash', async () => {
       const config = testConfig({ ELASTICSEARCH_URL: 'http://127.0.0.1:1' });
       const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 500 });
-      const { search } = buildCatalogSearch(config, h.logger, storesFor({ elasticsearch, redis: h.redis }, config));
-      const app = createApp({ config, logger: h.logger, elasticsearch, redis: h.redis, routers: [discoveryRoutes(search)] });
-      for (const path of ['/discovery/resources', '/discovery/search?q=weather', '/mcp/tools?q=weather']) {
+      const { search, merchants } = buildCatalogSearch(config, h.logger, storesFor({ elasticsearch, redis: h.redis }, config));
+      const app = createApp({ config, logger: h.logger, elasticsearch, redis: h.redis, routers: [discoveryRoutes(search, merchants)] });
+      for (const path of ['/discovery/resources', '/discovery/search?q=weather', '/mcp/tools?q=weather', '/discovery/merchant?payTo=0xabc']) {
         const res = await request(app).get(path).expect(503);
         assert.equal(res.body.code, 'search_unavailable');
       }

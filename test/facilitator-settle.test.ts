@@ -142,7 +142,10 @@ describe('facilitator: /settle, the ledger and fee sponsorship', () => {
   });
 });
 
-describe('facilitator: without Redis', () => {
+describe('facilitator: without Redis', function () {
+  // The whole app is imported and built here, and the write consumer's stop waits out the dead
+  // Redis: 20-25 s on a loaded machine, well over mocha's default.
+  this.timeout(60_000);
   it('/verify and /settle answer 503 facilitator_unavailable, /supported still answers', async () => {
     const { createApp } = await import('../src/app.js');
     const { buildContainer } = await import('../src/container.js');

@@ -31,9 +31,9 @@ describe('MCP discovery (/mcp)', function () {
   const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as ToolResult;
   const http = async (path: string, query: Record<string, string>) => (await request(world.h.app).get(path).query(query).expect(200)).body;
 
-  it('lists the three tools with input and output schemas', async () => {
+  it('lists the four tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['search_resources', 'list_resources', 'get_resource']);
+    assert.deepEqual(tools.map((t) => t.name), ['search_resources', 'list_resources', 'get_resource', 'get_merchant']);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object');
       assert.equal(tool.outputSchema?.type, 'object');

@@ -179,6 +179,21 @@ describe('web catalog in chromium', function () {
     assert.deepEqual(config, { mcpServers: { 'mcp.lingobridge.com': { type: 'http', url: 'https://mcp.lingobridge.com/mcp' } } });
   });
 
+  it('merchant page: the listing page links its payTo to every listing of that merchant, with totals', async () => {
+    await search({ q: 'translate text' });
+    await page.getByRole('link', { name: 'Text translation' }).click();
+    await page.waitForSelector('.listing');
+    await page.locator('a.merchant-link').click();
+    await page.waitForSelector('.merchant .summary');
+    const payTo = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    const expected = await api('/discovery/merchant', { payTo, limit: '20' });
+    assert.equal(await page.locator('[data-summary="listings"]').textContent(), `${expected.summary.listings} (${expected.summary.http} HTTP, ${expected.summary.mcp} MCP)`);
+    assert.equal(await page.locator('[data-summary="settleCount7d"]').textContent(), expected.summary.settleCount7d.toLocaleString('en-US'));
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('.merchant .result').length === n, expected.results.length);
+    assert.deepEqual(await titles(), expected.results.map((l: any) => l.describe?.title ?? l.name));
+    assert.ok((await titles()).includes('Text translation'));
+  });
+
   it('seller status: announcing a URL that answers 402 shows it listed', async () => {
     const url = seller.url('/paid/forecast');
     await open('/sellers');

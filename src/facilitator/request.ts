@@ -31,14 +31,35 @@ export interface FacilitatorRequest {
   carriesDiscovery: boolean;
   /** The listing the request is about, when it names a resource the catalog can key. */
   sighting: TrafficSighting | undefined;
-  /** What /settle is idempotent by (the canonical payload's hash) and what its receipt is bound to (version and requirements). */
+}
+
+/** A /settle request: also what it is idempotent by and what its receipt is bound to. */
+export interface SettleRequest extends FacilitatorRequest {
+  /** sha256 of the canonical payment payload: one settlement per payload. */
   payloadHash: string;
+  /** sha256 of the canonical version and requirements: the receipt answers only these. */
   binding: string;
 }
 
-/** The one parse of a /verify or /settle body; throws a 400 `invalid_request` unless it has the outer shape. */
+/** The one parse of a /verify body; throws a 400 `invalid_request` unless it has the outer shape. */
 export function parseFacilitatorRequest(body: unknown, supportedNetworks: readonly string[]): FacilitatorRequest {
+  return requestOf(readFacilitatorRequest(body), supportedNetworks);
+}
+
+/**
+ * The one parse of a /settle body: a verify's, and the settlement's identity (two canonical-JSON
+ * hashes, about 70 µs under load: /verify does not pay for them).
+ */
+export function parseSettleRequest(body: unknown, supportedNetworks: readonly string[]): SettleRequest {
   const raw = readFacilitatorRequest(body);
+  return {
+    ...requestOf(raw, supportedNetworks),
+    payloadHash: payloadHash(raw.paymentPayload),
+    binding: requestBinding(raw.x402Version, raw.paymentRequirements),
+  };
+}
+
+function requestOf(raw: RawFacilitatorRequest, supportedNetworks: readonly string[]): FacilitatorRequest {
   const { scheme, network } = raw.paymentRequirements;
   return {
     x402Version: raw.x402Version,
@@ -48,8 +69,6 @@ export function parseFacilitatorRequest(body: unknown, supportedNetworks: readon
     claimedPayer: claimedPayer(raw),
     carriesDiscovery: carriesDiscovery(raw),
     sighting: sightingOf(raw),
-    payloadHash: payloadHash(raw.paymentPayload),
-    binding: requestBinding(raw.x402Version, raw.paymentRequirements),
   };
 }
 

@@ -16,7 +16,7 @@ import type { SignalRecorder } from '../signals/counters.js';
 import type { Ledger, SettleOutcome } from '../store/redis/ledger.js';
 import type { PayerLimit } from './payerLimit.js';
 import { Reason, Rejection, reject } from './reasons.js';
-import { parseFacilitatorRequest, type FacilitatorRequest } from './request.js';
+import { parseFacilitatorRequest, parseSettleRequest, type FacilitatorRequest, type SettleRequest } from './request.js';
 import type { CheckedPayment, CheckMode, PaymentRequest, PaymentScheme } from './payment.js';
 import { supportedKinds, wireReason, type SupportedKind } from './paymentSchemes.js';
 import { RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlementStore.js';
@@ -79,9 +79,14 @@ export class FacilitatorService {
     return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [facilitatorAddress] }, discovery: { bazaar: BAZAAR_DISCOVERY } };
   }
 
-  /** The one parse of a /verify or /settle body (the HTTP edge calls it; verify and settle take its result). */
-  read(body: unknown): FacilitatorRequest {
+  /** The one parse of a /verify body (the HTTP edge calls it; verify takes its result). */
+  readVerify(body: unknown): FacilitatorRequest {
     return parseFacilitatorRequest(body, this.deps.config.facilitatorNetworks);
+  }
+
+  /** The one parse of a /settle body (the HTTP edge calls it; settle takes its result). */
+  readSettle(body: unknown): SettleRequest {
+    return parseSettleRequest(body, this.deps.config.facilitatorNetworks);
   }
 
   async verify(request: FacilitatorRequest): Promise<FacilitatorAnswer<VerifyResponse>> {
@@ -110,7 +115,7 @@ export class FacilitatorService {
     return this.answer(request, { isValid: true, payer: outcome.payer }, undefined, cataloging);
   }
 
-  async settle(request: FacilitatorRequest): Promise<FacilitatorAnswer<SettleResponse>> {
+  async settle(request: SettleRequest): Promise<FacilitatorAnswer<SettleResponse>> {
     const { payloadHash: hash, binding, wireNetwork: network } = request;
     let moved: { payment: CheckedPayment; scheme: PaymentScheme } | undefined;
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {

@@ -28,12 +28,14 @@ import { openApiRoutes } from './routes/openapi.js';
 import { discoveryTools } from '../mcp/discoveryTools.js';
 import type { BazaarDiscovery } from '../bazaar/bazaarDiscovery.js';
 import { webRoutes } from './routes/web.js';
+import type { MerchantView } from '../search/merchantView.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 import type { ChangeFeed } from '../lifecycle/changeFeed.js';
 import type { HistoryReader } from '../lifecycle/historyReader.js';
 
 export interface HttpServices {
   search: CatalogSearch;
+  merchants: MerchantView;
   listingById: ListingById;
   /** The change feed for mirrors and listing history (src/lifecycle). */
   changes: { feed: ChangeFeed; history: HistoryReader };
@@ -74,7 +76,7 @@ export function buildRouters(services: HttpServices): Router[] {
     metricsRoutes(services.metrics),
     // Rate limits next: they guard other areas' routes (reads, publish) mounted after them.
     edgeRateLimits({ counter, rules, logger }),
-    discoveryRoutes(services.search),
+    discoveryRoutes(services.search, services.merchants),
     listingRoutes(services.listingById),
     lifecycleRoutes(services.changes),
     publishRoutes({ publish: services.publish, tokens: services.tokens, limits: perToken }),
@@ -84,7 +86,7 @@ export function buildRouters(services: HttpServices): Router[] {
     // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
     bazaarRoutes({ discovery: services.bazaar, facilitator }),
     // MCP discovery answers with the same search service and listing lookup as the HTTP reads.
-    mcpRoutes(discoveryTools({ search: services.search, listings: services.listingById })),
+    mcpRoutes(discoveryTools({ search: services.search, listings: services.listingById, merchants: services.merchants })),
     openApiRoutes(),
     webRoutes(),
   ];

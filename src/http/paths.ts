@@ -5,6 +5,8 @@ export const PATHS = {
   history: '/discovery/resources/:id/history',
   changes: '/discovery/changes',
   search: '/discovery/search',
+  /** One payTo's listings and aggregate signals (CDP's /discovery/merchant). */
+  merchant: '/discovery/merchant',
   mcpTools: '/mcp/tools',
   announce: '/discovery/announce',
   announceStatus: '/discovery/announce/status',
@@ -24,7 +26,7 @@ export const PATHS = {
   healthz: '/healthz',
   readyz: '/readyz',
   /** The web catalog's views, routed by its client (keep in step with src/web/client/router.tsx). */
-  webPages: ['/', '/listings/:id', '/sellers'],
+  webPages: ['/', '/listings/:id', '/merchants/:payTo', '/sellers'],
   /** The web client as built by npm run build:web (src/web/page.ts links them). */
   webScript: '/assets/app.js',
   webStyles: '/assets/app.css',

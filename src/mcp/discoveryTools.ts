@@ -11,6 +11,8 @@ import type { Listing } from '../shapes/listing.js';
 import type { CatalogSearch, ReadPage } from '../search/catalogSearch.js';
 import { MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, parseReadRequest, type ReadEndpoint } from '../search/readRequest.js';
 import { MAX_PAY_WITH } from '../search/payableParameters.js';
+import type { MerchantView } from '../search/merchantView.js';
+import { merchantViewSchema } from '../shapes/merchant.js';
 import { InvalidInput, NotFound, type FieldError } from '../core/errors.js';
 
 /** One listing by id, the way GET /discovery/resources/{id} finds it. */
@@ -21,6 +23,8 @@ export interface ListingFinder {
 export interface DiscoveryToolDeps {
   search: CatalogSearch;
   listings: ListingFinder;
+  /** One payTo's listings and aggregates (absent: no get_merchant tool). */
+  merchants?: Pick<MerchantView, 'read'>;
 }
 
 export interface DiscoveryTool {
@@ -133,6 +137,28 @@ export function discoveryTools(deps: DiscoveryToolDeps): DiscoveryTool[] {
   const listInput = objectSchema(filterProperties);
   const getInput = objectSchema({ id: { type: 'string', pattern: LISTING_ID_SOURCE, description: 'Listing id (lst_...).' } }, ['id']);
   const validateGet = checked(getInput);
+  const merchantInput = objectSchema(
+    { payTo: text('The merchant\'s receiving address (payment.payTo).'), limit: filterProperties.limit, cursor: filterProperties.cursor },
+    ['payTo'],
+  );
+  const validateMerchant = checked(merchantInput);
+  const merchants = deps.merchants;
+  const merchantTool: DiscoveryTool[] = merchants
+    ? [
+        {
+          name: 'get_merchant',
+          title: 'One seller\'s paid APIs and tools',
+          description: 'Every listing paid to one address (payTo), newest first, with their totals: listings by type, networks, settlements in the last 7 days, last settlement, health. Pass nextCursor as cursor for more.',
+          inputSchema: merchantInput,
+          outputSchema: merchantViewSchema,
+          annotations: readOnly,
+          run: async (args) => {
+            validateMerchant(args);
+            return { ...(await merchants.read(toQuery(args))) };
+          },
+        },
+      ]
+    : [];
   return [
     {
       name: 'search_resources',
@@ -168,5 +194,6 @@ export function discoveryTools(deps: DiscoveryToolDeps): DiscoveryTool[] {
         return { ...listing };
       },
     },
+    ...merchantTool,
   ];
 }

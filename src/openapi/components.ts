@@ -5,6 +5,7 @@
  */
 import { LISTING_ID_SOURCE } from '../core/listingId.js';
 import { httpListingResponseSchema, listingPageSchema, listingResponseSchema, mcpListingResponseSchema } from '../shapes/listing.js';
+import { merchantViewSchema } from '../shapes/merchant.js';
 import { mcpListingSchema } from '../shapes/listingInput.js';
 import { announceStatusSchema, probeStatusSchema } from '../shapes/announceStatus.js';
 import type { OpenApiObject } from './builders.js';
@@ -210,6 +211,7 @@ export const components: OpenApiObject = {
     HttpListing: httpListingResponseSchema,
     McpListing: mcpListingResponseSchema,
     ListingPage: listingPageSchema,
+    MerchantView: merchantViewSchema,
     AnnounceRequest: announceRequest,
     AnnounceAccepted: announceAccepted,
     AnnounceStatus: announceStatusSchema,

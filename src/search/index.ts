@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { CatalogSearch } from './catalogSearch.js';
+import { MerchantView } from './merchantView.js';
 import { CursorCodec } from './cursor.js';
 import { RankingCache } from './rankingCache.js';
 import type { Stores } from '../store/stores.js';
@@ -17,6 +18,8 @@ import { sharedEmbedder } from '../semantic/textEmbedder.js';
 
 export interface CatalogReadSide {
   search: CatalogSearch;
+  /** One payTo's listings and their aggregates (GET /discovery/merchant, get_merchant). */
+  merchants: MerchantView;
   ranking: RankingCache;
 }
 
@@ -33,5 +36,5 @@ export function buildCatalogSearch(config: Config, logger: Logger, stores: Store
     ...(options.onCacheOutcome ? { onCacheOutcome: options.onCacheOutcome } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
-  return { search, ranking };
+  return { search, ranking, merchants: new MerchantView(search, stores.elasticsearch.merchantSummaries()) };
 }

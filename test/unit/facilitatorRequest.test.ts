@@ -3,7 +3,7 @@ import { InvalidInput } from '../../src/core/errors.js';
 import { parseAmount, type PaymentRequest } from '../../src/facilitator/payment.js';
 import { wireReason } from '../../src/facilitator/paymentSchemes.js';
 import { Reason, Rejection } from '../../src/facilitator/reasons.js';
-import { normalizeRequest, parseFacilitatorRequest, readFacilitatorRequest } from '../../src/facilitator/request.js';
+import { normalizeRequest, parseFacilitatorRequest, parseSettleRequest, readFacilitatorRequest } from '../../src/facilitator/request.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -112,6 +112,7 @@ describe('unit: the one parse of a facilitator request', () => {
   });
 
   it('/settle\'s identity: the payload hash ignores key order; the receipt is bound to the requirements', () => {
+    const parsed = (body: unknown) => parseSettleRequest(body, NETWORKS);
     const body = v2Body();
     const reordered = { ...body, paymentPayload: Object.fromEntries(Object.entries(body.paymentPayload).reverse()) };
     assert.equal(parsed(reordered).payloadHash, parsed(body).payloadHash);

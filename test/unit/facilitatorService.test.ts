@@ -36,8 +36,8 @@ function world() {
     logger: createLogger('error', { silent: true }),
     clock: manualClock(Date.now()).now,
   });
-  const verify = (body: unknown) => service.verify(service.read(body));
-  const settle = (body: unknown) => service.settle(service.read(body));
+  const verify = (body: unknown) => service.verify(service.readVerify(body));
+  const settle = (body: unknown) => service.settle(service.readSettle(body));
   /** Lets the best-effort signal counting (not awaited by the answer) run. */
   const settled = () => new Promise((resolve) => setImmediate(resolve));
   return { money, recorded, cataloged, service, verify, settle, settled };

@@ -6,10 +6,11 @@ import { Router, type Request, type Response } from 'express';
 import { sendRead } from '../readResponse.js';
 import type { CatalogSearch } from '../../search/catalogSearch.js';
 import type { ListingById } from '../../search/listingById.js';
+import type { MerchantView } from '../../search/merchantView.js';
 import { parseReadRequest, type ReadEndpoint } from '../../search/readRequest.js';
 import { PATHS } from '../paths.js';
 
-export function discoveryRoutes(search: CatalogSearch): Router {
+export function discoveryRoutes(search: CatalogSearch, merchants: MerchantView): Router {
   const router = Router();
   const read = (endpoint: ReadEndpoint) => async (req: Request, res: Response) => {
     sendRead(res, await search.read(parseReadRequest(endpoint, req.query as Record<string, unknown>)));
@@ -17,6 +18,9 @@ export function discoveryRoutes(search: CatalogSearch): Router {
   router.get(PATHS.resources, read('resources'));
   router.get(PATHS.search, read('search'));
   router.get(PATHS.mcpTools, read('mcpTools'));
+  router.get(PATHS.merchant, async (req, res) => {
+    sendRead(res, await merchants.read(req.query as Record<string, unknown>));
+  });
   return router;
 }
 

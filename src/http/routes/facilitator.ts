@@ -39,11 +39,11 @@ export function facilitatorRoutes(service: FacilitatorService, limits: { verify?
   });
   // The body is parsed once, here; the service works on the parsed request from then on.
   router.post(PATHS.verify, ...limited(limits.verify), async (req, res) => {
-    const request = service.read(req.body);
+    const request = service.readVerify(req.body);
     send(res, await withLedger(() => service.verify(request)));
   });
   router.post(PATHS.settle, ...limited(limits.settle), async (req, res) => {
-    const request = service.read(req.body);
+    const request = service.readSettle(req.body);
     send(res, await withLedger(() => service.settle(request)));
   });
   return router;

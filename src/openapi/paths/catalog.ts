@@ -7,6 +7,8 @@ import { json, operation, pathParameter, queryParameter, ref, type OpenApiObject
 
 /** Demo catalog listings (demo/catalog.json): the examples read real data. */
 export const DEMO_TRANSLATION_ID = httpListingId('https://translate.lingobridge.com/v1/translate');
+/** payTo of the demo translation API (demo/catalog.json). */
+export const DEMO_TRANSLATION_PAY_TO = '0x4E2f8a1B3c5D7e9F0a2B4c6D8e0F1a3B5c7D9e1F';
 export const DEMO_FORECAST_TOOL_ID = mcpListingId('mcp://mcp.skycast.dev', 'get_weather_forecast');
 
 const text = (name: string, description: string) =>
@@ -107,6 +109,24 @@ export const catalogPaths: Record<string, OpenApiObject> = {
       examples: [
         { summary: 'Weather tools', status: 200, query: { q: 'weather forecast', limit: '2' } },
         { summary: 'type other than mcp', status: 400, query: { q: 'weather', type: 'http' } },
+      ],
+    }),
+  },
+  '/discovery/merchant': {
+    get: operation('getMerchant', {
+      tags: ['catalog'],
+      summary: 'One merchant: every live listing paid to a payTo, newest first, with their aggregate signals',
+      parameters: [
+        queryParameter('payTo', 'The merchant\'s receiving address (payment.payTo), case-insensitive.', { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH }, true),
+        queryParameter('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
+        queryParameter('cursor', 'The previous page\'s nextCursor, with the same payTo.', { type: 'string', minLength: 1 }),
+      ],
+      responses: { 200: json('The listings and their summary.', ref('MerchantView')) },
+      problems: { 400: ['unknown_filter', 'invalid_filter_value', 'invalid_cursor'], 404: ['not_found'], 429: ['rate_limited'], 503: ['search_unavailable'] },
+      examples: [
+        { summary: 'The demo translation seller', status: 200, query: { payTo: DEMO_TRANSLATION_PAY_TO, limit: '2' } },
+        { summary: 'No listing pays this address', status: 404, query: { payTo: '0x0000000000000000000000000000000000000001' } },
+        { summary: 'payTo missing', status: 400, query: { limit: '2' } },
       ],
     }),
   },

@@ -3,7 +3,7 @@
  * web catalog's page and assets (docs/web.md).
  */
 import { json, operation, pathParameter, type OpenApiObject } from '../builders.js';
-import { DEMO_TRANSLATION_ID } from './catalog.js';
+import { DEMO_TRANSLATION_ID, DEMO_TRANSLATION_PAY_TO } from './catalog.js';
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const asset = (type: string) => ({ description: 'The web client (built by `npm run build:web`).', content: { [type]: { schema: { type: 'string' } } } });
@@ -103,6 +103,15 @@ export const servicePaths: Record<string, OpenApiObject> = {
       parameters: [pathParameter('id', 'Listing id.', { type: 'string' })],
       responses: { 200: html(WEB_PAGE) },
       examples: [{ summary: 'A listing page', status: 200, params: { id: DEMO_TRANSLATION_ID } }],
+    }),
+  },
+  '/merchants/{payTo}': {
+    get: operation('webMerchant', {
+      tags: ['web'],
+      summary: 'Web catalog: one merchant (the page loads /discovery/merchant)',
+      parameters: [pathParameter('payTo', 'The merchant\'s receiving address.', { type: 'string' })],
+      responses: { 200: html(WEB_PAGE) },
+      examples: [{ summary: 'A merchant page', status: 200, params: { payTo: DEMO_TRANSLATION_PAY_TO } }],
     }),
   },
   '/sellers': {

@@ -9,6 +9,7 @@ import { scanLiveListingIds } from './listingScan.js';
 import { ListingSearchIndex } from './listingSearch.js';
 import { ListingStore } from './listingStore.js';
 import { ListingVocabulary } from './listingVocabulary.js';
+import { MerchantSummaryIndex } from './merchantSummary.js';
 import { RankingTunablesIndex } from './rankingTunables.js';
 import { ElasticsearchStaleListingFinder } from './staleListings.js';
 
@@ -35,6 +36,10 @@ export class ElasticsearchStores {
 
   search(): ListingSearchIndex {
     return new ListingSearchIndex(this.client, this.alias);
+  }
+
+  merchantSummaries(): MerchantSummaryIndex {
+    return new MerchantSummaryIndex(this.client, this.alias);
   }
 
   vocabulary(): ListingVocabulary {

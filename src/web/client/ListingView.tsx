@@ -49,7 +49,9 @@ function Details(props: { listing: Listing }) {
           {payment.scheme} on {networkLabel(payment.network)}; asset <code>{payment.asset}</code>; amount <code>{payment.amount}</code> base units
           {payment.payTo && (
             <>
-              ; pays <code>{payment.payTo}</code>
+              ; pays <Link href={`/merchants/${encodeURIComponent(payment.payTo)}`} class="merchant-link">
+                <code>{payment.payTo}</code>
+              </Link>
             </>
           )}
         </dd>

@@ -4,6 +4,7 @@
  * every field it names); no answer at all says the service is unreachable.
  */
 import type { Listing } from '../../shapes/listing.js';
+import type { MerchantSummary } from '../../shapes/merchant.js';
 import type { AnnounceStatus } from '../../shapes/announceStatus.js';
 
 export interface Page {
@@ -79,6 +80,8 @@ export const api = {
   read: (params: Record<string, string | undefined>) =>
     call<Page>(`${params.q ? '/discovery/search' : '/discovery/resources'}${queryString(params)}`),
   listing: (id: string) => call<Listing>(`/discovery/resources/${encodeURIComponent(id)}`),
+  merchant: (payTo: string, cursor?: string) =>
+    call<Page & { payTo: string; summary: MerchantSummary }>(`/discovery/merchant${queryString({ payTo, limit: '20', cursor })}`),
   status: (lookup: { id?: string; resource?: string }) => call<AnnounceStatus>(`/discovery/announce/status${queryString(lookup)}`),
   announce: (resource: string) => call<{ id: string; status: string }>('/discovery/announce', { method: 'POST', body: JSON.stringify({ resource }) }),
   announceOrigin: (origin: string) => call<OriginStatus>('/discovery/announce', { method: 'POST', body: JSON.stringify({ origin }) }),

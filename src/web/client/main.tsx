@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import './styles.css';
 import { ListingView } from './ListingView.js';
+import { MerchantView } from './MerchantView.js';
 import { Link, useRoute } from './router.js';
 import { SearchView } from './SearchView.js';
 import { SellersView } from './SellersView.js';
@@ -31,6 +32,7 @@ function App() {
       <main id="main">
         {route.view === 'search' && <SearchView params={route.params} />}
         {route.view === 'listing' && <ListingView id={route.id} />}
+        {route.view === 'merchant' && <MerchantView payTo={route.payTo} />}
         {route.view === 'sellers' && <SellersView params={route.params} />}
         {route.view === 'missing' && (
           <h1 tabIndex={-1}>

@@ -6,7 +6,12 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
-export type Route = { view: 'search'; params: URLSearchParams } | { view: 'listing'; id: string } | { view: 'sellers'; params: URLSearchParams } | { view: 'missing' };
+export type Route =
+  | { view: 'search'; params: URLSearchParams }
+  | { view: 'listing'; id: string }
+  | { view: 'merchant'; payTo: string }
+  | { view: 'sellers'; params: URLSearchParams }
+  | { view: 'missing' };
 
 export function parseRoute(pathname: string, search: string): Route {
   const params = new URLSearchParams(search);
@@ -14,6 +19,8 @@ export function parseRoute(pathname: string, search: string): Route {
   if (pathname === '/sellers') return { view: 'sellers', params };
   const listing = /^\/listings\/([^/]+)$/.exec(pathname);
   if (listing) return { view: 'listing', id: decodeURIComponent(listing[1]!) };
+  const merchant = /^\/merchants\/([^/]+)$/.exec(pathname);
+  if (merchant) return { view: 'merchant', payTo: decodeURIComponent(merchant[1]!) };
   return { view: 'missing' };
 }
 
