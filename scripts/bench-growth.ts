@@ -114,13 +114,15 @@ async function main(): Promise<void> {
         loadPerSecond = Math.round((size - present) / ((Date.now() - started) / 1000));
       }
       // Also after a load that stopped half-way: only listings without a vector are read.
+      let embedded = 0;
       if (values.semantic) {
-        const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config, createLogger('warn')), (done) =>
-          process.stderr.write(`\r${size}: approximate embeddings ${done}/${size}`),
-        );
+        const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config, createLogger('warn')), (done) => {
+          embedded = done;
+          process.stderr.write(`\r${size}: approximate embeddings ${done}/${size}`);
+        });
         process.stderr.write(`\n${size}: ${texts} distinct texts embedded\n`);
       }
-      if (loadPerSecond !== undefined) {
+      if (loadPerSecond !== undefined || embedded > 0) {
         // Merged down as a long-lived index would be, so each size is measured in its steady state.
         await elasticsearch.indices.forcemerge({ index: config.listingsAlias, max_num_segments: 5 });
       }
