@@ -44,7 +44,7 @@ function shaped(keys: string[]): fc.Arbitrary<Record<string, unknown>> {
 
 const payment = shaped(['scheme', 'network', 'asset', 'amount', 'payTo', 'maxTimeoutSeconds', 'extra', 'pricing']);
 const bodies: Record<string, fc.Arbitrary<unknown>> = {
-  '/discovery/announce': fc.record({ resource: hostileString, method: hostileString, challenge: fc.oneof(hostileJson, shaped(['x402Version', 'accepts', 'extensions'])) }, { requiredKeys: [] }),
+  '/discovery/announce': fc.record({ resource: hostileString, origin: fc.oneof(hostileString, hostileJson), method: hostileString, challenge: fc.oneof(hostileJson, shaped(['x402Version', 'accepts', 'extensions'])) }, { requiredKeys: [] }),
   '/discovery/publish': fc.record(
     { type: fc.constantFrom('mcp', 'http', 'MCP'), resource: hostileString, name: hostileString, description: hostileJson, inputSchema: hostileJson, payment, tags: hostileJson, signals: hostileJson },
     { requiredKeys: [] },
@@ -106,10 +106,10 @@ const pathPiece = fc.oneof(
   hostileString.map((s) => latin1(s).replace(/[\s?#]/g, '%20')),
 );
 
-const queryString = fc.array(fc.tuple(fc.oneof(fc.constantFrom('q', 'query', 'network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'limit', 'offset', 'cursor', 'sort', 'explain', 'id', 'resource', 'method'), pathPiece), pathPiece), { maxLength: 6 })
+const queryString = fc.array(fc.tuple(fc.oneof(fc.constantFrom('q', 'query', 'network', 'type', 'maxPrice', 'asset', 'scheme', 'payTo', 'capability', 'limit', 'offset', 'cursor', 'sort', 'explain', 'id', 'resource', 'method', 'payWith', 'maxUsd', 'minUptime', 'origin', 'since'), pathPiece), pathPiece), { maxLength: 6 })
   .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}` : ''));
 
-const GET_PATHS = ['/healthz', '/readyz', '/supported', '/discovery/resources', '/discovery/search', '/mcp/tools', '/discovery/announce/status', '/metrics', '/x402/supported', '/x402/discovery/resources', '/x402/discovery/search'];
+const GET_PATHS = ['/healthz', '/readyz', '/supported', '/discovery/resources', '/discovery/search', '/mcp/tools', '/discovery/announce/status', '/discovery/merchant', '/discovery/reach', '/discovery/changes', '/metrics', '/x402/supported', '/x402/discovery/resources', '/x402/discovery/search'];
 const POST_PATHS = ['/discovery/announce', '/discovery/publish', '/verify', '/settle', '/x402/verify', '/x402/settle'];
 
 export function hostileRequest(token: string): fc.Arbitrary<RawRequest> {
