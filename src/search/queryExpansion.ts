@@ -78,7 +78,7 @@ function phrasePattern(words: string[]): RegExp {
  * query also contains does not count ("geocode" inside "reverse geocode" does not bring in the
  * forward geocoding group), as a synonym filter matches the longest entry.
  */
-function typedPhrases(words: string[], groups: ReadonlyArray<ReadonlyArray<{ phrase: string; words: string[] }>>): Set<string>[] {
+function typedPhrases(words: string[], groups: FoldedGroups): Set<string>[] {
   const spans = groups.flatMap((group, g) =>
     group.flatMap((p) => occurrences(words, p.words).map((start) => ({ g, phrase: p.phrase, start, end: start + p.words.length }))),
   );
@@ -96,9 +96,27 @@ function typedPhrases(words: string[], groups: ReadonlyArray<ReadonlyArray<{ phr
  * also contains), the group's other phrases. Phrases the query already contains are not
  * repeated; at most MAX_EXPANSIONS synonyms in all.
  */
+type FoldedGroups = ReadonlyArray<ReadonlyArray<{ phrase: string; words: string[] }>>;
+
+/**
+ * The list's phrases folded once per list: the tunables cache hands every search the same groups
+ * array until an operator changes them, and folding a few hundred phrases was most of the CPU a
+ * search spent building its query (issue 22).
+ */
+const foldedLists = new WeakMap<readonly (readonly string[])[], FoldedGroups>();
+
+function foldedGroups(groups: readonly (readonly string[])[]): FoldedGroups {
+  let folded = foldedLists.get(groups);
+  if (!folded) {
+    folded = groups.map((group) => group.map((phrase) => ({ phrase, words: normalizedWords(phrase) })));
+    foldedLists.set(groups, folded);
+  }
+  return folded;
+}
+
 export function expandQuery(q: string, groups: readonly (readonly string[])[]): Expansion {
   const words = normalizedWords(q);
-  const folded = groups.map((group) => group.map((phrase) => ({ phrase, words: normalizedWords(phrase) })));
+  const folded = foldedGroups(groups);
   const typedPerGroup = typedPhrases(words, folded);
   const matched: MatchedGroup[] = [];
   let expansions = 0;

@@ -43,6 +43,15 @@ describe('unit: query expansion (identifier words, synonyms)', () => {
     const big = [Array.from({ length: 12 }, (_, i) => `word${i}`)];
     assert.equal(synonymExpansions('word0', big).length, MAX_EXPANSIONS);
   });
+
+  it('an operator\'s new list is matched as written, although each list is folded only once', () => {
+    const before = [['speech to text', 'transcription']];
+    assert.deepEqual(synonymExpansions('speech to text api', before), ['transcription']);
+    assert.deepEqual(synonymExpansions('speech to text api', before), ['transcription'], 'the same list, folded once, answers the same');
+    const after = [['speech to text', 'dictation']];
+    assert.deepEqual(synonymExpansions('speech to text api', after), ['dictation']);
+    assert.deepEqual(synonymExpansions('speech to text api', []), []);
+  });
 });
 
 describe('unit: textQuality (stuffing share)', () => {
