@@ -96,12 +96,15 @@ export function fusedClauses(neighbours: FusedNeighbour[]): Json[] {
 /**
  * The kNN search of its own (`normalised`, `rrf`): the k nearest with the read's filters, demoted
  * for the opposite direction as in the clause, the demotion named so the service can tell it
- * from distance. Ids and scores only.
+ * from distance. Ids (doc values) and scores only.
  */
 export function nearestSearchBody(settings: RankingSettings, semantic: NearestInput, directions: Direction[]): Json {
   return {
     size: settings.semantic.k,
+    // No stored field read at all (not even _id): the listing id from doc values.
     _source: false,
+    stored_fields: '_none_',
+    docvalue_fields: ['id'],
     track_total_hits: false,
     query: withDirection(knnClause(settings.semantic, semantic, 1), directions, settings.direction.opposite, OPPOSITE_DIRECTION),
   };

@@ -29,16 +29,21 @@ export class ListingSearchIndex {
   }
 
   /**
-   * The hits of a search for ids and scores only (the kNN search of search/semanticFusion.ts):
-   * each hit's `_id`, `_score` and the names of the named queries it matched.
+   * The hits of a search for ids and scores only (the kNN search of search/semanticFusion.ts,
+   * which asks for `docvalue_fields: ['id']`): each hit's id, `_score` and the names of the named
+   * queries it matched.
    */
   async scoredIds(body: Record<string, unknown>): Promise<Array<{ id: string; score: number; matched: string[] }>> {
     const response = await this.client.search(
-      { index: this.alias, ...body, filter_path: 'hits.hits._id,hits.hits._score,hits.hits.matched_queries' } as never,
+      { index: this.alias, ...body, filter_path: 'hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries' } as never,
       { openTelemetry: { enabled: false } },
     );
-    const hits = (response as { hits?: { hits?: Array<{ _id?: string; _score?: number; matched_queries?: string[] }> } }).hits?.hits ?? [];
-    return hits.flatMap((hit) => (typeof hit._id === 'string' && typeof hit._score === 'number' ? [{ id: hit._id, score: hit._score, matched: hit.matched_queries ?? [] }] : []));
+    type Hit = { fields?: { id?: unknown[] }; _score?: number; matched_queries?: string[] };
+    const hits = (response as { hits?: { hits?: Hit[] } }).hits?.hits ?? [];
+    return hits.flatMap((hit) => {
+      const id = hit.fields?.id?.[0];
+      return typeof id === 'string' && typeof hit._score === 'number' ? [{ id, score: hit._score, matched: hit.matched_queries ?? [] }] : [];
+    });
   }
 
   /** The `id` doc values of the hits of `body` (which asks for `docvalue_fields: ['id']`), in order. */
