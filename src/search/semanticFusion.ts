@@ -12,7 +12,7 @@
  *   and the rank window hold as with the clause.
  */
 import type { RankingSettings } from './rankingSettings.js';
-import { oppositesOf, type Direction } from './queryDirections.js';
+import { oppositesOf, spellingsOf, type Direction } from './queryDirections.js';
 
 type Json = Record<string, unknown>;
 
@@ -72,9 +72,11 @@ function knnClause(tunables: RankingSettings['semantic'], semantic: NearestInput
  * position is one word wide): any slop let ordinary text in ("the text layer of a PDF" is not
  * "text to PDF"). A `boosting` query: the phrases are checked only on the k neighbours.
  */
-function withDirection(knn: Json, directions: Direction[], opposite: number, name?: string): Json {
-  if (directions.length === 0 || opposite >= 1) return knn;
+function withDirection(knn: Json, typed: Direction[], opposite: number, name?: string): Json {
+  if (typed.length === 0 || opposite >= 1) return knn;
   const exact = (text: string) => ({ match_phrase: { [PHRASE_FIELD]: { query: text, slop: 0 } } });
+  // Identifier words are in the phrase field with their abbreviations (`address_to_coords`).
+  const directions = typed.flatMap(spellingsOf);
   const stated = directions.flatMap((d) => {
     const o = oppositesOf(d);
     return [{ bool: { must: [exact(o.reversed)], must_not: [exact(o.sameDirection)] } }, exact(o.fromReversed)];
