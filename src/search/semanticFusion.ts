@@ -16,7 +16,7 @@ import { oppositesOf, spellingsOf, type Direction } from './queryDirections.js';
 
 type Json = Record<string, unknown>;
 
-/** Title, description, name and tags copied into one stemmed field with positions (mappings/listings.json). */
+/** Title, description, name, tags and identifier words copied into one stemmed field with positions (mappings/listings.json). */
 export const PHRASE_FIELD = 'phrase_text';
 /** The listing's text embedding (dense_vector, cosine; src/semantic). */
 const EMBEDDING_FIELD = 'embedding';
