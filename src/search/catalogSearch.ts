@@ -88,14 +88,18 @@ export class CatalogSearch {
     sourceFields?: readonly string[],
     /** Benchmarks only: the tunables as an operator would change them (e.g. another window size). */
     tune?: (settings: RankingSettings) => RankingSettings,
-  ): Promise<{ body: Record<string, unknown>; now: number }> {
+  ): Promise<{ body: Record<string, unknown>; now: number; nearest?: Record<string, unknown> }> {
     const planned = await this.plan(request);
     const plan = tune ? { ...planned, settings: tune(planned.settings), window: rankWindowOf(request, tune(planned.settings)) } : planned;
     const rank = plan.state?.rank;
     const from = rank && 'position' in rank ? rank.position : 0;
     const inWindow = plan.window > 0 && !(rank && 'tail' in rank) && !plan.state?.searchAfter;
     const page: PageOptions = inWindow ? { ...plan.page, window: { size: plan.window, from, take: Math.min(request.limit + 1, plan.window - from) } } : plan.page;
-    return { body: buildSearchBody(request, plan.settings, page, sourceFields), now: plan.page.now };
+    const body = buildSearchBody(request, plan.settings, page, sourceFields);
+    // semantic.fusion normalised or rrf: the kNN search of its own the read sends first, for the benchmarks to send too.
+    const vector = plan.page.queryVector;
+    const nearest = plan.page.neighbours && vector && request.q !== undefined ? { nearest: nearestBody({ ...request, q: request.q }, plan.settings, vector) } : {};
+    return { body, now: plan.page.now, ...nearest };
   }
 
   /** What a read needs before it is built: the cursor's state, the tunables, the query's vector and typo pass. */
