@@ -15,7 +15,10 @@
  * "Without semantic" is the full ranking with `semantic.weight` 0 (no kNN clause), on the same
  * index; "BM25 alone" has it at 0 too. `--semantic-weight` and `--min-similarity` override the
  * shipped semantic.weight and semantic.minSimilarity for the full ranking (chosen per embedding
- * model on the tuning set with scripts/tune-semantic.ts; EMBEDDING_MODEL picks the model). The
+ * model on the tuning set with scripts/tune-semantic.ts; EMBEDDING_MODEL picks the model);
+ * `--fusion` and `--rank-constant` semantic.fusion and semantic.rankConstant (search/semanticFusion.ts).
+ * `--variants weighted:40,normalised:40,rrf:40:20` also ranks both sets with each fusion:weight[:rankConstant]
+ * on the same index and prints them in one table (tuning, held-out, grade-0 and spam first). The
  * scratch index and Redis prefix are deleted at the end (scripts/lib/judgedDeployment.ts).
  */
 import { fail, parseCommandLine, runMain } from './lib/cliOptions.js';
@@ -23,7 +26,8 @@ import { openJudgedDeployment, type JudgedDeployment, type Ranked } from './lib/
 import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, type JudgedSet } from './lib/judgedSet.js';
 import { perQuery, summarize, RELEVANT_GRADE, type RunSummary } from './lib/relevanceMetrics.js';
 
-const USAGE = 'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W] [--min-similarity S]';
+const USAGE =
+  'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
@@ -135,9 +139,33 @@ interface SetRun {
   set: JudgedSet;
   listings: number;
   columns: Column[];
+  /** `--variants`: the full ranking with each fusion variant, same index. */
+  variants: Column[];
 }
 
+/** A fusion variant of `--variants`: `fusion:weight[:rankConstant]`. */
+interface FusionVariant {
+  fusion: string;
+  weight: string;
+  rankConstant?: string;
+}
+
+function parseVariants(text: string | undefined): FusionVariant[] {
+  if (text === undefined) return [];
+  return text.split(',').map((item) => {
+    const [fusion, weight, rankConstant, ...rest] = item.trim().split(':');
+    if (!fusion || !weight || rest.length > 0) fail(`--variants: ${JSON.stringify(item)} is not fusion:weight[:rankConstant]\n${USAGE}`);
+    return { fusion, weight, ...(rankConstant !== undefined ? { rankConstant } : {}) };
+  });
+}
+
+const variantLabel = (v: FusionVariant) => `${v.fusion} ${v.weight}${v.rankConstant !== undefined ? ` (c ${v.rankConstant})` : ''}`;
+
 interface SemanticOptions {
+  /** semantic.fusion of the full ranking (default: the shipped one). */
+  fusion?: string;
+  /** semantic.rankConstant of the full ranking (default: the shipped one). */
+  rankConstant?: string;
   /** semantic.weight of the full ranking (default: the shipped one). */
   weight?: string;
   /** semantic.minSimilarity of the full ranking (default: the shipped one). */
@@ -145,7 +173,7 @@ interface SemanticOptions {
 }
 
 /** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
-async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions): Promise<SetRun> {
+async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<SetRun> {
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
   const deployment = await openJudgedDeployment(set, progress);
@@ -153,11 +181,25 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions): 
     const shipped = (await deployment.service.container.search.ranking.current()).semantic;
     const semanticWeight = semantic.weight ?? String(shipped.weight);
     const minSimilarity = semantic.minSimilarity ?? String(shipped.minSimilarity);
+    const fusion = semantic.fusion ?? shipped.fusion;
+    const rankConstant = semantic.rankConstant ?? String(shipped.rankConstant);
     await deployment.setTunable('semantic.minSimilarity', minSimilarity);
+    const variants: Column[] = [];
+    for (const variant of fusionVariants) {
+      await deployment.setTunable('semantic.fusion', variant.fusion);
+      await deployment.setTunable('semantic.rankConstant', variant.rankConstant ?? String(shipped.rankConstant));
+      await deployment.setTunable('semantic.weight', variant.weight);
+      variants.push({ label: variantLabel(variant), runs: await deployment.rankAll() });
+      progress(`${set.queries.length} queries ranked with ${variantLabel(variant)}`);
+    }
+    await deployment.setTunable('semantic.fusion', fusion);
+    await deployment.setTunable('semantic.rankConstant', rankConstant);
     await deployment.setTunable('semantic.weight', semanticWeight);
     const full = await deployment.rankAll();
     const model = deployment.service.config.embeddingModel;
-    progress(`${set.queries.length} queries ranked by the full ranking (${model}, semantic.weight ${semanticWeight}, minSimilarity ${minSimilarity}, ${deployment.embedded} listings embedded)`);
+    progress(
+      `${set.queries.length} queries ranked by the full ranking (${model}, semantic.fusion ${fusion}, weight ${semanticWeight}, minSimilarity ${minSimilarity}, ${deployment.embedded} listings embedded)`,
+    );
     // The popularity factor (distinct payers) off, same index and run: kept on only if this is not better.
     const popularity = (await deployment.service.container.search.ranking.current()).popularity;
     await deployment.setTunable('popularity.weight', '0');
@@ -178,9 +220,10 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions): 
       columns: [
         { label: 'BM25 alone', runs: bm25 },
         { label: 'full, semantic off', runs: lexical },
-        { label: `full ranking (${model}, semantic ${semanticWeight}, min ${minSimilarity})`, runs: full },
+        { label: `full ranking (${model}, ${fusion} ${semanticWeight}, min ${minSimilarity})`, runs: full },
         { label: 'full, popularity off', runs: withoutPopularity },
       ],
+      variants,
     };
   } finally {
     await deployment.close();
@@ -212,6 +255,25 @@ function printSideBySide(runs: SetRun[]): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** `--variants`: each fusion variant on both sets, in one table. */
+function printVariants(runs: SetRun[]): void {
+  if (runs[0]!.variants.length === 0) return;
+  const lines = [
+    '',
+    `fusion variants (semantic.fusion weight (rankConstant)), the full ranking otherwise as shipped; ${runs.map((r) => r.name).join(' / ')}`,
+    '',
+    `| variant | ${runs.map((r) => `nDCG@10 ${r.name}`).join(' | ')} | first result graded 0 | spam first |`,
+    `|---|${runs.map(() => '---|').join('')}---|---|`,
+  ];
+  runs[0]!.variants.forEach((variant, i) => {
+    const summaries = runs.map((run) => summarize(run.variants[i]!.runs.map((r) => r.outcome)));
+    lines.push(
+      `| ${variant.label} | ${summaries.map((s) => fixed(s.ndcg10)).join(' | ')} | ${summaries.map((s) => s.grade0First).join(' / ')} | ${summaries.map((s) => s.spamFirst).join(' / ')} |`,
+    );
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main(): Promise<void> {
   const { values } = parseCommandLine(
     {
@@ -219,6 +281,9 @@ async function main(): Promise<void> {
         verbose: { type: 'boolean', default: false },
         'semantic-weight': { type: 'string' },
         'min-similarity': { type: 'string' },
+        fusion: { type: 'string' },
+        'rank-constant': { type: 'string' },
+        variants: { type: 'string' },
         set: { type: 'string', default: 'both' },
       },
     },
@@ -230,8 +295,11 @@ async function main(): Promise<void> {
   const semantic = {
     ...(values['semantic-weight'] !== undefined ? { weight: values['semantic-weight'] } : {}),
     ...(values['min-similarity'] !== undefined ? { minSimilarity: values['min-similarity'] } : {}),
+    ...(values.fusion !== undefined ? { fusion: values.fusion } : {}),
+    ...(values['rank-constant'] !== undefined ? { rankConstant: values['rank-constant'] } : {}),
   };
-  for (const { name, dir } of chosen) runs.push(await runSet(name, loadJudgedSet(dir), semantic));
+  const fusionVariants = parseVariants(values.variants);
+  for (const { name, dir } of chosen) runs.push(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants));
   for (const run of runs) {
     printSummary(run.set, run.name, run.listings, run.columns);
     printCategories(run.columns);
@@ -241,6 +309,7 @@ async function main(): Promise<void> {
     if (values.verbose) printVerbose(run.columns[1]!.runs, run.columns[2]!.runs, run.set);
   }
   printSideBySide(runs);
+  printVariants(runs);
 }
 
 runMain('bench-relevance', main);

@@ -6,13 +6,18 @@
  * pair on both sets afterwards with `npm run bench:relevance -- --semantic-weight W --min-similarity S`.
  *
  *   npm run tune:semantic [-- --weights 20,40,60 --min-similarities 0.35,0.5,0.6]
+ *   npm run tune:semantic -- --fusions weighted,normalised,rrf --weights 10,20,40,80 --rank-constants 5,60
+ *
+ * `--fusions` (semantic.fusion, search/semanticFusion.ts; default the shipped one) adds the fusion
+ * mode to the grid, `--rank-constants` semantic.rankConstant for `rrf`.
  */
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { openJudgedDeployment } from './lib/judgedDeployment.js';
 import { loadJudgedSet } from './lib/judgedSet.js';
 import { summarize } from './lib/relevanceMetrics.js';
+import { SEMANTIC_FUSIONS } from '../src/search/rankingSettings.js';
 
-const USAGE = 'usage: tune-semantic [--weights W,W,...] [--min-similarities S,S,...]';
+const USAGE = 'usage: tune-semantic [--weights W,W,...] [--min-similarities S,S,...] [--fusions F,F,...] [--rank-constants C,C,...]';
 
 function list(name: string, text: string, range: { min: number; max: number }): string[] {
   const items = text.split(',').map((item) => item.trim()).filter(Boolean);
@@ -22,24 +27,40 @@ function list(name: string, text: string, range: { min: number; max: number }): 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseCommandLine({ options: { weights: { type: 'string' }, 'min-similarities': { type: 'string' } } }, USAGE);
+  const { values } = parseCommandLine(
+    { options: { weights: { type: 'string' }, 'min-similarities': { type: 'string' }, fusions: { type: 'string' }, 'rank-constants': { type: 'string' } } },
+    USAGE,
+  );
   const weights = list('weights', values.weights ?? '20,40,60', { min: 0, max: 1000 });
   const similarities = list('min-similarities', values['min-similarities'] ?? '0.35,0.5,0.6,0.7', { min: -1, max: 1 });
+  const fusions = values.fusions?.split(',').map((f) => f.trim()).filter(Boolean);
+  for (const fusion of fusions ?? []) if (!(SEMANTIC_FUSIONS as readonly string[]).includes(fusion)) fail(`--fusions: ${fusion} is not one of ${SEMANTIC_FUSIONS.join(', ')}\n${USAGE}`);
+  const rankConstants = list('rank-constants', values['rank-constants'] ?? '60', { min: 0, max: 1000 });
   const set = loadJudgedSet();
   const started = Date.now();
   const deployment = await openJudgedDeployment(set, (what) => process.stderr.write(`tuning set, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`));
   try {
     const model = deployment.service.config.embeddingModel;
+    const shipped = (await deployment.service.container.search.ranking.current()).semantic;
     process.stdout.write(
       `\n${model} on the tuning set (eval/relevance: ${deployment.listings} listings, ${set.queries.length} queries), full ranking\n\n` +
-        '| semantic.weight | minSimilarity | nDCG@10 | MRR@10 | precision@3 | first result graded 0 | spam first |\n|---|---|---|---|---|---|---|\n',
+        '| fusion | rankConstant | semantic.weight | minSimilarity | nDCG@10 | MRR@10 | precision@3 | first result graded 0 | spam first |\n|---|---|---|---|---|---|---|---|---|\n',
     );
-    for (const weight of weights) {
-      for (const minSimilarity of similarities) {
-        await deployment.setTunable('semantic.minSimilarity', minSimilarity);
-        await deployment.setTunable('semantic.weight', weight);
-        const s = summarize((await deployment.rankAll()).map((run) => run.outcome));
-        process.stdout.write(`| ${weight} | ${minSimilarity} | ${s.ndcg10.toFixed(3)} | ${s.mrr10.toFixed(3)} | ${s.precision3.toFixed(3)} | ${s.grade0First} | ${s.spamFirst} |\n`);
+    for (const fusion of fusions ?? [shipped.fusion]) {
+      await deployment.setTunable('semantic.fusion', fusion);
+      for (const rankConstant of fusion === 'rrf' ? rankConstants : [String(shipped.rankConstant)]) {
+        await deployment.setTunable('semantic.rankConstant', rankConstant);
+        for (const weight of weights) {
+          for (const minSimilarity of similarities) {
+            await deployment.setTunable('semantic.minSimilarity', minSimilarity);
+            await deployment.setTunable('semantic.weight', weight);
+            const s = summarize((await deployment.rankAll()).map((run) => run.outcome));
+            const c = fusion === 'rrf' ? rankConstant : '';
+            process.stdout.write(
+              `| ${fusion} | ${c} | ${weight} | ${minSimilarity} | ${s.ndcg10.toFixed(3)} | ${s.mrr10.toFixed(3)} | ${s.precision3.toFixed(3)} | ${s.grade0First} | ${s.spamFirst} |\n`,
+            );
+          }
+        }
       }
     }
   } finally {

@@ -69,11 +69,11 @@ describe('ranked search keeps meaning: direction, identifiers, new listings', ()
   it('"reverse geocode coordinates" among MCP tools finds coords_to_place, above the geocoder that states the opposite', async () => {
     // The failure: coords_to_place was missing from the first 10. Its words are in its
     // identifier only ("coords" -> coordinates, search/abbreviations.ts). A forward geocoder named
-    // only by its identifier (address_to_coords) can still come first: tool names are one token
-    // in the phrase field, so its direction is not read (docs/catalog-reads.md, "Word order").
+    // only by its identifier (address_to_coords) states the opposite direction in abbreviations:
+    // its identifier words are in the phrase field, and the direction is read in both spellings.
     const results = await search('reverse geocode coordinates', '&type=mcp');
-    assert.ok(rankOf(results, 'coordsToPlace') < 2, names(results));
-    ranksAbove(results, 'coordsToPlace', ['forwardGeocode', 'timezone']);
+    assert.equal(results[0], id.coordsToPlace, names(results));
+    ranksAbove(results, 'coordsToPlace', ['forwardGeocode', 'timezone', 'addressToCoords']);
   });
 
   const pairs: Array<[string, string, string[]]> = [

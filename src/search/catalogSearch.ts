@@ -9,13 +9,14 @@ import type { ListingSearchIndex, SearchHit } from '../store/elasticsearch/listi
 import { systemClock, type Clock } from '../core/clock.js';
 import { CursorCodec, type CursorState, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
-import { buildSearchBody, rankWindowOf, searchParamsFor, sortFor, windowIdsBody, type PageOptions } from './queryBuilder.js';
+import { buildSearchBody, nearestBody, rankWindowOf, searchParamsFor, sortFor, windowIdsBody, type PageOptions } from './queryBuilder.js';
+import { fuseNeighbours, OPPOSITE_DIRECTION, type FusedNeighbour } from './semanticFusion.js';
 import type { RankingSettings } from './rankingSettings.js';
 import type { CacheOutcome, ReadCache } from './readCache.js';
 import { canonicalJson } from '../core/json.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
-import type { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
+import type { QueryEmbeddings, QueryVector } from '../semantic/queryEmbeddings.js';
 import type { TypoPass } from './typoPass.js';
 
 export interface ReadPage {
@@ -87,14 +88,18 @@ export class CatalogSearch {
     sourceFields?: readonly string[],
     /** Benchmarks only: the tunables as an operator would change them (e.g. another window size). */
     tune?: (settings: RankingSettings) => RankingSettings,
-  ): Promise<{ body: Record<string, unknown>; now: number }> {
+  ): Promise<{ body: Record<string, unknown>; now: number; nearest?: Record<string, unknown> }> {
     const planned = await this.plan(request);
     const plan = tune ? { ...planned, settings: tune(planned.settings), window: rankWindowOf(request, tune(planned.settings)) } : planned;
     const rank = plan.state?.rank;
     const from = rank && 'position' in rank ? rank.position : 0;
     const inWindow = plan.window > 0 && !(rank && 'tail' in rank) && !plan.state?.searchAfter;
     const page: PageOptions = inWindow ? { ...plan.page, window: { size: plan.window, from, take: Math.min(request.limit + 1, plan.window - from) } } : plan.page;
-    return { body: buildSearchBody(request, plan.settings, page, sourceFields), now: plan.page.now };
+    const body = buildSearchBody(request, plan.settings, page, sourceFields);
+    // semantic.fusion normalised or rrf: the kNN search of its own the read sends first, for the benchmarks to send too.
+    const vector = plan.page.queryVector;
+    const nearest = plan.page.neighbours && vector && request.q !== undefined ? { nearest: nearestBody({ ...request, q: request.q }, plan.settings, vector) } : {};
+    return { body, now: plan.page.now, ...nearest };
   }
 
   /** What a read needs before it is built: the cursor's state, the tunables, the query's vector and typo pass. */
@@ -112,10 +117,20 @@ export class CatalogSearch {
       ]);
       if (vector) page.queryVector = vector;
       if (typoPass !== undefined) page.typoPass = typoPass;
+      if (vector && settings.semantic.fusion !== 'weighted') page.neighbours = await this.neighbours({ ...request, q }, settings, vector);
     }
     // A search keeps the window it started with, whatever the operator changes meanwhile: pages
     // past it leave out the very listings its earlier pages showed.
     return { state, settings, page, window: state?.rank?.size ?? rankWindowOf(request, settings) };
+  }
+
+  /**
+   * `semantic.fusion` normalised or rrf: the k nearest by a kNN search of their own, on this
+   * query's scale (search/semanticFusion.ts). Every page of a read runs it again, like the clause.
+   */
+  private async neighbours(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector): Promise<FusedNeighbour[]> {
+    const found = await this.options.index.scoredIds(nearestBody(request, settings, vector));
+    return fuseNeighbours(found.map((hit) => ({ id: hit.id, score: hit.score, opposite: hit.matched.includes(OPPOSITE_DIRECTION) })), settings);
   }
 
   /** A page in the listing response shape (GET /discovery/resources, /discovery/search, /mcp/tools). */

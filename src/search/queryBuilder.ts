@@ -12,7 +12,8 @@ import type { RankingSettings } from './rankingSettings.js';
 import type { SortValue } from './cursor.js';
 import type { QueryVector } from '../semantic/queryEmbeddings.js';
 import { NOT_REMOVED } from '../store/elasticsearch/listingQueries.js';
-import { textQuery } from './textQuery.js';
+import { semanticDirections, textQuery } from './textQuery.js';
+import { nearestSearchBody, type FusedNeighbour, type NearestInput, type SemanticInput } from './semanticFusion.js';
 import { payableClause } from './payableQuery.js';
 import { factorProbes, factorRescore, namedRelevance, rankedQuery } from './rankingFactors.js';
 
@@ -87,12 +88,40 @@ function modelFilter(vector: QueryVector): Json[] {
   return vector.otherModelsStored ? [{ term: { embeddingModel: vector.model } }] : [];
 }
 
+/**
+ * The kNN search's input. It takes the read's own filters, so its k neighbours all pass them; "not
+ * removed" is left to the outer query (removed listings carry no vector:
+ * store/elasticsearch/listingStore.ts), so a read without filters runs an unfiltered kNN instead of
+ * building a filter over every listing. Only while listing vectors of another model are stored (a
+ * change of EMBEDDING_MODEL being caught up) does it also filter on the query's model: those are
+ * never compared with it.
+ */
+function nearestInput(request: ReadRequest, vector: QueryVector): NearestInput {
+  return { vector: vector.values, filter: [...filterClauses(request.filters).filter, ...modelFilter(vector)] };
+}
+
+/** The semantic part of the text query: the fused neighbours, or the kNN clause (`weighted`), or none. */
+function semanticInput(request: ReadRequest, settings: RankingSettings, page: PageOptions): SemanticInput | undefined {
+  if (page.neighbours) return { neighbours: page.neighbours };
+  return settings.semantic.fusion === 'weighted' && page.queryVector ? nearestInput(request, page.queryVector) : undefined;
+}
+
+/** `semantic.fusion` normalised or rrf: the kNN search of its own, run before the read (search/semanticFusion.ts). */
+export function nearestBody(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector): Json {
+  return nearestSearchBody(settings, nearestInput(request, vector), semanticDirections(request.q, settings));
+}
+
 export interface PageOptions {
   searchAfter?: SortValue[];
   /** Epoch ms: the recency origin, pinned across the pages of one search. */
   now: number;
   /** The query's embedding, when semantic retrieval is on. */
   queryVector?: QueryVector;
+  /**
+   * `semantic.fusion` normalised or rrf: the neighbours found by the kNN search of their own
+   * (`nearestBody`), on this query's scale; they replace the kNN clause.
+   */
+  neighbours?: FusedNeighbour[];
   /** Whether to send the typo pass (absent: sent). */
   typoPass?: boolean;
   /** sort=rank: read hits `from`..`from + take` of the rank window of `size` listings. */
@@ -115,13 +144,7 @@ export function buildSearchBody(
   };
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
-    // The kNN search takes the read's own filters, so its k neighbours all pass them; "not removed"
-    // is left to the outer query (removed listings carry no vector: store/elasticsearch/listingStore.ts),
-    // so a read without filters runs an unfiltered kNN instead of building a filter over every listing.
-    // Only while listing vectors of another model are stored (a change of EMBEDDING_MODEL being
-    // caught up) does it also filter on the query's model: those are never compared with it.
-    const semantic = page.queryVector ? { vector: page.queryVector.values, filter: [...filter, ...modelFilter(page.queryVector)] } : undefined;
-    const text = textQuery(request.q, settings, semantic, page.typoPass);
+    const text = textQuery(request.q, settings, semanticInput(request, settings, page), page.typoPass);
     const relevance = request.explain ? namedRelevance(text) : text;
     const excluded = page.excludeIds && page.excludeIds.length > 0 ? [{ terms: { id: [...page.excludeIds] } }] : [];
     if (page.window) {

@@ -6,6 +6,7 @@
  */
 import { identifierWords } from '../catalog/keywords.js';
 import { STOP_WORDS } from './stopWords.js';
+import { otherSpellings } from './abbreviations.js';
 
 /** One direction: from `from` to `to`, as the query (or a synonym phrase) wrote it. */
 export interface Direction {
@@ -50,6 +51,18 @@ export function directionsIn(text: string): Direction[] {
  */
 export function oppositesOf(d: Direction): { reversed: string; sameDirection: string; fromReversed: string } {
   return { reversed: `${d.to} to ${d.from}`, sameDirection: `${d.to} from ${d.from}`, fromReversed: `${d.from} from ${d.to}` };
+}
+
+/**
+ * `d` and `d` with one end in another spelling ("coordinates to address" -> "coords to address",
+ * "coordinates to addr", ...: search/abbreviations.ts): a tool named `address_to_coords` states
+ * its direction in abbreviations, and its identifier words are in the phrase field.
+ */
+export function spellingsOf(d: Direction): Direction[] {
+  const variants = [d];
+  for (const from of otherSpellings(d.from)) variants.push({ from, to: d.to, phrase: `${from} to ${d.to}` });
+  for (const to of otherSpellings(d.to)) variants.push({ from: d.from, to, phrase: `${d.from} to ${to}` });
+  return variants;
 }
 
 /** The directions of the query and of the synonym phrases it was expanded with, once each, bounded. */

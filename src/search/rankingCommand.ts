@@ -38,11 +38,11 @@ const NUMERIC = new Set([
   'price.origin', 'price.scale', 'price.offset', 'price.decay', 'price.floor',
   'recency.decay', 'recency.floor', 'recency.neverSettled',
   'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'window', 'bm25.k1', 'bm25.b',
-  'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity',
+  'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity', 'semantic.rankConstant',
   'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
   'popularity.weight', 'popularity.saturation',
 ]);
-const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness']);
+const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness', 'semantic.fusion']);
 
 function parseValue(key: string, raw: string): string | number {
   if (key.startsWith('fields.') || NUMERIC.has(key)) {

@@ -8,6 +8,10 @@ import { SIMILARITY_NAME } from '../store/elasticsearch/rankingTunables.js';
 
 export type DecayFunction = 'exp' | 'gauss' | 'linear';
 
+/** How the semantic neighbours' scores join the words' (search/semanticFusion.ts). */
+export type SemanticFusion = 'weighted' | 'normalised' | 'rrf';
+export const SEMANTIC_FUSIONS: readonly SemanticFusion[] = ['weighted', 'normalised', 'rrf'];
+
 export interface RankingSettings {
   /** Text field -> boost, for the multi_match. */
   fields: Record<string, number>;
@@ -27,8 +31,13 @@ export interface RankingSettings {
    * Semantic retrieval: a `knn` clause on the listing embeddings inside the text relevance, scoring
    * `weight x (1 + cosine) / 2` for the `k` nearest listings whose cosine is at least
    * `minSimilarity` (0 weight: off; also off while the embedding model is not installed).
+   * `fusion` (search/semanticFusion.ts) says how the kNN score joins the words' score:
+   * `weighted` (that clause), or the k nearest found by a kNN search of their own first and sent
+   * back as one constant per listing on a per-query scale: `normalised` (`weight x (score - floor)
+   * / (best - floor)`, floor the score at `minSimilarity`) or `rrf` (`weight x (rankConstant + 1)
+   * / (rankConstant + rank)`).
    */
-  semantic: { weight: number; k: number; numCandidates: number; minSimilarity: number };
+  semantic: { weight: number; k: number; numCandidates: number; minSimilarity: number; fusion: SemanticFusion; rankConstant: number };
   /**
    * Word order that carries meaning ("speech to text" is not "text to speech"): a query's
    * `A to B` is also searched as that exact phrase at `phraseBoost`, and a listing whose text
@@ -197,6 +206,9 @@ export function validateRanking(
       k: Math.round(check.number('semantic.k', semantic.k ?? 50, 1, 1000)),
       numCandidates: Math.round(check.number('semantic.numCandidates', semantic.numCandidates ?? 100, 1, 10_000)),
       minSimilarity: check.number('semantic.minSimilarity', semantic.minSimilarity ?? 0, -1, 1),
+      // Indexes made before fusion existed read it as the kNN clause they were tuned with.
+      fusion: check.oneOf('semantic.fusion', semantic.fusion ?? 'weighted', SEMANTIC_FUSIONS),
+      rankConstant: check.number('semantic.rankConstant', semantic.rankConstant ?? 60, 0, 1000),
     },
     direction: {
       phraseBoost: check.number('direction.phraseBoost', direction.phraseBoost ?? 0, 0, 1000),

@@ -6,13 +6,12 @@
  */
 import type { RankingSettings } from './rankingSettings.js';
 import { expandQuery, withIdentifierWords } from './queryExpansion.js';
-import { directionsIn, oppositesOf, queryDirections, type Direction } from './queryDirections.js';
+import { directionsIn, queryDirections, type Direction } from './queryDirections.js';
 import { STOP_WORDS } from './stopWords.js';
+import { fusedClauses, PHRASE_FIELD, weightedClause, type SemanticInput } from './semanticFusion.js';
 
 type Json = Record<string, unknown>;
 
-/** Title, description, name and tags copied into one stemmed field with positions (mappings/listings.json). */
-const PHRASE_FIELD = 'phrase_text';
 /** One word may stand between a phrase's words; a reversed phrase needs more and does not match. */
 const PHRASE_SLOP = 1;
 /**
@@ -21,8 +20,6 @@ const PHRASE_SLOP = 1;
  * phrases match exactly.
  */
 const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).some((w) => STOP_WORDS.has(w)) ? 0 : PHRASE_SLOP);
-/** The listing's text embedding (dense_vector, cosine; src/semantic). */
-const EMBEDDING_FIELD = 'embedding';
 
 /**
  * Text relevance, one bool of:
@@ -34,7 +31,8 @@ const EMBEDDING_FIELD = 'embedding';
  *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field, the best
  *   phrase of each group only;
  * - a tool name typed exactly (`get_weather_forecast`), at `exactName`;
- * - the listings nearest in meaning to the query (`knn` on their embeddings), at `semantic.weight`.
+ * - the listings nearest in meaning to the query: a `knn` clause on their embeddings at
+ *   `semantic.weight`, or their fused scores as constants per listing (search/semanticFusion.ts).
  * The extras weigh less than the typed words, so an exact match still wins. The text-quality
  * multiplier is applied with the other factors (search/rankingFactors.ts).
  */
@@ -73,60 +71,24 @@ export function textQuery(q: string, settings: RankingSettings, semantic?: Seman
     ];
     clauses.push(phrases.length === 1 ? phrases[0]! : { dis_max: { queries: phrases } });
   }
-  const directions = queryDirections(q, expansion.groups.flatMap((g) => [...g.typed, ...g.synonyms]));
+  const directions = directionsOf(q, expansion.groups);
   const typedAsSynonym = new Set(expansion.groups.flatMap((g) => g.typed));
   if (settings.direction.phraseBoost > 0) {
     // A typed direction no synonym phrase covers ("markdown to html") as its exact phrase; its words stay loose words too.
     for (const d of directionsIn(q)) if (!typedAsSynonym.has(d.phrase)) clauses.push(phrase(d.phrase, settings.direction.phraseBoost));
   }
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
-  if (semantic && settings.semantic.weight > 0) clauses.push(withDirection(knnClause(settings.semantic, semantic), directions, settings.direction.opposite));
+  if (semantic && settings.semantic.weight > 0) {
+    if ('neighbours' in semantic) clauses.push(...fusedClauses(semantic.neighbours));
+    else clauses.push(weightedClause(settings, semantic, directions));
+  }
   return { bool: { should: clauses, minimum_should_match: 1 } };
 }
 
-/**
- * The kNN clause, its score multiplied by `opposite` for a listing stating the opposite of one of
- * the query's directions (search/queryDirections.ts): the embedding cannot tell the two apart,
- * the words can. A `boosting` query: the opposite phrases are checked only on the k neighbours.
- */
-/**
- * The kNN clause, its score multiplied by `opposite` for a listing stating the opposite of one of
- * the query's directions and none of them (search/queryDirections.ts): the embedding cannot tell
- * "speech to text" from "text to speech", the words can. Phrases match exactly (the stop word's
- * position is one word wide): any slop let ordinary text in ("the text layer of a PDF" is not
- * "text to PDF"). A `boosting` query: the phrases are checked only on the k neighbours.
- */
-function withDirection(knn: Json, directions: Direction[], opposite: number): Json {
-  if (directions.length === 0 || opposite >= 1) return knn;
-  const exact = (text: string) => ({ match_phrase: { [PHRASE_FIELD]: { query: text, slop: 0 } } });
-  const stated = directions.flatMap((d) => {
-    const o = oppositesOf(d);
-    return [{ bool: { must: [exact(o.reversed)], must_not: [exact(o.sameDirection)] } }, exact(o.fromReversed)];
-  });
-  const negative = { bool: { should: stated, minimum_should_match: 1, must_not: directions.map((d) => exact(d.phrase)) } };
-  return { boosting: { positive: knn, negative, negative_boost: opposite } };
-}
+/** The query's directions: typed, and of every synonym phrase it was expanded with. */
+const directionsOf = (q: string, groups: ReturnType<typeof expandQuery>['groups']) => queryDirections(q, groups.flatMap((g) => [...g.typed, ...g.synonyms]));
 
-/** The query's embedding and the read's filters (applied inside the kNN search, so its k are all eligible). */
-export interface SemanticInput {
-  vector: number[];
-  filter: Json[];
-}
-
-/**
- * Elasticsearch scores a cosine kNN match `(1 + cosine) / 2`, times the boost; listings below
- * `minSimilarity` do not match at all, so an unrelated query does not drag in the k nearest anyway.
- */
-function knnClause(tunables: RankingSettings['semantic'], semantic: SemanticInput): Json {
-  return {
-    knn: {
-      field: EMBEDDING_FIELD,
-      query_vector: semantic.vector,
-      k: tunables.k,
-      num_candidates: Math.max(tunables.k, tunables.numCandidates),
-      similarity: tunables.minSimilarity,
-      filter: semantic.filter,
-      boost: tunables.weight,
-    },
-  };
+/** The directions the semantic part demotes the opposite of, as `textQuery` reads them. */
+export function semanticDirections(q: string, settings: RankingSettings): Direction[] {
+  return directionsOf(q, settings.synonyms.weight > 0 ? expandQuery(q, settings.synonyms.groups).groups : []);
 }

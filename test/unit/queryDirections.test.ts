@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { directionsIn, oppositesOf, queryDirections } from '../../src/search/queryDirections.js';
+import { directionsIn, oppositesOf, queryDirections, spellingsOf } from '../../src/search/queryDirections.js';
 import { expandQuery, withIdentifierWords } from '../../src/search/queryExpansion.js';
 
 describe('unit: word order that carries meaning (query directions)', () => {
@@ -16,6 +16,12 @@ describe('unit: word order that carries meaning (query directions)', () => {
     assert.deepEqual(oppositesOf({ from: 'image', to: 'text', phrase: 'image to text' }), {
       reversed: 'text to image', sameDirection: 'text from image', fromReversed: 'image from text',
     });
+  });
+
+  it('a direction is also read in the abbreviations identifiers use (address_to_coords)', () => {
+    const phrases = spellingsOf({ from: 'coordinates', to: 'address', phrase: 'coordinates to address' }).map((d) => d.phrase);
+    assert.deepEqual(phrases, ['coordinates to address', 'coord to address', 'coords to address', 'coordinates to addr']);
+    assert.deepEqual(spellingsOf({ from: 'speech', to: 'text', phrase: 'speech to text' }).length, 1, 'no abbreviation: the direction alone');
   });
 
   it("takes the query's directions and its synonym phrases', once each", () => {

@@ -81,7 +81,7 @@ describe('unit: text relevance query', () => {
   });
 
   it('num_candidates is never below k (Elasticsearch refuses the search otherwise)', () => {
-    const settings = with_({ semantic: { weight: 1, k: 50, numCandidates: 10, minSimilarity: 0 } });
+    const settings = with_({ semantic: { ...shipped.semantic, weight: 1, k: 50, numCandidates: 10, minSimilarity: 0 } });
     const knn = (should(textQuery('weather', settings, { vector: [1], filter: [] })).find((c) => 'knn' in c) as { knn: Json }).knn;
     assert.equal(knn.num_candidates, 50);
   });

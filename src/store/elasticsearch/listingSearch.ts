@@ -28,6 +28,24 @@ export class ListingSearchIndex {
     return { hits: found?.hits ?? [], ...(found?.total ? { total: found.total.value } : {}) };
   }
 
+  /**
+   * The hits of a search for ids and scores only (the kNN search of search/semanticFusion.ts,
+   * which asks for `docvalue_fields: ['id']`): each hit's id, `_score` and the names of the named
+   * queries it matched.
+   */
+  async scoredIds(body: Record<string, unknown>): Promise<Array<{ id: string; score: number; matched: string[] }>> {
+    const response = await this.client.search(
+      { index: this.alias, ...body, filter_path: 'hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries' } as never,
+      { openTelemetry: { enabled: false } },
+    );
+    type Hit = { fields?: { id?: unknown[] }; _score?: number; matched_queries?: string[] };
+    const hits = (response as { hits?: { hits?: Hit[] } }).hits?.hits ?? [];
+    return hits.flatMap((hit) => {
+      const id = hit.fields?.id?.[0];
+      return typeof id === 'string' && typeof hit._score === 'number' ? [{ id, score: hit._score, matched: hit.matched_queries ?? [] }] : [];
+    });
+  }
+
   /** The `id` doc values of the hits of `body` (which asks for `docvalue_fields: ['id']`), in order. */
   async ids(body: Record<string, unknown>): Promise<string[]> {
     const response = await this.client.search({ index: this.alias, ...body, filter_path: 'hits.hits.fields.id' } as never, { openTelemetry: { enabled: false } });
