@@ -103,11 +103,11 @@ runMain('soak', async () => {
     });
     const targets = { gatewayUrl: gateway.url, gatewayPid: gateway.child.pid!, redis, prefix: env.REDIS_PREFIX!, elasticsearch, index: env.LISTINGS_INDEX! };
     const gatewayMetrics = new GatewayMetrics(gateway.url);
-    const samples: Sample[] = [await takeSample(targets, 0, { requests, serverErrors: serverErrors() }, gatewayMetrics)];
+    const samples: Sample[] = [await takeSample(targets, 0, { requests, serverErrors: serverErrors(), settles: traffic.settlesAcknowledged }, gatewayMetrics)];
     log(`traffic for ${options.minutes} min (warm-up ${options.warmup} min), a sample every ${options.sampleSeconds} s`);
     while (minutes() < options.minutes) {
       await sleep(Math.min(options.sampleSeconds * 1000, Math.max(0, (options.minutes - minutes()) * 60_000)));
-      const sample = await takeSample(targets, minutes(), { requests, serverErrors: serverErrors() }, gatewayMetrics);
+      const sample = await takeSample(targets, minutes(), { requests, serverErrors: serverErrors(), settles: traffic.settlesAcknowledged }, gatewayMetrics);
       samples.push(sample);
       writeFileSync(join(options.out, 'samples.json'), `${JSON.stringify(samples, null, 1)}\n`);
       log(`t=${sample.minute.toFixed(1)} min: ${requests} requests, rss ${sample.rssMb.toFixed(0)} MB, heap ${sample.heapUsedMb.toFixed(0)} MB, loop p99 ${sample.eventLoopP99Ms.toFixed(0)} ms, redis ${sample.redisUsedMemoryMb.toFixed(1)} MB / ${sample.redisKeys} keys, stream ${sample.writeStreamLength}, index ${sample.indexDocs} docs, 5xx ${sample.serverErrors}`);
@@ -117,7 +117,7 @@ runMain('soak', async () => {
     await Promise.all(workers);
     log('traffic stopped; waiting for the write stream to drain, then checking every acknowledged write');
     const final = await checkFinalState(gateway.url, traffic, redis, env.REDIS_PREFIX!, elasticsearch, env.LISTINGS_ALIAS!);
-    const verdict = await soakVerdict(samples, options, traffic, final, redis, env.REDIS_PREFIX!);
+    const verdict = soakVerdict(samples, options, traffic, final);
     writeReport(options.out, { options, samples, traffic, final, verdict, persistence: readyz.redisPersistence, requests });
     log(`report in ${options.out}/report.md: ${verdict.passed ? 'PASS' : `FAIL (${verdict.failures.join('; ')})`}`);
     if (!verdict.passed) failed = verdict.failures.join('; ');

@@ -4,6 +4,9 @@ import { toCaip2Network } from '../src/x402/networks.js';
 import { httpListingId, mcpListingId } from '../src/catalog/identity.js';
 import { toListing } from '../src/catalog/listing.js';
 import type { ListingDocument } from '../src/store/listingDocument.js';
+import { buildListingDocument } from '../src/catalog/document.js';
+import type { CatalogOperation } from '../src/store/catalogOperations.js';
+import { ListingStore } from '../src/store/elasticsearch/listingStore.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 
@@ -251,6 +254,27 @@ describe('catalog write path', () => {
       const doc = await waitFor(async () => ((await h.container.catalog.queue.stats()).depth === 0 ? reader().get(accepted[0]!.id) : undefined));
       assert.equal(doc.payment.amount, '1039');
       assert.equal(doc.signals.settleCount7d, 5, 'the signals written between two upserts survive the later one');
+    });
+
+    it('a row of traffic writes to one listing in a batch is applied as its last one, and the listings between are applied too', async () => {
+      // One listing paid many times a second (a fresh payTo per payment, say) gets a traffic write per
+      // settlement: a batch sends only the last of a row of them (catalogOperations.ts supersededOperations).
+      const hot = (i: number) => httpInput({ resource: 'https://hot.example/paid', payment: { ...httpInput().payment, amount: String(2000 + i) } });
+      const { id } = await writer().upsert(hot(0), { source: 'traffic' });
+      await applied(id);
+      const store = new ListingStore(h.elasticsearch, h.config.listingsAlias);
+      const upsert = (input: ReturnType<typeof httpInput>, source: 'traffic' | 'import', at: number): CatalogOperation => {
+        const doc = buildListingDocument(input, { source }, new Date(Date.UTC(2026, 10, 26, 12, 0, at)));
+        return { op: 'upsert', id: doc.id, doc, replaceSignals: false };
+      };
+      const operations = Array.from({ length: 30 }, (_, i) => [upsert(hot(i + 1), 'traffic', i), upsert(httpInput({ resource: `https://hot.example/other/${i}` }), 'import', i)]).flat();
+      const outcomes = await store.apply(operations);
+      const hotOutcomes = outcomes.filter((_, i) => operations[i]!.id === id).map((o) => o.status);
+      assert.deepEqual(hotOutcomes, [...Array<string>(29).fill('dropped'), 'applied']);
+      assert.ok(outcomes.every((o, i) => operations[i]!.id === id || o.status === 'applied'));
+      const stored = await reader().get(id);
+      assert.equal(stored?.payment.amount, '2030');
+      assert.equal(stored?.lastSeen, '2026-11-26T12:00:29.000Z');
     });
 
     it('upsertMany queues the valid entries and reports each invalid one with its index and fields', async () => {

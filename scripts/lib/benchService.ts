@@ -32,7 +32,7 @@ export async function startServiceProcess(env: Record<string, string>, nodeArgs:
   const port = await freePort();
   const entry = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
-    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {

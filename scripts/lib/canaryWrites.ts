@@ -27,20 +27,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function startCanaries(options: CanaryOptions): { canaries: Canary[]; stop(): Promise<void> } {
   const canaries: Canary[] = [];
   let stopping = false;
+  /** Set once the writer's last publish has answered: a canary acknowledged after the checker's last look would go unchecked. */
+  let written = false;
   const writer = (async () => {
     for (let n = 0; !stopping; n++) {
       const id = await options.publish(n).catch(() => undefined);
       if (id) canaries.push({ id, ackedAt: options.elapsed() });
       await sleep(options.everyMs);
     }
+    written = true;
   })();
   const checker = (async () => {
     // Keeps polling after the writer stops, until every canary is served or 60 s have passed.
     let quietSince: number | undefined;
     for (;;) {
       const waiting = canaries.filter((c) => c.servedAt === undefined);
-      if (stopping && (waiting.length === 0 || (quietSince !== undefined && options.elapsed() - quietSince > 60))) return;
-      if (stopping) quietSince ??= options.elapsed();
+      if (written && (waiting.length === 0 || (quietSince !== undefined && options.elapsed() - quietSince > 60))) return;
+      if (written) quietSince ??= options.elapsed();
       await Promise.all(
         waiting.map(async (canary) => {
           if (await options.served(canary.id).catch(() => false)) canary.servedAt = options.elapsed();

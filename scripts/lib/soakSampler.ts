@@ -21,6 +21,16 @@ export interface Sample {
   redisKeys: number;
   /** Keys kept per payment by design (settlement results, 8 days): expected to grow one per settle. */
   settlementResultKeys: number;
+  /** State kept by design (KeptState), in MB of MEMORY USAGE, and the used nonces kept. */
+  settlementResultsMb: number;
+  usedNonces: number;
+  usedNoncesMb: number;
+  settledAmountsMb: number;
+  historyMb: number;
+  /** Redis's keyspace hash tables (MEMORY STATS overhead.hashtable.main + .expires): they grow with the keys, mostly the settlement results. */
+  keyspaceTablesMb: number;
+  /** Settlements acknowledged so far. */
+  settles: number;
   writeStreamLength: number;
   deadLetters: number;
   changeLogLength: number;
@@ -43,15 +53,69 @@ function metric(text: string, name: string): number {
   return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
 }
 
-async function countKeys(redis: Redis, pattern: string): Promise<number> {
+/**
+ * The state a settlement leaves in Redis by design, each family with why it is bounded:
+ * - settlement results: one key per payment, kept 8 days (a replayed payload gets the same answer);
+ * - used nonces (ledger:used-nonces): one member per payment, kept until the authorization's
+ *   validBefore + 5 min (the soak's payments are valid 60 s), so flat after the first minutes;
+ *   old-form nonce sets (ledger:nonces) too, though a fresh deployment has none;
+ * - settled `upto` amounts: a sorted set per listing, capped (the 7-day median's samples);
+ * - listing history: a list per listing, capped at 50 events (each settle of a listing adds one).
+ */
+const KEPT_FAMILIES = ['settlementResults', 'usedNonces', 'settledAmounts', 'history'] as const;
+type KeptFamily = (typeof KEPT_FAMILIES)[number];
+
+function globRegExp(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+}
+
+interface KeptState {
+  bytes: Record<KeptFamily, number>;
+  settlementResultKeys: number;
+  usedNonces: number;
+  keyspaceTablesBytes: number;
+}
+
+/** One SCAN of the soak's own Redis: MEMORY USAGE of every key of a kept family, and the nonces kept. */
+async function keptState(redis: Redis, prefix: string): Promise<KeptState> {
+  const keys = redisKeys(prefix);
+  // With how to count the nonces a key holds: the sorted sets and the old-form sets.
+  const families: Array<[KeptFamily, RegExp, ('zcard' | 'scard')?]> = [
+    ['settlementResults', globRegExp(keys.settleResult('*'))],
+    ['usedNonces', globRegExp(keys.ledgerUsedNonces('*', '*')), 'zcard'],
+    ['usedNonces', globRegExp(keys.ledgerNonces('*', '*')), 'scard'],
+    ['settledAmounts', globRegExp(keys.signalAmounts('*'))],
+    ['history', globRegExp(`${keys.historyPrefix}*`)],
+  ];
+  const state: KeptState = { bytes: { settlementResults: 0, usedNonces: 0, settledAmounts: 0, history: 0 }, settlementResultKeys: 0, usedNonces: 0, keyspaceTablesBytes: 0 };
   let cursor = '0';
-  let count = 0;
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    const [next, batch] = await redis.scan(cursor, 'COUNT', 1000);
     cursor = next;
-    count += keys.length;
+    const kept = batch.flatMap((key) => {
+      const match = families.find(([, pattern]) => pattern.test(key));
+      return match ? [{ key, family: match[0], count: match[2] }] : [];
+    });
+    const pipeline = redis.pipeline();
+    for (const { key, count } of kept) {
+      pipeline.memory('USAGE', key);
+      if (count === 'zcard') pipeline.zcard(key);
+      if (count === 'scard') pipeline.scard(key);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    let at = 0;
+    for (const { family, count } of kept) {
+      state.bytes[family] += Number(replies[at++]?.[1] ?? 0);
+      if (count) state.usedNonces += Number(replies[at++]?.[1] ?? 0);
+      if (family === 'settlementResults') state.settlementResultKeys += 1;
+    }
   } while (cursor !== '0');
-  return count;
+  const stats = (await redis.call('MEMORY', 'STATS')) as unknown[];
+  const db = stats[stats.indexOf('db.0') + 1];
+  if (Array.isArray(db)) {
+    for (const name of ['overhead.hashtable.main', 'overhead.hashtable.expires']) state.keyspaceTablesBytes += Number(db[db.indexOf(name) + 1] ?? 0);
+  }
+  return state;
 }
 
 export interface SamplerTargets {
@@ -101,13 +165,13 @@ export class GatewayMetrics {
   }
 }
 
-export async function takeSample(targets: SamplerTargets, minute: number, traffic: { requests: number; serverErrors: number }, gateway: GatewayMetrics): Promise<Sample> {
+export async function takeSample(targets: SamplerTargets, minute: number, traffic: { requests: number; serverErrors: number; settles: number }, gateway: GatewayMetrics): Promise<Sample> {
   const keys = redisKeys(targets.prefix);
   const interval = await gateway.take();
   const memory = await targets.redis.info('memory');
-  const [dbsize, settlementResultKeys, writeStreamLength, deadLetters, changeLogLength] = await Promise.all([
+  const [dbsize, kept, writeStreamLength, deadLetters, changeLogLength] = await Promise.all([
     targets.redis.dbsize(),
-    countKeys(targets.redis, keys.settleResult('*')),
+    keptState(targets.redis, targets.prefix),
     targets.redis.xlen(keys.writeStream),
     targets.redis.xlen(keys.deadLetters),
     targets.redis.xlen(keys.changes),
@@ -122,7 +186,13 @@ export async function takeSample(targets: SamplerTargets, minute: number, traffi
     eventLoopMaxMs: interval.loopMax * 1000,
     redisUsedMemoryMb: Number(/^used_memory:(\d+)/m.exec(memory)?.[1] ?? 0) / MB,
     redisKeys: dbsize,
-    settlementResultKeys,
+    settlementResultKeys: kept.settlementResultKeys,
+    settlementResultsMb: kept.bytes.settlementResults / MB,
+    usedNonces: kept.usedNonces,
+    usedNoncesMb: kept.bytes.usedNonces / MB,
+    settledAmountsMb: kept.bytes.settledAmounts / MB,
+    historyMb: kept.bytes.history / MB,
+    keyspaceTablesMb: kept.keyspaceTablesBytes / MB,
     writeStreamLength,
     deadLetters,
     changeLogLength,

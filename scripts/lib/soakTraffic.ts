@@ -56,6 +56,11 @@ export class SoakTraffic {
 
   constructor(private readonly options: TrafficOptions) {}
 
+  /** Distinct payers the settles are drawn from. */
+  get payerCount(): number {
+    return this.options.payers.length;
+  }
+
   private async call(kind: Kind, path: string, init: RequestInit = {}): Promise<Response | undefined> {
     try {
       const res = await fetch(`${this.options.url}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });

@@ -14,10 +14,17 @@
  *   run went from 67 to 126 MB without one), and the bound would judge GC timing, not leaks.
  * - Redis keys other than settlement results: +5% (at least 25 keys). The traffic writes fixed
  *   pools, filled before the traffic starts, so every other key (listings, probes, signals,
- *   history, owners, nonces) exists by the warm-up's end; what appears later is per-request litter.
- * - settlement results are kept 8 days by design (replays of a payment must get the same answer):
- *   one key per payment is expected, and Redis memory may grow by exactly their size. Redis used
- *   memory beyond that (their bytes measured with MEMORY USAGE): +10% (at least 1 MB).
+ *   history, owners, a used-nonce set per payer) exists by the warm-up's end; what appears later
+ *   is per-request litter.
+ * - State a settlement keeps by design, measured each sample with MEMORY USAGE of its keys
+ *   (scripts/lib/soakSampler.ts KEPT_FAMILIES): settlement results, one key per payment kept 8
+ *   days (replays of a payment must get the same answer), so expected to grow all run, with
+ *   Redis's keyspace hash tables that index them (MEMORY STATS); used nonces, kept until the
+ *   authorization's validBefore + 5 min; settled `upto` amounts and listing history, capped per
+ *   listing. Redis used memory minus all of that: +10% (at least 1 MB).
+ * - used nonces: at every sample after the warm-up at most the settlements acknowledged in the
+ *   keep window before it (the soak's 60 s validity + the 5 min margin + one sample interval),
+ *   +10% and the number of payers: a nonce kept past its window is the old forever-growing set.
  * - listing index documents and the change log: +2%. Fixed pools: the catalog's size is constant.
  *   The index's bytes on disk are plotted, not bounded: deleted documents stay until Lucene merges
  *   segments, a saw-tooth whose period is longer than a short run.
@@ -30,7 +37,9 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { httpListingId } from '../../src/catalog/identity.js';
 import type { ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
+import { USED_NONCE_MARGIN_MS } from '../../src/store/redis/ledger.js';
 import { redisKeys } from '../../src/store/redis/redisKeys.js';
+import { requirements } from '../../test/support/payments.js';
 import type { Sample } from './soakSampler.js';
 import { toolMark, type SoakTraffic } from './soakTraffic.js';
 import { lineChartSvg } from './svgPlot.js';
@@ -120,24 +129,51 @@ export interface Verdict {
   passed: boolean;
   failures: string[];
   growth: Growth[];
+  /** The state kept by design (not bounded by growth: explained), measured the same way. */
+  kept: Array<Omit<Growth, 'bound' | 'passed'> & { why: string }>;
   /** Series not judged in this run, and why. */
   notJudged: string[];
   bytesPerSettlementResult: number;
+  /** The most used nonces kept in a sample after the warm-up, and what the keep window allowed then. */
+  usedNonces: { most: number; allowed: number };
 }
+
+/** How long a soak payment's nonce is kept at most: its validity (the requirements' maxTimeoutSeconds) and the ledger's margin. */
+const NONCE_KEEP_MINUTES = (requirements('0x0').maxTimeoutSeconds + USED_NONCE_MARGIN_MS / 1000) / 60;
+const KEPT: Array<{ series: string; why: string; pick: (s: Sample) => number }> = [
+  { series: 'settlement results', why: 'one per payment, 8 days (a replayed payload gets the same answer)', pick: (s) => s.settlementResultsMb },
+  { series: 'keyspace hash tables', why: "Redis's index of the keys, growing with the settlement results", pick: (s) => s.keyspaceTablesMb },
+  { series: 'used nonces', why: "one per payment, until its validBefore + 5 min: flat once the first ones expire", pick: (s) => s.usedNoncesMb },
+  { series: 'settled upto amounts', why: 'capped per listing (the 7-day median)', pick: (s) => s.settledAmountsMb },
+  { series: 'listing history', why: 'capped at 50 events per listing; a settle adds one', pick: (s) => s.historyMb },
+];
+const keptMb = (s: Sample) => KEPT.reduce((sum, k) => sum + k.pick(s), 0);
 
 /** Process memory is judged only over this long after the warm-up (see the header). */
 const PROCESS_MEMORY_MIN_MINUTES = 10;
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(values.length, 1);
 
-export async function soakVerdict(samples: Sample[], options: { warmup: number }, traffic: SoakTraffic, final: FinalState, redis: Redis, prefix: string): Promise<Verdict> {
+export function soakVerdict(samples: Sample[], options: { warmup: number }, traffic: SoakTraffic, final: FinalState): Verdict {
   const failures: string[] = [];
   const after = samples.filter((s) => s.minute >= options.warmup);
   const third = Math.max(1, Math.floor(after.length / 3));
   const [first, last] = [after.slice(0, third), after.slice(-third)];
-  // What one kept settlement result costs Redis, from a few of them.
-  const [, some] = await redis.scan('0', 'MATCH', redisKeys(prefix).settleResult('*'), 'COUNT', 1000);
-  const sizes = await Promise.all(some.slice(0, 20).map((key) => redis.memory('USAGE', key)));
-  const bytesPerSettlementResult = mean(sizes.map(Number).filter((n) => n > 0));
+  const lastSample = samples[samples.length - 1];
+  const bytesPerSettlementResult = lastSample && lastSample.settlementResultKeys > 0 ? (lastSample.settlementResultsMb * 1024 * 1024) / lastSample.settlementResultKeys : 0;
+  const kept = KEPT.map(({ series, why, pick }) => {
+    const [from, to] = [mean(first.map(pick)), mean(last.map(pick))];
+    return { series, why, from, to, growth: to - from, unit: 'MB' };
+  });
+  const usedNonces = { most: 0, allowed: 0 };
+  for (const sample of after) {
+    const windowStart = [...samples].reverse().find((s) => s.minute <= sample.minute - NONCE_KEEP_MINUTES);
+    const allowed = Math.ceil((sample.settles - (windowStart?.settles ?? 0)) * 1.1) + traffic.payerCount;
+    if (sample.usedNonces > usedNonces.most) Object.assign(usedNonces, { most: sample.usedNonces, allowed });
+    if (sample.usedNonces > allowed) {
+      failures.push(`${sample.usedNonces} used nonces kept at minute ${sample.minute.toFixed(1)}, more than the settlements of their keep window allow (${allowed})`);
+      break;
+    }
+  }
   const growth: Growth[] = [];
   const notJudged: string[] = [];
   const bound = (series: string, unit: string, pick: (s: Sample) => number, limit: (from: number) => number, adjust = 0, level = mean) => {
@@ -150,13 +186,12 @@ export async function soakVerdict(samples: Sample[], options: { warmup: number }
   };
   if (after.length < 4) failures.push(`only ${after.length} samples after the warm-up (at least 4 needed: a longer run or a shorter --sample-seconds)`);
   else {
-    const settlementGrowthMb = ((mean(last.map((s) => s.settlementResultKeys)) - mean(first.map((s) => s.settlementResultKeys))) * bytesPerSettlementResult) / (1024 * 1024);
     if (after[after.length - 1]!.minute - options.warmup >= PROCESS_MEMORY_MIN_MINUTES) {
       bound('gateway RSS', 'MB', (s) => s.rssMb, (f) => 0.2 * f);
       bound('gateway V8 heap used (lowest reading)', 'MB', (s) => s.heapUsedMb, (f) => 0.2 * f, 0, (values) => Math.min(...values));
     } else notJudged.push(`gateway RSS and heap: fewer than ${PROCESS_MEMORY_MIN_MINUTES} minutes after the warm-up`);
     bound('Redis keys besides settlement results', 'keys', (s) => s.redisKeys - s.settlementResultKeys, (f) => Math.max(25, 0.05 * f));
-    bound('Redis used memory beyond the settlement results kept', 'MB', (s) => s.redisUsedMemoryMb, (f) => Math.max(1, 0.1 * f), settlementGrowthMb);
+    bound('Redis used memory beyond the state kept by design', 'MB', (s) => s.redisUsedMemoryMb - keptMb(s), (f) => Math.max(1, 0.1 * f));
     bound('listing index documents', 'docs', (s) => s.indexDocs, (f) => 0.02 * f);
     bound('change log entries', 'entries', (s) => s.changeLogLength, (f) => Math.max(5, 0.02 * f));
   }
@@ -167,7 +202,7 @@ export async function soakVerdict(samples: Sample[], options: { warmup: number }
   const serverErrors = [...traffic.serverErrors.values()].reduce((a, b) => a + b, 0);
   if (serverErrors > 0) failures.push(`${serverErrors} answers 5xx: ${JSON.stringify(Object.fromEntries(traffic.serverErrors))}`);
   if (final.lost.length > 0) failures.push(`${final.lost.length} acknowledged writes not served as written`);
-  return { passed: failures.length === 0, failures, growth, notJudged, bytesPerSettlementResult };
+  return { passed: failures.length === 0, failures, growth, kept, notJudged, bytesPerSettlementResult, usedNonces };
 }
 
 const PLOTS: Array<{ file: string; title: string; unit: string; pick: (s: Sample) => number }> = [
@@ -175,6 +210,8 @@ const PLOTS: Array<{ file: string; title: string; unit: string; pick: (s: Sample
   { file: 'heap.svg', title: 'Gateway V8 heap used', unit: 'MB', pick: (s) => s.heapUsedMb },
   { file: 'event-loop.svg', title: 'Gateway event-loop delay: worst 2-second p99 of each interval', unit: 'ms', pick: (s) => s.eventLoopP99Ms },
   { file: 'redis-memory.svg', title: 'Redis used memory', unit: 'MB', pick: (s) => s.redisUsedMemoryMb },
+  { file: 'redis-memory-beyond-kept.svg', title: 'Redis used memory beyond the state kept by design', unit: 'MB', pick: (s) => s.redisUsedMemoryMb - keptMb(s) },
+  { file: 'used-nonces.svg', title: 'Used nonces kept (until validBefore + 5 min)', unit: 'nonces', pick: (s) => s.usedNonces },
   { file: 'redis-keys.svg', title: 'Redis keys besides settlement results', unit: 'keys', pick: (s) => s.redisKeys - s.settlementResultKeys },
   { file: 'settlement-results.svg', title: 'Settlement results kept (one per payment, 8 days)', unit: 'keys', pick: (s) => s.settlementResultKeys },
   { file: 'write-stream.svg', title: 'Write stream length (entries not yet applied)', unit: 'entries', pick: (s) => s.writeStreamLength },
@@ -214,7 +251,8 @@ export function writeReport(dir: string, input: ReportInput): void {
     `- answers 5xx: ${[...traffic.serverErrors.values()].reduce((a, b) => a + b, 0)}; requests without an answer: ${[...traffic.failures.values()].reduce((a, b) => a + b, 0)}`,
     `- acknowledged writes checked at the end: ${final.checked} (publishes and unpublishes as last written, every live tool also found by search, announces listed, settled resources listed); not served as written: ${final.lost.length}${final.lost.length ? ` (${final.lost.slice(0, 10).join('; ')})` : ''}; skipped (their last write got no answer): ${final.uncertainSkipped}; announces the probe rejected: ${final.announcesRejectedByTheProbe}`,
     `- write stream drained ${final.drainSeconds.toFixed(1)} s after the traffic stopped; largest sampled backlog ${Math.max(...samples.map((s) => s.writeStreamLength))} entries; dead letters ${lastSample.deadLetters}`,
-    `- settles acknowledged: ${traffic.settlesAcknowledged}; one settlement result kept costs Redis ${verdict.bytesPerSettlementResult.toFixed(0)} bytes`,
+    `- settles acknowledged: ${traffic.settlesAcknowledged}; one settlement result kept costs Redis ${verdict.bytesPerSettlementResult.toFixed(0)} bytes (MEMORY USAGE)`,
+    `- used nonces kept: at most ${verdict.usedNonces.most} in a sample after the warm-up (allowed then: ${verdict.usedNonces.allowed}, the settlements of the ${NONCE_KEEP_MINUTES.toFixed(1)}-minute keep window before it +10% + ${traffic.payerCount} payers)`,
     '',
     `## Growth after the warm-up (${options.warmup} min): mean of the last third of the samples minus the first third`,
     '',
@@ -222,6 +260,12 @@ export function writeReport(dir: string, input: ReportInput): void {
     '|---|---|---|---|---|---|',
     ...verdict.growth.map((g) => `| ${g.series} | ${f(g.from)} ${g.unit} | ${f(g.to)} ${g.unit} | ${f(g.growth)} | ${f(g.bound)} | ${g.passed ? 'ok' : 'FAIL'} |`),
     ...verdict.notJudged.map((n) => `\nNot judged: ${n} (plotted below).`),
+    '',
+    '## State kept by design (subtracted from Redis used memory above; MEMORY USAGE of its keys)',
+    '',
+    '| state | first third | last third | growth | why it is kept |',
+    '|---|---|---|---|---|',
+    ...verdict.kept.map((k) => `| ${k.series} | ${f(k.from)} MB | ${f(k.to)} MB | ${f(k.growth)} | ${k.why} |`),
     '',
     'Bounds and why: scripts/lib/soakVerdict.ts (header). Event-loop delay, worst 2-second p99 per interval: ' +
       `${f(Math.min(...samples.map((s) => s.eventLoopP99Ms)))} to ${f(Math.max(...samples.map((s) => s.eventLoopP99Ms)))} ms (max ${f(Math.max(...samples.map((s) => s.eventLoopMaxMs)))} ms); plotted, not bounded (the machine is shared).`,

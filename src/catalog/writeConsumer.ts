@@ -13,10 +13,15 @@ import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { ListingStore } from '../store/elasticsearch/listingStore.js';
 import { consumerName, type StreamEntry, type StreamReader, type WriteStream } from '../store/redis/writeStream.js';
-import { decodeOperation, type AppliedWrite, type AppliedWritesObserver, type CatalogOperation } from '../store/catalogOperations.js';
+import { decodeOperation, isConflictRetry, type AppliedWrite, type AppliedWritesObserver, type CatalogOperation } from '../store/catalogOperations.js';
 import { embeddedTextHash } from '../semantic/listingText.js';
 
 export type IngestOptions = CatalogIngestSettings;
+
+/** Epoch ms of the oldest entry's XADD (a stream entry id starts with it). */
+function oldestEntryTime(batch: StreamEntry[]): number {
+  return Math.min(...batch.map((entry) => Number(entry.entryId.split('-')[0])));
+}
 
 /** Each consumer refreshes its heartbeat this often; without one for HEARTBEAT_TTL_MS it counts as dead. */
 const HEARTBEAT_MS = 1000;
@@ -127,10 +132,12 @@ export class WriteConsumer implements BackgroundWorker {
         }
         let kept: StreamEntry[] = [];
         const run: Promise<void> = this.process(batch)
-          .then((again) => {
+          .then(({ again, unavailable }) => {
             degraded = again.length > 0;
             kept = again;
-            if (again.length === 0) backoff = this.options.retryBaseMs;
+            // Only version conflicts (another writer was first): Elasticsearch is fine, retry with
+            // fresh state after the shortest pause instead of backing off further each time.
+            if (!unavailable) backoff = this.options.retryBaseMs;
           })
           .catch((err: Error) => {
             degraded = true;
@@ -212,8 +219,11 @@ export class WriteConsumer implements BackgroundWorker {
     return this.stream.openReader((err) => this.logger.debug('ingest connection error', { error: err.message }));
   }
 
-  /** Applies a batch; returns the entries to try again after a backoff. */
-  private async process(batch: StreamEntry[]): Promise<StreamEntry[]> {
+  /**
+   * Applies a batch; returns the entries to try again after a backoff, and whether any of them is
+   * waiting for Elasticsearch (not only for a version conflict).
+   */
+  private async process(batch: StreamEntry[]): Promise<{ again: StreamEntry[]; unavailable: boolean }> {
     const decoded: Array<{ entry: StreamEntry; operation: CatalogOperation }> = [];
     for (const entry of batch) {
       const operation = decodeOperation(entry.payload);
@@ -229,11 +239,12 @@ export class WriteConsumer implements BackgroundWorker {
     }
     const started = performance.now();
     const outcomes = await this.store.apply(decoded.map((d) => d.operation));
-    this.logger.debug('catalog ingest: batch applied', { entries: decoded.length, ms: Math.round(performance.now() - started) });
+    const appliedAt = performance.now();
     const done: string[] = [];
     const applied: AppliedWrite[] = [];
     const retry: StreamEntry[] = [];
     let transient: string | undefined;
+    let unavailable = false;
     for (let i = 0; i < decoded.length; i++) {
       const { entry, operation } = decoded[i]!;
       const outcome = outcomes[i] ?? { status: 'failed', reason: 'no outcome' };
@@ -241,6 +252,7 @@ export class WriteConsumer implements BackgroundWorker {
       if (outcome.status === 'applied' || outcome.status === 'dropped') done.push(entry.entryId);
       else if (outcome.status === 'retry') {
         transient = outcome.reason;
+        if (!isConflictRetry(outcome.reason)) unavailable = true;
         retry.push(entry);
       } else {
         const attempts = await this.stream.recordFailure(entry.entryId);
@@ -249,17 +261,29 @@ export class WriteConsumer implements BackgroundWorker {
           // Never stored: not live (a later correct write reports created). An older version stays live.
           if (operation.op === 'upsert' && !(await this.store.get(operation.id))) await this.stream.removeLive([operation.id]);
           this.logger.error('catalog ingest: write dead-lettered', { id: operation.id, op: operation.op, reason: outcome.reason, attempts });
-        } else retry.push(entry);
+        } else {
+          unavailable = true;
+          retry.push(entry);
+        }
       }
     }
     // Throws (the batch is retried, re-applying is idempotent) rather than acknowledging unobserved writes.
     if (applied.length > 0) await this.observer.applied(applied);
+    const observedAt = performance.now();
     await this.stream.ack(done);
+    // Where a write's time goes (LOG_LEVEL=debug): queued = from its XADD to this batch's start.
+    this.logger.debug('catalog ingest: batch applied', {
+      entries: decoded.length,
+      queuedMs: Math.round(this.clock() - (performance.now() - started) - oldestEntryTime(batch)),
+      applyMs: Math.round(appliedAt - started),
+      observeMs: Math.round(observedAt - appliedAt),
+      ackMs: Math.round(performance.now() - observedAt),
+    });
     if (transient?.includes('index_not_found_exception')) {
       await this.repairIndex().catch((err: Error) => this.logger.warn('catalog ingest: re-creating the listing index failed', { error: err.message }));
     }
     if (transient) this.logger.warn('catalog ingest: Elasticsearch unavailable or a write conflicted, will retry', { reason: transient, entries: retry.length });
-    return retry;
+    return { again: retry, unavailable };
   }
 
   private pause(ms: number): Promise<void> {

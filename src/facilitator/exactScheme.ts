@@ -101,6 +101,7 @@ export function checkExactPayment(request: PaymentRequest, nowSeconds: bigint): 
       amount: value,
       nonceSpace: `eip3009:${asset}:${from.toLowerCase()}`,
       nonce: nonce.toLowerCase(),
+      validBefore,
     },
   };
 }
@@ -112,6 +113,7 @@ export const exactScheme: PaymentScheme = {
   supportedExtra: () => undefined,
   check: (request, { nowSeconds }) => checkExactPayment(request, nowSeconds),
   nonceUsed: (payer) => reject(Reason.exactNonceUsed, 'the authorization nonce was already used', payer),
+  expired: (payer) => reject(Reason.exactValidBefore, 'authorization expired', payer),
   metered: false,
   // @x402/evm 2.27's exact/facilitator error constants (test/facilitator-reasons.test.ts checks them).
   v2ReasonNames: {

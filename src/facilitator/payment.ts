@@ -70,6 +70,8 @@ export interface PaymentScheme {
   check(request: PaymentRequest, context: CheckContext): CheckedPayment | Rejection;
   /** The refusal when the ledger finds the payment's nonce already used. */
   nonceUsed(payer?: string): Rejection;
+  /** The refusal when the ledger finds the authorization past its validity (by Redis's clock: its nonce may be forgotten). */
+  expired(payer?: string): Rejection;
   /** Whether a settlement charges metered use rather than the price: its amount feeds the listing's median settled amount. */
   readonly metered: boolean;
   /** The names @x402/evm's v2 facilitator gives some refusals of this scheme (paymentSchemes.ts wireReason). */

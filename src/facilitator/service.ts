@@ -57,6 +57,7 @@ export interface FacilitatorDeps {
 /** Ledger refusals; `payer` (the recovered signer) makes a payer's own failure count as a rejection at /verify. */
 const SETTLE_FAILURES: Record<Exclude<SettleOutcome, 'ok'>, (scheme: PaymentScheme, payer?: string) => Rejection> = {
   nonce_used: (scheme, payer) => scheme.nonceUsed(payer),
+  expired: (scheme, payer) => scheme.expired(payer),
   insufficient_funds: (_scheme, payer) => reject(Reason.insufficientFunds, 'the payer balance does not cover the amount', payer),
   sponsor_insufficient_funds: () => sponsorExhausted(),
 };

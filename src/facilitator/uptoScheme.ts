@@ -131,6 +131,7 @@ export function checkUptoPayment(
       amount: requirements.amount,
       nonceSpace: `permit2:${owner}`,
       nonce: nonce.toString(),
+      validBefore: deadline,
     },
   };
 }
@@ -142,6 +143,7 @@ export const uptoScheme: PaymentScheme = {
   supportedExtra: (facilitatorAddress) => ({ facilitatorAddress }),
   check: (request, { nowSeconds, facilitatorAddress, mode }) => checkUptoPayment(request, nowSeconds, facilitatorAddress, mode),
   nonceUsed: (payer) => reject(Reason.permit2NonceUsed, 'the Permit2 nonce was already used', payer),
+  expired: (payer) => reject(Reason.permit2DeadlineExpired, 'permit expired', payer),
   metered: true,
   // @x402/evm 2.27's upto/facilitator error constants (test/facilitator-reasons.test.ts checks them).
   v2ReasonNames: {

@@ -128,3 +128,51 @@ export interface AppliedWrite {
   entryId: string;
   operation: CatalogOperation;
 }
+
+/** A traffic sighting's upsert of a listing the id was live for: it rewrites what traffic may, and moves lastSeen. */
+function isTrafficRefresh(operation: CatalogOperation): boolean {
+  return operation.op === 'upsert' && operation.doc.source === 'traffic' && !operation.replaceSignals && operation.probablyNew !== true;
+}
+
+/** Whether applying `later` right after `earlier` (same listing) leaves what applying `later` alone does. */
+function contains(later: CatalogOperation, earlier: CatalogOperation): boolean {
+  switch (earlier.op) {
+    // lastSeen only: a later touch or traffic upsert sets it again.
+    case 'touch':
+      return later.op === 'touch' || isTrafficRefresh(later);
+    // The whole signals block is replaced; provenance.settled only when the later one carries it too.
+    case 'signals':
+      return later.op === 'signals' && (later.settled !== undefined || earlier.settled === undefined);
+    // Traffic refreshes of an existing listing: the later one carries the newer sighting and the
+    // accepts merged so far (store/redis/trafficAccepts.ts), and both keep the stored firstSeen,
+    // signals and owner (or both yield to a touch of a declared listing).
+    case 'upsert':
+      return isTrafficRefresh(earlier) && isTrafficRefresh(later);
+    default:
+      return false;
+  }
+}
+
+/**
+ * The operations of a batch that the next operation on the same listing in the batch contains
+ * entirely (a touch, signals or traffic refresh followed by another): applying only the later one
+ * leaves the same document. A listing paid for many times a second gets one write per settlement;
+ * applied one by one, each is a read and a `_bulk` in turn, and every other write behind them
+ * waits (test:cluster: a stream that took minutes to drain). Declared writes (publish, announce,
+ * import), removals and evidence are never skipped.
+ */
+export function supersededOperations(operations: readonly CatalogOperation[]): Set<number> {
+  const superseded = new Set<number>();
+  const latest = new Map<string, number>();
+  operations.forEach((operation, i) => {
+    const previous = latest.get(operation.id);
+    if (previous !== undefined && contains(operation, operations[previous]!)) superseded.add(previous);
+    latest.set(operation.id, i);
+  });
+  return superseded;
+}
+
+/** A retry because another writer changed the listing first (not Elasticsearch being unavailable): retry at once, with fresh state. */
+export function isConflictRetry(reason: string): boolean {
+  return reason.includes('version_conflict_engine_exception');
+}

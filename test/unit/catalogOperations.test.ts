@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { buildListingDocument } from '../../src/catalog/document.js';
-import { decodeOperation, encodeOperation, type CatalogOperation } from '../../src/store/catalogOperations.js';
+import { decodeOperation, encodeOperation, isConflictRetry, supersededOperations, type CatalogOperation } from '../../src/store/catalogOperations.js';
 import { httpInput, mcpInput } from '../support/listings.js';
 
 /**
@@ -68,5 +68,61 @@ describe('catalog operations: stream payload codec', () => {
       { op: 'signals', id: doc.id, signals: { settleCount7d: 3, rejectionRate7d: 0 } },
     ];
     for (const operation of operations) assert.deepEqual(decodeOperation(encodeOperation(operation)), operation);
+  });
+});
+
+/**
+ * A listing paid for many times a second gets one traffic write per settlement; a batch applies
+ * only the last of a row of writes that each contain the one before (store/elasticsearch/listingStore.ts).
+ */
+describe('catalog operations: writes a later one in the batch supersedes', () => {
+  const at = new Date('2026-11-26T12:00:00Z');
+  const traffic = (resource: string, extra: Partial<Extract<CatalogOperation, { op: 'upsert' }>> = {}): CatalogOperation => {
+    const doc = buildListingDocument(httpInput({ resource }), { source: 'traffic' }, at);
+    return { op: 'upsert', id: doc.id, doc, replaceSignals: false, ...extra };
+  };
+  const hot = traffic('https://hot.example/api');
+  const other = traffic('https://other.example/api');
+  const declared = (() => {
+    const doc = buildListingDocument(httpInput({ resource: 'https://hot.example/api' }), { source: 'publish', owner: 'tok_1' }, at);
+    return { op: 'upsert', id: doc.id, doc, replaceSignals: false } as CatalogOperation;
+  })();
+  const touch = (id: string): CatalogOperation => ({ op: 'touch', id, seenAt: at.toISOString() });
+  const signals = (id: string, settled?: { first: string; last: string }): CatalogOperation => ({
+    op: 'signals', id, signals: { settleCount7d: 1, rejectionRate7d: 0 } as never, ...(settled ? { settled } : {}),
+  });
+  const skipped = (ops: CatalogOperation[]) => [...supersededOperations(ops)].sort((a, b) => a - b);
+
+  it('a row of traffic refreshes of one listing keeps only the last; other listings in between do not matter', () => {
+    assert.deepEqual(skipped([hot, other, hot, hot, other, hot]), [0, 1, 2, 3]);
+  });
+
+  it('touches are superseded by a later touch or traffic refresh, signals by later signals carrying at least as much', () => {
+    assert.deepEqual(skipped([touch(hot.id), touch(hot.id), hot]), [0, 1]);
+    assert.deepEqual(skipped([signals(hot.id), signals(hot.id)]), [0]);
+    const settled = { first: at.toISOString(), last: at.toISOString() };
+    assert.deepEqual(skipped([signals(hot.id, settled), signals(hot.id)]), [], 'the later one would not write provenance.settled');
+    assert.deepEqual(skipped([signals(hot.id), signals(hot.id, settled)]), [0]);
+  });
+
+  it('only the next write of the same listing counts: a signals update or a touch between two refreshes keeps the first', () => {
+    assert.deepEqual(skipped([hot, signals(hot.id), hot]), []);
+    assert.deepEqual(skipped([hot, touch(hot.id)]), [], 'a touch does not contain a traffic refresh');
+  });
+
+  it('never skips a declared write, a removal, evidence, a creating write or an import that replaces signals', () => {
+    assert.deepEqual(skipped([declared, declared]), []);
+    assert.deepEqual(skipped([hot, declared]), [], 'a declared write does not contain a traffic refresh');
+    assert.deepEqual(skipped([declared, hot]), [], 'a traffic refresh does not contain a declared write');
+    assert.deepEqual(skipped([{ op: 'remove', id: hot.id, reason: 'unpublished', at: at.toISOString() }, hot]), []);
+    assert.deepEqual(skipped([{ op: 'evidence', id: hot.id, provenance: {} }, hot]), []);
+    assert.deepEqual(skipped([traffic('https://hot.example/api', { probablyNew: true }), hot]), [], 'the write that creates the listing sets firstSeen');
+    assert.deepEqual(skipped([hot, traffic('https://hot.example/api', { replaceSignals: true })]), []);
+  });
+
+  it('tells a version conflict (retry at once) from Elasticsearch being unavailable', () => {
+    assert.equal(isConflictRetry('version_conflict_engine_exception: [lst_1]: version conflict'), true);
+    assert.equal(isConflictRetry('an earlier write to this listing is not applied yet (version_conflict_engine_exception: x)'), true);
+    assert.equal(isConflictRetry('Request timed out'), false);
   });
 });

@@ -17,7 +17,7 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
   probe: (k) => [k.probeRecord('lst_1'), k.probeRecord('lst_9'), k.probeDue, k.probeLock('lst_1'), k.probeAlias('a1'), k.probeHostWindow('a.example:443')],
   ledger: (k) => [
     k.ledgerBalance('eip155:84532', '0xA', '0xB'), k.ledgerBalance('eip155:84532', '0xA', '0xC'), k.ledgerBalancesOf('eip155:84532'),
-    k.ledgerNonces('eip155:84532', 'eip3009:0xa'), k.ledgerSponsor('eip155:84532'), k.settleResult('h1'), k.settleLock('h1'), k.settleResult('h2'),
+    k.ledgerNonces('eip155:84532', 'eip3009:0xa'), k.ledgerUsedNonces('eip155:84532', 'eip3009:0xa'), k.ledgerSponsor('eip155:84532'), k.settleResult('h1'), k.settleLock('h1'), k.settleResult('h2'),
   ],
   tokens: (k) => [k.sellerToken('tok_1'), k.sellerTokenByHash('ab'), k.sellerTokens],
   signals: (k) => [

@@ -6,7 +6,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
 import { keptFromStored, trafficMayRewrite, type ListingDocument } from '../listingDocument.js';
-import type { ApplyOutcome, CatalogOperation } from '../catalogOperations.js';
+import { supersededOperations, type ApplyOutcome, type CatalogOperation } from '../catalogOperations.js';
 import { isElasticsearchUnavailable } from './client.js';
 
 /** An action or a document; a string is a document's JSON, sent as is. */
@@ -175,10 +175,12 @@ export class ListingStore {
    * listing appears twice, each run being one mget (for upserts) and one `_bulk`. Once an operation
    * on a listing is not applied (retry, or failed), every later operation on that listing in the
    * batch is `retry` without being sent: applying it now would put it ahead of the earlier one,
-   * which is replayed later (e.g. an upsert coming back over a later remove).
+   * which is replayed later (e.g. an upsert coming back over a later remove). An operation the
+   * next one on its listing contains entirely is not sent (`dropped`: supersededOperations).
    */
   async apply(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
     const outcomes: ApplyOutcome[] = new Array<ApplyOutcome>(operations.length);
+    for (const i of supersededOperations(operations)) outcomes[i] = { status: 'dropped', reason: 'superseded by a later write to the listing in the same batch' };
     /** Listings with an operation not applied in this batch, with the reason. */
     const held = new Map<string, string>();
     let start = 0;
@@ -188,6 +190,7 @@ export class ListingStore {
       let bytes = 0;
       let end = start;
       for (; end < operations.length; end++) {
+        if (outcomes[end]) continue;
         const { id } = operations[end]!;
         const earlier = held.get(id);
         if (earlier !== undefined) {

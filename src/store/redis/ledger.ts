@@ -2,6 +2,13 @@
  * The test-network ledger in Redis: token balances per (network, asset, address), used nonces, and
  * the sponsor's native-currency balance that pays each settlement's simulated network fee. A
  * settlement is one Lua script, so the nonce check, the balance checks and the movements are atomic.
+ *
+ * A used nonce is kept only as long as its authorization could still be settled: until its
+ * validBefore (EIP-3009) or deadline (Permit2) plus USED_NONCE_MARGIN_MS, in a sorted set per nonce
+ * space scored by that time (trimmed on each settle, the key expiring with its last member). The
+ * script itself refuses an authorization whose keep-until time has passed by Redis's clock, so a
+ * nonce whose record is gone can never be settled again, whatever the facilitator's clock says.
+ * Nonces used before this (a plain set per nonce space, kept forever) still count as used.
  */
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 import { replicated, scanKeys, type RedisClient } from './client.js';
@@ -18,25 +25,46 @@ export interface Transfer {
   /** Where the nonce lives: EIP-3009 nonces are per token and authorizer, Permit2 nonces per owner. */
   nonceSpace: string;
   nonce: string;
+  /** Epoch seconds after which the authorization cannot be settled (EIP-3009 validBefore, Permit2 deadline). */
+  validBefore: bigint;
 }
+
+/**
+ * How long a used nonce is kept past its authorization's validBefore. Verify and settle refuse a
+ * payload from validBefore - 6 s on by the facilitator's clock; the margin covers a facilitator
+ * clock behind Redis's (which trims the records). Safety does not rest on it: the settle script
+ * refuses anything past its keep-until time by Redis's own clock.
+ */
+export const USED_NONCE_MARGIN_MS = 5 * 60_000;
+/** Keep-until times past this (9999-12-31) are kept forever: PEXPIREAT cannot take them, and a replay must never pass. */
+const LATEST_EXPIRY_MS = 253_402_300_799_999n;
 
 /** Redis integers are int64; nobody can hold more, so a larger amount is simply unaffordable. */
 export const MAX_LEDGER_AMOUNT = 9_223_372_036_854_775_807n;
 
-export type SettleOutcome = 'ok' | 'nonce_used' | 'insufficient_funds' | 'sponsor_insufficient_funds';
+/** `expired`: the authorization is past its keep-until time by Redis's clock (its nonce record may be gone). */
+export type SettleOutcome = 'ok' | 'nonce_used' | 'expired' | 'insufficient_funds' | 'sponsor_insufficient_funds';
 
 // Amounts are compared as decimal strings: Lua numbers are doubles and lose precision past 2^53.
+// KEYS: payer balance, payee balance, legacy used-nonce set, sponsor, result key, used-nonce sorted set.
+// ARGV: nonce, amount, fee, sponsor's initial balance, result value, result ttl, keep-until (epoch ms, or 'inf').
 const SETTLE_SCRIPT = `
 local function lt(a, b)
   if #a ~= #b then return #a < #b end
   return a < b
 end
-if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 then return 'nonce_used' end
+if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 1 or redis.call('ZSCORE', KEYS[6], ARGV[1]) then return 'nonce_used' end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+if ARGV[7] ~= 'inf' and tonumber(ARGV[7]) <= now then return 'expired' end
 if redis.call('EXISTS', KEYS[4]) == 0 then redis.call('SET', KEYS[4], ARGV[4]) end
 local balance = redis.call('GET', KEYS[1]) or '0'
 if lt(balance, ARGV[2]) then return 'insufficient_funds' end
 if lt(redis.call('GET', KEYS[4]), ARGV[3]) then return 'sponsor_insufficient_funds' end
-redis.call('SADD', KEYS[3], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+redis.call('ZADD', KEYS[6], ARGV[7], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[6], -1, -1, 'WITHSCORES')[2]
+if last == 'inf' then redis.call('PERSIST', KEYS[6]) else redis.call('PEXPIREAT', KEYS[6], last) end
 if ARGV[2] ~= '0' then
   redis.call('DECRBY', KEYS[1], ARGV[2])
   redis.call('INCRBY', KEYS[2], ARGV[2])
@@ -67,6 +95,7 @@ export class Ledger {
     private readonly redis: RedisClient,
     prefix: string,
     private readonly sponsorInitialWei: bigint,
+    private readonly usedNonceMarginMs = USED_NONCE_MARGIN_MS,
   ) {
     this.keys = redisKeys(prefix);
   }
@@ -75,8 +104,19 @@ export class Ledger {
     return this.keys.ledgerBalance(network, asset, address);
   }
 
-  private nonceKey(network: string, nonceSpace: string): string {
+  /** Nonces used before they were given an expiry: a set kept forever, read but no longer written. */
+  private legacyNonceKey(network: string, nonceSpace: string): string {
     return this.keys.ledgerNonces(network, nonceSpace);
+  }
+
+  private nonceKey(network: string, nonceSpace: string): string {
+    return this.keys.ledgerUsedNonces(network, nonceSpace);
+  }
+
+  /** Until when (epoch ms) the transfer's nonce is kept once used, or 'inf' for an authorization valid past year 9999. */
+  private keepUntil(transfer: Transfer): string {
+    const at = transfer.validBefore * 1000n + BigInt(this.usedNonceMarginMs);
+    return at > LATEST_EXPIRY_MS ? 'inf' : at.toString();
   }
 
   private sponsorKey(network: string): string {
@@ -87,40 +127,44 @@ export class Ledger {
   async inspect(transfer: Transfer): Promise<LedgerState> {
     const results = await this.redis
       .pipeline()
-      .sismember(this.nonceKey(transfer.network, transfer.nonceSpace), transfer.nonce)
+      .sismember(this.legacyNonceKey(transfer.network, transfer.nonceSpace), transfer.nonce)
+      .zscore(this.nonceKey(transfer.network, transfer.nonceSpace), transfer.nonce)
       .get(this.balanceKey(transfer.network, transfer.asset, transfer.from))
       .get(this.sponsorKey(transfer.network))
       .exec();
-    const [nonce, balance, sponsor] = results ?? [];
-    const failed = [nonce, balance, sponsor].find((entry) => entry?.[0]);
+    const [legacyNonce, nonce, balance, sponsor] = results ?? [];
+    const failed = [legacyNonce, nonce, balance, sponsor].find((entry) => entry?.[0]);
     if (failed) throw failed[0];
     return {
-      nonceUsed: nonce?.[1] === 1,
+      nonceUsed: legacyNonce?.[1] === 1 || nonce?.[1] !== null,
       balance: BigInt((balance?.[1] as string | null) ?? '0'),
       sponsorBalance: BigInt((sponsor?.[1] as string | null) ?? this.sponsorInitialWei),
     };
   }
 
   /**
-   * Consumes the nonce and moves `amount` from payer to payee and `feeWei` out of the sponsor, and
-   * stores `record` (the settlement's result), or does none of it.
+   * Consumes the nonce (kept until the authorization's validBefore plus the margin) and moves
+   * `amount` from payer to payee and `feeWei` out of the sponsor, and stores `record` (the
+   * settlement's result), or does none of it.
    */
   async settle(transfer: Transfer, feeWei: bigint, record?: SettlementRecord): Promise<SettleOutcome> {
     if (transfer.amount > MAX_LEDGER_AMOUNT) return 'insufficient_funds';
     const outcome = await this.redis.eval(
       SETTLE_SCRIPT,
-      5,
+      6,
       this.balanceKey(transfer.network, transfer.asset, transfer.from),
       this.balanceKey(transfer.network, transfer.asset, transfer.to),
-      this.nonceKey(transfer.network, transfer.nonceSpace),
+      this.legacyNonceKey(transfer.network, transfer.nonceSpace),
       this.sponsorKey(transfer.network),
       record?.key ?? this.sponsorKey(transfer.network),
+      this.nonceKey(transfer.network, transfer.nonceSpace),
       transfer.nonce,
       transfer.amount.toString(),
       feeWei.toString(),
       this.sponsorInitialWei.toString(),
       record?.value ?? '',
       record?.ttlSeconds ?? 0,
+      this.keepUntil(transfer),
     );
     await replicated(this.redis, this.sponsorKey(transfer.network));
     return outcome as SettleOutcome;

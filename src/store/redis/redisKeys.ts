@@ -87,7 +87,10 @@ export function redisKeys(prefix: string) {
       inGroup('ledger', `ledger:balance:${network}:${asset.toLowerCase()}:${address.toLowerCase()}`),
     /** SCAN pattern of one network's balances; the asset and address follow the pattern's `*`. */
     ledgerBalancesOf: (network: string) => inGroup('ledger', `ledger:balance:${network}:*`),
+    /** Used nonces recorded before they were given an expiry (sets kept forever; ledger.ts reads them, never writes). */
     ledgerNonces: (network: string, nonceSpace: string) => inGroup('ledger', `ledger:nonces:${network}:${nonceSpace}`),
+    /** Used nonces of one nonce space, scored by the epoch ms until which each is kept (ledger.ts). */
+    ledgerUsedNonces: (network: string, nonceSpace: string) => inGroup('ledger', `ledger:used-nonces:${network}:${nonceSpace}`),
     ledgerSponsor: (network: string) => inGroup('ledger', `ledger:sponsor:${network}`),
     settleResult: (payloadHash: string) => inGroup('ledger', `settle:result:${payloadHash}`),
     settleLock: (payloadHash: string) => inGroup('ledger', `settle:lock:${payloadHash}`),
