@@ -21,7 +21,7 @@ import { searchParamsFor } from '../src/search/queryBuilder.js';
 import { parseReadRequest, type ReadRequest } from '../src/search/readRequest.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch/client.js';
 import type { ListingDocument } from '../src/store/listingDocument.js';
-import { createRedisClient } from '../src/store/redis/client.js';
+import { createRedisClient, dropRedisPrefix } from '../src/store/redis/client.js';
 import { storesFor } from '../src/store/stores.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { searchMix } from './lib/searchQueryMix.js';
@@ -111,6 +111,8 @@ async function main(): Promise<void> {
     }
   } finally {
     agent.destroy();
+    // The read service keeps its cursor key under this run's prefix: nothing of the run stays behind.
+    await dropRedisPrefix(redis, config.redisPrefix).catch(() => undefined);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
 }
