@@ -6,7 +6,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
 import { keptFromStored, trafficMayRewrite, type ListingDocument } from '../listingDocument.js';
-import { supersededOperations, type ApplyOutcome, type CatalogOperation } from '../catalogOperations.js';
+import { isConflictRetry, supersededOperations, type ApplyOutcome, type CatalogOperation } from '../catalogOperations.js';
 import { isElasticsearchUnavailable } from './client.js';
 
 /** An action or a document; a string is a document's JSON, sent as is. */
@@ -160,7 +160,7 @@ function approximateBytes(operation: CatalogOperation): number {
 }
 
 function isConflict(outcome: ApplyOutcome): boolean {
-  return outcome.status === 'retry' && outcome.reason.startsWith('version_conflict_engine_exception');
+  return outcome.status === 'retry' && isConflictRetry(outcome.reason);
 }
 
 function isMissingIndex(err: unknown): boolean {
