@@ -17,6 +17,7 @@
  * shipped semantic.weight and semantic.minSimilarity for the full ranking (chosen per embedding
  * model on the tuning set with scripts/tune-semantic.ts; EMBEDDING_MODEL picks the model);
  * `--fusion` and `--rank-constant` semantic.fusion and semantic.rankConstant (search/semanticFusion.ts).
+ * `--tunable KEY=VALUE` (repeatable) sets any other tunable for the full ranking and the columns after it.
  * `--variants weighted:40,normalised:40,rrf:40:20` also ranks both sets with each fusion:weight[:rankConstant]
  * on the same index and prints them in one table (tuning, held-out, grade-0 and spam first). The
  * scratch index and Redis prefix are deleted at the end (scripts/lib/judgedDeployment.ts).
@@ -27,7 +28,7 @@ import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, type JudgedSet } from '
 import { perQuery, summarize, RELEVANT_GRADE, type RunSummary } from './lib/relevanceMetrics.js';
 
 const USAGE =
-  'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...]';
+  'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
@@ -170,6 +171,8 @@ interface SemanticOptions {
   weight?: string;
   /** semantic.minSimilarity of the full ranking (default: the shipped one). */
   minSimilarity?: string;
+  /** Other tunables of the full ranking, as `npm run ranking -- set KEY VALUE` writes them (`--tunable KEY=VALUE`). */
+  tunables?: [string, string][];
 }
 
 /** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
@@ -184,6 +187,7 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, f
     const fusion = semantic.fusion ?? shipped.fusion;
     const rankConstant = semantic.rankConstant ?? String(shipped.rankConstant);
     await deployment.setTunable('semantic.minSimilarity', minSimilarity);
+    for (const [key, value] of semantic.tunables ?? []) await deployment.setTunable(key, value);
     const variants: Column[] = [];
     for (const variant of fusionVariants) {
       await deployment.setTunable('semantic.fusion', variant.fusion);
@@ -274,6 +278,12 @@ function printVariants(runs: SetRun[]): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+function parseTunable(text: string): [string, string] {
+  const at = text.indexOf('=');
+  if (at <= 0) fail(`--tunable takes KEY=VALUE (e.g. semantic.k=10), got ${text}\n${USAGE}`);
+  return [text.slice(0, at), text.slice(at + 1)];
+}
+
 async function main(): Promise<void> {
   const { values } = parseCommandLine(
     {
@@ -284,6 +294,7 @@ async function main(): Promise<void> {
         fusion: { type: 'string' },
         'rank-constant': { type: 'string' },
         variants: { type: 'string' },
+        tunable: { type: 'string', multiple: true },
         set: { type: 'string', default: 'both' },
       },
     },
@@ -297,6 +308,7 @@ async function main(): Promise<void> {
     ...(values['min-similarity'] !== undefined ? { minSimilarity: values['min-similarity'] } : {}),
     ...(values.fusion !== undefined ? { fusion: values.fusion } : {}),
     ...(values['rank-constant'] !== undefined ? { rankConstant: values['rank-constant'] } : {}),
+    tunables: (values.tunable ?? []).map(parseTunable),
   };
   const fusionVariants = parseVariants(values.variants);
   for (const { name, dir } of chosen) runs.push(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants));

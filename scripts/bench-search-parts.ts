@@ -8,14 +8,16 @@
  * clauses, collector, fetch).
  *
  *   npx tsx scripts/bench-search-parts.ts --alias ALIAS [--connections 4] [--duration 5] [--rounds 3]
- *                                         [--force-merge N] [--only LABEL,LABEL]
+ *                                         [--force-merge N] [--only LABEL,LABEL] [--profile-variants]
  *
  * ALIAS is a kept catalog (bench-search --keep, bench-growth --keep). Only targets 127.0.0.1.
  */
 import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { firstPageBody, searchParamsFor } from '../src/search/queryBuilder.js';
+import { filterClauses, firstPageBody, searchParamsFor } from '../src/search/queryBuilder.js';
+import { FilterShare } from '../src/search/filterShare.js';
+import { ListingSearchIndex } from '../src/store/elasticsearch/listingSearch.js';
 import { parseReadRequest, type ReadRequest } from '../src/search/readRequest.js';
 import { shippedRanking, type RankingSettings } from '../src/search/rankingSettings.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
@@ -40,6 +42,8 @@ interface Prepared {
   request: ReadRequest;
   vector?: QueryVector;
   typoPass: boolean;
+  /** The share of the catalog its filters match (search/filterShare.ts), for variants that read it. */
+  filterShare?: number;
 }
 
 function directRequest(alias: string, request: ReadRequest, body: Json): Target['requests'][number] {
@@ -49,7 +53,8 @@ function directRequest(alias: string, request: ReadRequest, body: Json): Target[
 
 function variantBody(prepared: Prepared, base: RankingSettings, variant: SearchVariant, now: number): Json {
   const settings = variant.settings ? variant.settings(base) : base;
-  const body = firstPageBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass });
+  const share = prepared.filterShare !== undefined ? { filterShare: prepared.filterShare } : {};
+  const body = firstPageBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass, ...share });
   return variant.body ? variant.body(body) : body;
 }
 
@@ -85,9 +90,10 @@ async function main(): Promise<void> {
         rounds: { type: 'string', default: '3' },
         'force-merge': { type: 'string' },
         only: { type: 'string' },
+        'profile-variants': { type: 'boolean', default: false },
       },
     },
-    'usage: bench-search-parts --alias ALIAS [--connections N] [--duration S] [--rounds N] [--force-merge N] [--only LABEL,LABEL]',
+    'usage: bench-search-parts --alias ALIAS [--connections N] [--duration S] [--rounds N] [--force-merge N] [--only LABEL,LABEL] [--profile-variants]',
   );
   if (!values.alias) fail('--alias is required (a catalog kept by bench-search --keep or bench-growth --keep)');
   const alias = values.alias;
@@ -104,12 +110,16 @@ async function main(): Promise<void> {
     const base = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties)).settings ?? shippedRanking();
     const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')), new OtherModelVectors(new ListingEmbeddingStore(elasticsearch, alias), config.embeddingModel));
     const typos = new TypoPass(new ListingVocabulary(elasticsearch, alias));
+    const shares = new FilterShare(new ListingSearchIndex(elasticsearch, alias));
     const prepared: Prepared[] = [];
     for (const query of searchMix()) {
       const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
       const vector = base.semantic.weight > 0 ? await embeddings.vectorFor(request.q!) : undefined;
-      prepared.push({ request, ...(vector ? { vector } : {}), typoPass: base.typos.weight > 0 && (await typos.neededFor(request.q!)) });
+      const filterShare = await shares.of(filterClauses(request.filters).filter);
+      prepared.push({ request, ...(vector ? { vector } : {}), typoPass: base.typos.weight > 0 && (await typos.neededFor(request.q!)), ...(filterShare !== undefined ? { filterShare } : {}) });
     }
+    const shareList = [...new Map(prepared.flatMap((p) => (p.filterShare !== undefined ? [[JSON.stringify(p.request.filters), p.filterShare] as const] : []))).entries()];
+    process.stderr.write(`filter shares: ${shareList.map(([f, s]) => `${f} ${s.toFixed(3)}`).join(', ')}\n`);
     if (!prepared.some((p) => p.vector)) process.stderr.write('WARNING: no query embedding (model not installed): kNN rows equal the others\n');
     const now = Date.now();
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
@@ -146,6 +156,20 @@ async function main(): Promise<void> {
       '',
       ...Object.entries(split).map(([part, ms]) => `- ${part}: ${ms.toFixed(2)} ms`),
     ];
+    if (values['profile-variants']) {
+      // The profile's own time per part, one request at a time: no other request or process shares
+      // the figure, so it separates variants whose CPU rounds are within the machine's noise.
+      lines.push('', 'profile API per variant, mean ms per search over the mix, lowest of 3 passes (rewrite holds the kNN search and its filter):', '');
+      lines.push('| query | rewrite | ranked query | collector | total |', '|---|---|---|---|---|');
+      for (const variant of variants) {
+        const passes: Record<string, number>[] = [];
+        for (let pass = 0; pass < 3; pass++) passes.push(await profileSplit(send, prepared.map((p) => variantBody(p, base, variant, now))));
+        const lowest = (pick: (split: Record<string, number>) => number) => Math.min(...passes.map(pick)).toFixed(2);
+        const sum = (split: Record<string, number>) => Object.values(split).reduce((a, b) => a + b, 0);
+        const part = (prefix: string) => (split: Record<string, number>) => Object.entries(split).filter(([k]) => k.startsWith(prefix)).reduce((a, [, v]) => a + v, 0);
+        lines.push(`| ${variant.label} | ${lowest(part('rewrite'))} | ${lowest(part('ranked query'))} | ${lowest(part('collector'))} | ${lowest(sum)} |`);
+      }
+    }
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await elasticsearch.close();

@@ -53,6 +53,22 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     label: 'kNN without the read\'s filters',
     body: (b) => editAll(b, 'knn', (node) => ({ ...node, knn: { ...(node.knn as Json), filter: [] } })),
   },
+  ...[2, 3].map((factor) => ({
+    label: `kNN post-filtered: the read's filters left to the query, k and candidates x${factor} where it had some`,
+    body: (b: Json) => editAll(b, 'knn', (node) => {
+      const knn = node.knn as Json & { filter: Json[]; k: number; num_candidates: number };
+      if (knn.filter.length === 0) return node;
+      return { ...node, knn: { ...knn, filter: [], k: knn.k * factor, num_candidates: knn.num_candidates * factor } };
+    }),
+  })),
+  ...[0.3, 0.5].map((max) => ({
+    label: `kNN: filters matching over ${max} of the catalog left to the query (preFilterMaxShare ${max})`,
+    settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, preFilterMaxShare: max } }),
+  })),
+  {
+    label: 'kNN: preFilterMaxShare 0.3 and k / candidates 10',
+    settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, preFilterMaxShare: 0.3, k: 10, numCandidates: 10 } }),
+  },
   { label: 'kNN k 10 / candidates 10', settings: (s) => ({ ...s, semantic: { ...s.semantic, k: 10, numCandidates: 10 } }) },
   { label: 'no synonym phrases', settings: (s) => ({ ...s, synonyms: { ...s.synonyms, weight: 0, groups: [] } }) },
   { label: 'no typo pass', settings: (s) => ({ ...s, typos: { ...s.typos, weight: 0 } }) },
