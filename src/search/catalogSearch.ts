@@ -9,7 +9,7 @@ import type { ListingSearchIndex, SearchHit } from '../store/elasticsearch/listi
 import { systemClock, type Clock } from '../core/clock.js';
 import { CursorCodec, type CursorState, type SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
-import { buildSearchBody, nearestBody, rankWindowOf, searchParamsFor, sortFor, windowIdsBody, type PageOptions } from './queryBuilder.js';
+import { buildSearchBody, filterClauses, nearestBody, rankWindowOf, searchParamsFor, sortFor, windowIdsBody, type PageOptions } from './queryBuilder.js';
 import { fuseNeighbours, OPPOSITE_DIRECTION, type FusedNeighbour } from './semanticFusion.js';
 import type { RankingSettings } from './rankingSettings.js';
 import type { CacheOutcome, ReadCache } from './readCache.js';
@@ -18,6 +18,7 @@ import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
 import type { QueryEmbeddings, QueryVector } from '../semantic/queryEmbeddings.js';
 import type { TypoPass } from './typoPass.js';
+import type { FilterShare } from './filterShare.js';
 
 export interface ReadPage {
   results: Listing[];
@@ -64,6 +65,8 @@ export interface CatalogSearchOptions {
   queryEmbeddings?: QueryEmbeddings;
   /** Decides whether a query needs the typo pass; absent: always sent. */
   typoPass?: TypoPass;
+  /** How much of the catalog a read's filters match, for its kNN search's plan; absent: filters inside it. */
+  filterShare?: FilterShare;
   /** Injectable clock: the recency origin of a first page. */
   now?: Clock;
   /** Identical reads within a second share one answer (absent: every read goes to Elasticsearch). */
@@ -98,7 +101,7 @@ export class CatalogSearch {
     const body = buildSearchBody(request, plan.settings, page, sourceFields);
     // semantic.fusion normalised or rrf: the kNN search of its own the read sends first, for the benchmarks to send too.
     const vector = plan.page.queryVector;
-    const nearest = plan.page.neighbours && vector && request.q !== undefined ? { nearest: nearestBody({ ...request, q: request.q }, plan.settings, vector) } : {};
+    const nearest = plan.page.neighbours && vector && request.q !== undefined ? { nearest: nearestBody({ ...request, q: request.q }, plan.settings, vector, plan.page.filterShare) } : {};
     return { body, now: plan.page.now, ...nearest };
   }
 
@@ -111,13 +114,17 @@ export class CatalogSearch {
     const page: PageOptions = state?.searchAfter ? { searchAfter: state.searchAfter, now } : { now };
     if (request.kind === 'search' && request.q !== undefined) {
       const q = request.q;
-      const [vector, typoPass] = await Promise.all([
-        settings.semantic.weight > 0 ? this.options.queryEmbeddings?.vectorFor(q) : undefined,
+      const semantic = settings.semantic.weight > 0 && this.options.queryEmbeddings !== undefined;
+      const [vector, typoPass, filterShare] = await Promise.all([
+        semantic ? this.options.queryEmbeddings?.vectorFor(q) : undefined,
         settings.typos.weight > 0 ? this.options.typoPass?.neededFor(q) : undefined,
+        // A search keeps the kNN plan its first page had, so its pages rank the same neighbours.
+        state ? state.filterShare : semantic && settings.semantic.preFilterMaxShare < 1 ? this.options.filterShare?.of(filterClauses(request.filters).filter) : undefined,
       ]);
       if (vector) page.queryVector = vector;
       if (typoPass !== undefined) page.typoPass = typoPass;
-      if (vector && settings.semantic.fusion !== 'weighted') page.neighbours = await this.neighbours({ ...request, q }, settings, vector);
+      if (filterShare !== undefined) page.filterShare = filterShare;
+      if (vector && settings.semantic.fusion !== 'weighted') page.neighbours = await this.neighbours({ ...request, q }, settings, vector, filterShare);
     }
     // A search keeps the window it started with, whatever the operator changes meanwhile: pages
     // past it leave out the very listings its earlier pages showed.
@@ -128,8 +135,8 @@ export class CatalogSearch {
    * `semantic.fusion` normalised or rrf: the k nearest by a kNN search of their own, on this
    * query's scale (search/semanticFusion.ts). Every page of a read runs it again, like the clause.
    */
-  private async neighbours(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector): Promise<FusedNeighbour[]> {
-    const found = await this.options.index.scoredIds(nearestBody(request, settings, vector));
+  private async neighbours(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector, filterShare: number | undefined): Promise<FusedNeighbour[]> {
+    const found = await this.options.index.scoredIds(nearestBody(request, settings, vector, filterShare));
     return fuseNeighbours(found.map((hit) => ({ id: hit.id, score: hit.score, opposite: hit.matched.includes(OPPOSITE_DIRECTION) })), settings);
   }
 
@@ -219,7 +226,8 @@ export class CatalogSearch {
   private cursor(request: ReadRequest, plan: Plan, position: Omit<CursorState, 'now'>): Promise<string> {
     // Only scores depend on `now`; sort=recent does not sort on the score.
     const now = request.kind === 'search' && request.sort !== 'recent' ? { now: plan.page.now } : {};
-    return this.options.cursors.encode(request, { ...position, ...now });
+    const share = plan.page.filterShare !== undefined ? { filterShare: plan.page.filterShare } : {};
+    return this.options.cursors.encode(request, { ...position, ...now, ...share });
   }
 
   private toResult(request: ReadRequest, hit: Hit, textQuality: boolean): Listing {

@@ -25,6 +25,8 @@ export interface CursorState {
   /** Epoch ms used as the recency origin on every page of a ranked search. */
   now?: number;
   rank?: RankPhase;
+  /** The share of the catalog the filters matched on the first page (search/filterShare.ts): its kNN plan. */
+  filterShare?: number;
 }
 
 interface CursorPayload {
@@ -40,6 +42,8 @@ interface CursorPayload {
   t?: 1;
   /** Size of the rank window. */
   s?: number;
+  /** The filters' share of the catalog on the first page. */
+  f?: number;
 }
 
 /** The rank window is at most this deep (Elasticsearch's default index.max_rescore_window). */
@@ -86,6 +90,7 @@ export class CursorCodec {
     const payload: CursorPayload = { v: 2, b: cursorBinding(request) };
     if (state.searchAfter) payload.a = state.searchAfter;
     if (state.now !== undefined) payload.n = state.now;
+    if (state.filterShare !== undefined) payload.f = state.filterShare;
     if (state.rank) {
       payload.s = state.rank.size;
       if ('tail' in state.rank) payload.t = 1;
@@ -102,6 +107,7 @@ export class CursorCodec {
     if (payload.b !== cursorBinding(request)) throw invalidCursor('the cursor belongs to a different query, filters or sort');
     const state: CursorState = {};
     if (typeof payload.n === 'number') state.now = payload.n;
+    if (typeof payload.f === 'number' && payload.f > 0 && payload.f <= 1) state.filterShare = payload.f;
     const size = payload.s;
     const validSize = typeof size === 'number' && Number.isInteger(size) && size > 0 && size <= MAX_WINDOW_POSITION;
     if (payload.v === 2 && typeof payload.w === 'number') {

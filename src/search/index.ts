@@ -10,6 +10,7 @@ import { CursorCodec } from './cursor.js';
 import { RankingCache } from './rankingCache.js';
 import type { Stores } from '../store/stores.js';
 import { TypoPass } from './typoPass.js';
+import { FilterShare } from './filterShare.js';
 import { ReadCache, type CacheOutcome } from './readCache.js';
 import type { Clock } from '../core/clock.js';
 import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
@@ -26,12 +27,14 @@ export interface CatalogReadSide {
 export function buildCatalogSearch(config: Config, logger: Logger, stores: Stores, options: { now?: Clock; onCacheOutcome?: (outcome: CacheOutcome) => void } = {}): CatalogReadSide {
   const ranking = new RankingCache(stores.elasticsearch.rankingTunables(), config.rankingRefreshMs, logger);
   const secret = stores.redis.cursorSecret(config.cursorSecret, logger);
+  const index = stores.elasticsearch.search();
   const search = new CatalogSearch({
-    index: stores.elasticsearch.search(),
+    index,
     ranking,
     cursors: new CursorCodec(secret),
     queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config, logger), new OtherModelVectors(stores.elasticsearch.embeddings(), config.embeddingModel)),
     typoPass: new TypoPass(stores.elasticsearch.vocabulary()),
+    filterShare: new FilterShare(index, options.now),
     cache: new ReadCache(config.readCacheMs, config.readCacheEntries),
     ...(options.onCacheOutcome ? { onCacheOutcome: options.onCacheOutcome } : {}),
     ...(options.now ? { now: options.now } : {}),

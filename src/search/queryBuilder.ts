@@ -89,26 +89,31 @@ function modelFilter(vector: QueryVector): Json[] {
 }
 
 /**
- * The kNN search's input. It takes the read's own filters, so its k neighbours all pass them; "not
+ * The kNN search's input. It takes the read's own filters, so its k neighbours all pass them, unless
+ * they are broad (they match more than `semantic.preFilterMaxShare` of the catalog: `filterShare`,
+ * search/filterShare.ts): then they are left to the query and k is scaled by 1 / share. "Not
  * removed" is left to the outer query (removed listings carry no vector:
  * store/elasticsearch/listingStore.ts), so a read without filters runs an unfiltered kNN instead of
  * building a filter over every listing. Only while listing vectors of another model are stored (a
  * change of EMBEDDING_MODEL being caught up) does it also filter on the query's model: those are
  * never compared with it.
  */
-function nearestInput(request: ReadRequest, vector: QueryVector): NearestInput {
-  return { vector: vector.values, filter: [...filterClauses(request.filters).filter, ...modelFilter(vector)] };
+function nearestInput(request: ReadRequest, settings: RankingSettings, vector: QueryVector, filterShare: number | undefined): NearestInput {
+  const { filter } = filterClauses(request.filters);
+  const broad = filter.length > 0 && filterShare !== undefined && filterShare > settings.semantic.preFilterMaxShare;
+  if (!broad) return { vector: vector.values, filter: [...filter, ...modelFilter(vector)], postFilter: [], widen: 1 };
+  return { vector: vector.values, filter: modelFilter(vector), postFilter: filter, widen: 1 / filterShare };
 }
 
 /** The semantic part of the text query: the fused neighbours, or the kNN clause (`weighted`), or none. */
 function semanticInput(request: ReadRequest, settings: RankingSettings, page: PageOptions): SemanticInput | undefined {
   if (page.neighbours) return { neighbours: page.neighbours };
-  return settings.semantic.fusion === 'weighted' && page.queryVector ? nearestInput(request, page.queryVector) : undefined;
+  return settings.semantic.fusion === 'weighted' && page.queryVector ? nearestInput(request, settings, page.queryVector, page.filterShare) : undefined;
 }
 
 /** `semantic.fusion` normalised or rrf: the kNN search of its own, run before the read (search/semanticFusion.ts). */
-export function nearestBody(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector): Json {
-  return nearestSearchBody(settings, nearestInput(request, vector), semanticDirections(request.q, settings));
+export function nearestBody(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector, filterShare?: number): Json {
+  return nearestSearchBody(settings, nearestInput(request, settings, vector, filterShare), semanticDirections(request.q, settings));
 }
 
 export interface PageOptions {
@@ -122,6 +127,11 @@ export interface PageOptions {
    * (`nearestBody`), on this query's scale; they replace the kNN clause.
    */
   neighbours?: FusedNeighbour[];
+  /**
+   * The share of the catalog the read's filters matched when its first page was read (absent:
+   * unknown, or no filters): where the kNN search applies them (`nearestInput`). Kept across pages.
+   */
+  filterShare?: number;
   /** Whether to send the typo pass (absent: sent). */
   typoPass?: boolean;
   /** sort=rank: read hits `from`..`from + take` of the rank window of `size` listings. */

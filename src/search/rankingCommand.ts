@@ -38,7 +38,7 @@ const NUMERIC = new Set([
   'price.origin', 'price.scale', 'price.offset', 'price.decay', 'price.floor',
   'recency.decay', 'recency.floor', 'recency.neverSettled',
   'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'window', 'bm25.k1', 'bm25.b',
-  'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity', 'semantic.rankConstant',
+  'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity', 'semantic.rankConstant', 'semantic.preFilterMaxShare',
   'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
   'popularity.weight', 'popularity.saturation',
 ]);

@@ -35,9 +35,19 @@ export interface RankingSettings {
    * `weighted` (that clause), or the k nearest found by a kNN search of their own first and sent
    * back as one constant per listing on a per-query scale: `normalised` (`weight x (score - floor)
    * / (best - floor)`, floor the score at `minSimilarity`) or `rrf` (`weight x (rankConstant + 1)
-   * / (rankConstant + rank)`).
+   * / (rankConstant + rank)`). `preFilterMaxShare`: the kNN search takes the read's filters as
+   * its own only when they match at most this share of the catalog; a broader filter is left to the
+   * query, k and candidates scaled by 1 / share (search/filterShare.ts). 1: always inside.
    */
-  semantic: { weight: number; k: number; numCandidates: number; minSimilarity: number; fusion: SemanticFusion; rankConstant: number };
+  semantic: {
+    weight: number;
+    k: number;
+    numCandidates: number;
+    minSimilarity: number;
+    fusion: SemanticFusion;
+    rankConstant: number;
+    preFilterMaxShare: number;
+  };
   /**
    * Word order that carries meaning ("speech to text" is not "text to speech"): a query's
    * `A to B` is also searched as that exact phrase at `phraseBoost`, and a listing whose text
@@ -209,6 +219,8 @@ export function validateRanking(
       // Indexes made before fusion existed read it as the kNN clause they were tuned with.
       fusion: check.oneOf('semantic.fusion', semantic.fusion ?? 'weighted', SEMANTIC_FUSIONS),
       rankConstant: check.number('semantic.rankConstant', semantic.rankConstant ?? 60, 0, 1000),
+      // Indexes made before it existed keep every filter inside the kNN search, as they did.
+      preFilterMaxShare: check.number('semantic.preFilterMaxShare', semantic.preFilterMaxShare ?? 1, 0.05, 1),
     },
     direction: {
       phraseBoost: check.number('direction.phraseBoost', direction.phraseBoost ?? 0, 0, 1000),

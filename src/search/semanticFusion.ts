@@ -23,10 +23,16 @@ const EMBEDDING_FIELD = 'embedding';
 /** The name of the opposite-direction probe in the kNN search of its own (read from matched_queries). */
 export const OPPOSITE_DIRECTION = 'oppositeDirection';
 
-/** The query's embedding and the read's filters (applied inside the kNN search, so its k are all eligible). */
+/**
+ * The query's embedding and where the read's filters apply: `filter` inside the kNN search (its k
+ * are all eligible), `postFilter` after it (a broad filter: search/filterShare.ts), with k and the
+ * candidates multiplied by `widen` so that about k of the neighbours pass it.
+ */
 export interface NearestInput {
   vector: number[];
   filter: Json[];
+  postFilter: Json[];
+  widen: number;
 }
 
 /** A neighbour as the kNN search of its own found it. */
@@ -52,12 +58,13 @@ export type SemanticInput = NearestInput | { neighbours: FusedNeighbour[] };
  * `minSimilarity` do not match at all, so an unrelated query does not drag in the k nearest anyway.
  */
 function knnClause(tunables: RankingSettings['semantic'], semantic: NearestInput, boost: number): Json {
+  const k = Math.ceil(tunables.k * semantic.widen);
   return {
     knn: {
       field: EMBEDDING_FIELD,
       query_vector: semantic.vector,
-      k: tunables.k,
-      num_candidates: Math.max(tunables.k, tunables.numCandidates),
+      k,
+      num_candidates: Math.max(k, Math.ceil(tunables.numCandidates * semantic.widen)),
       similarity: tunables.minSimilarity,
       filter: semantic.filter,
       boost,
@@ -108,8 +115,13 @@ export function nearestSearchBody(settings: RankingSettings, semantic: NearestIn
     stored_fields: '_none_',
     docvalue_fields: ['id'],
     track_total_hits: false,
-    query: withDirection(knnClause(settings.semantic, semantic, 1), directions, settings.direction.opposite, OPPOSITE_DIRECTION),
+    query: postFiltered(withDirection(knnClause(settings.semantic, semantic, 1), directions, settings.direction.opposite, OPPOSITE_DIRECTION), semantic.postFilter),
   };
+}
+
+/** The kNN search of its own with the filters left after it: the main read's query applies them to the clause. */
+function postFiltered(query: Json, postFilter: Json[]): Json {
+  return postFilter.length === 0 ? query : { bool: { must: [query], filter: postFilter } };
 }
 
 /** Six significant digits: the constants go into the request body and the read cache's key. */

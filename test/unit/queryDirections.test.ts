@@ -61,7 +61,7 @@ describe('unit: the direction tunables and the kNN clause they wrap', () => {
   it('a directional query wraps the kNN clause in a boosting query; a query without direction leaves it alone', async () => {
     const { textQuery } = await import('../../src/search/textQuery.js');
     const { shippedRanking } = await import('../../src/search/rankingSettings.js');
-    const semantic = { vector: [0.1, 0.2], filter: [] };
+    const semantic = { vector: [0.1, 0.2], filter: [], postFilter: [], widen: 1 };
     const clauses = (q: string) => ((textQuery(q, shippedRanking(), semantic) as { bool: { should: Record<string, unknown>[] } }).bool.should);
     const boosting = (clauses('markdown to html').find((c) => 'boosting' in c) as { boosting: { negative_boost: number; positive: object } } | undefined)?.boosting;
     assert.ok(boosting && 'knn' in boosting.positive, 'the kNN clause is the positive side');

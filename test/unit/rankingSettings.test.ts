@@ -80,4 +80,13 @@ describe('unit: ranking tunables (operator input)', () => {
     assert.equal(problemsOf((raw) => { raw.window = 10_001; }).length, 1);
     assert.deepEqual(problemsOf((raw) => { raw.window = 10_000; }), []);
   });
+
+  it('semantic.preFilterMaxShare: a share of the catalog (0.05..1); an index made before it keeps every filter inside (1)', () => {
+    assert.equal(shippedRanking().semantic.preFilterMaxShare, 0.3);
+    assert.equal(problemsOf((raw) => { raw.semantic.preFilterMaxShare = 0; }).length, 1);
+    assert.equal(problemsOf((raw) => { raw.semantic.preFilterMaxShare = 1.5; }).length, 1);
+    const raw = shippedRaw();
+    delete (raw.semantic as Record<string, unknown>).preFilterMaxShare;
+    assert.equal(validateRanking(raw, {}).settings!.semantic.preFilterMaxShare, 1);
+  });
 });

@@ -58,7 +58,7 @@ describe('unit: fusion of the semantic neighbours with the words (semantic.fusio
   });
 
   it('the kNN search of its own: k hits with the read\'s filters, the opposite direction demoted under a name', () => {
-    const body = nearestSearchBody(as('rrf'), { vector: [0.1, 0.2], filter: [{ term: { type: 'mcp' } }] }, [{ from: 'speech', to: 'text', phrase: 'speech to text' }]);
+    const body = nearestSearchBody(as('rrf'), { vector: [0.1, 0.2], filter: [{ term: { type: 'mcp' } }], postFilter: [], widen: 1 }, [{ from: 'speech', to: 'text', phrase: 'speech to text' }]);
     assert.equal(body.size, shipped.semantic.k);
     assert.equal(body._source, false);
     const boosting = (body.query as { boosting: { positive: { knn: Json }; negative: { bool: Json }; negative_boost: number } }).boosting;

@@ -71,7 +71,7 @@ describe('unit: text relevance query', () => {
   });
 
   it('semantic neighbours: a kNN clause with the read\'s filters and a similarity floor, only with a vector and a weight', () => {
-    const semantic = { vector: [0.1, 0.2], filter: [{ term: { type: 'mcp' } }] };
+    const semantic = { vector: [0.1, 0.2], filter: [{ term: { type: 'mcp' } }], postFilter: [], widen: 1 };
     const knn = (should(textQuery('weather', shipped, semantic)).find((c) => 'knn' in c) as { knn: Json }).knn;
     assert.deepEqual(knn.filter, semantic.filter);
     assert.equal(knn.similarity, 0.35, 'an unrelated query does not drag in its k nearest');
@@ -82,7 +82,7 @@ describe('unit: text relevance query', () => {
 
   it('num_candidates is never below k (Elasticsearch refuses the search otherwise)', () => {
     const settings = with_({ semantic: { ...shipped.semantic, weight: 1, k: 50, numCandidates: 10, minSimilarity: 0 } });
-    const knn = (should(textQuery('weather', settings, { vector: [1], filter: [] })).find((c) => 'knn' in c) as { knn: Json }).knn;
+    const knn = (should(textQuery('weather', settings, { vector: [1], filter: [], postFilter: [], widen: 1 })).find((c) => 'knn' in c) as { knn: Json }).knn;
     assert.equal(knn.num_candidates, 50);
   });
 });

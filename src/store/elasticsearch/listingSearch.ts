@@ -52,4 +52,11 @@ export class ListingSearchIndex {
     const hits = (response as { hits?: { hits?: Array<{ fields?: { id?: unknown[] } }> } }).hits?.hits ?? [];
     return hits.map((hit) => hit.fields?.id?.[0]).filter((id): id is string => typeof id === 'string');
   }
+
+  /** How many listings the filter clauses match (search/filterShare.ts); none: every listing. */
+  async countMatching(filter: Record<string, unknown>[]): Promise<number> {
+    const query = filter.length === 0 ? { match_all: {} } : { bool: { filter } };
+    const response = await this.client.count({ index: this.alias, query } as never, { openTelemetry: { enabled: false } });
+    return response.count;
+  }
 }

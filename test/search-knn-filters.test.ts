@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import request from 'supertest';
+import { startHarness, type Harness } from './support/harness.js';
+import { httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
+import { setRanking } from '../src/search/rankingCommand.js';
+import { FilterShare } from '../src/search/filterShare.js';
+import { filterClauses } from '../src/search/queryBuilder.js';
+import { parseReadRequest } from '../src/search/readRequest.js';
+import { ListingSearchIndex } from '../src/store/elasticsearch/listingSearch.js';
+import type { Debug } from '../src/shapes/listing.js';
+
+interface Result {
+  id: string;
+  type: string;
+  payment: { amount: string; network: string };
+  debug?: Debug;
+}
+
+interface Page {
+  results: Result[];
+  nextCursor?: string;
+}
+
+/**
+ * A broad filter left out of the kNN search (semantic.preFilterMaxShare, search/filterShare.ts):
+ * the query still holds every result to the read's filters, listings found only by meaning still
+ * come back, explain still multiplies, and paging still shows every match once.
+ */
+describe('ranked search: broad filters applied after the kNN search', () => {
+  let h: Harness;
+  let tunables: RankingTunablesIndex;
+  let shippedShare: string;
+  const id: Record<string, string> = {};
+
+  before(async () => {
+    h = await startHarness();
+    tunables = new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias);
+    const specs = {
+      // Found by meaning only (no word in common with MEANING_ONLY), cheap and expensive, HTTP and MCP.
+      plates: httpListing({ path: 'plates', title: 'Licence plate reader', description: 'Reads vehicle registration plates from camera frames.', tags: ['anpr'] }),
+      platesPricey: httpListing({ path: 'plates-pro', title: 'ANPR camera service', description: 'Registration plate recognition for parking garages.', amount: '5000000' }),
+      platesTool: mcpListing({ name: 'read_plate', description: 'Vehicle registration from a photo of the plate.' }),
+      ...Object.fromEntries(
+        Array.from({ length: 12 }, (_, i) => [
+          `weather${i}`,
+          httpListing({ path: `weather-${i}`, title: `Weather forecast ${i}`, description: `Hourly weather forecast for region ${i}: rain, wind, temperature.`, amount: String(1000 + i * 500) }),
+        ]),
+      ),
+      weatherTool: mcpListing({ name: 'weather_now', description: 'Current weather and a short forecast for a city.' }),
+      translate: mcpListing({ name: 'translate_text', description: 'Translate text between 40 languages.' }),
+    };
+    const ids = await seed(h, Object.values(specs));
+    Object.keys(specs).forEach((key, i) => (id[key] = ids[i]!));
+    shippedShare = String((await h.container.search.ranking.current()).semantic.preFilterMaxShare);
+  });
+  after(async () => h.close());
+
+  const set = async (key: string, value: string) => {
+    await setRanking(tunables, key, value);
+    await h.container.search.ranking.refresh();
+  };
+  const page = async (q: string, extra = ''): Promise<Page> =>
+    (await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}${extra}`).expect(200)).body as Page;
+  const search = async (q: string, extra = '') => (await page(q, extra)).results;
+  const names = (results: Result[]) => results.map((r) => Object.keys(id).find((k) => id[k] === r.id) ?? r.id).join(', ');
+  const MEANING_ONLY = 'number recognition for cars in traffic images';
+
+  it('the share of a filter is counted on the real index', async () => {
+    const share = new FilterShare(new ListingSearchIndex(h.elasticsearch, h.config.listingsAlias));
+    const of = (query: Record<string, string>) => share.of(filterClauses(parseReadRequest('search', { q: 'x', ...query }).filters).filter);
+    assert.equal(await of({ type: 'mcp' }), 3 / 17);
+    assert.equal(await of({ type: 'http' }), 14 / 17);
+    assert.equal(await of({}), undefined);
+  });
+
+  for (const fusion of ['weighted', 'rrf'] as const) {
+    describe(`every filter broad (preFilterMaxShare at its lowest), semantic.fusion ${fusion}`, () => {
+      before(async () => {
+        await set('semantic.fusion', fusion);
+        await set('semantic.preFilterMaxShare', '0.05');
+      });
+      after(async () => {
+        await set('semantic.fusion', 'weighted');
+        await set('semantic.preFilterMaxShare', shippedShare);
+      });
+
+      it("the read's filters hold on listings found by meaning, which still come back", async () => {
+        const http = await search(MEANING_ONLY, '&type=http&limit=50');
+        assert.ok(http.some((r) => r.id === id.plates) && http.some((r) => r.id === id.platesPricey), names(http));
+        assert.ok(http.every((r) => r.type === 'http'), names(http));
+        const tools = await search(MEANING_ONLY, '&type=mcp&limit=50');
+        assert.ok(tools.some((r) => r.id === id.platesTool), names(tools));
+        assert.ok(tools.every((r) => r.type === 'mcp'), names(tools));
+        const cheap = await search(MEANING_ONLY, '&maxPrice=10000&limit=50');
+        assert.ok(cheap.some((r) => r.id === id.plates) && !cheap.some((r) => r.id === id.platesPricey), names(cheap));
+        assert.ok(cheap.every((r) => BigInt(r.payment.amount) <= 10_000n), names(cheap));
+      });
+
+      it('explain: relevance x priceBoost x recencyBoost x healthBoost x popularityBoost is the score within 1e-4', async () => {
+        for (const q of [MEANING_ONLY, 'weather forecast']) {
+          const results = await search(q, '&type=http&explain=1&limit=50');
+          assert.ok(results.length > 0, q);
+          for (const { debug } of results) {
+            const product = debug!.relevance * debug!.priceBoost * debug!.recencyBoost * debug!.healthBoost * debug!.popularityBoost;
+            assert.ok(Math.abs(product - debug!.score) <= 1e-4 * Math.max(1, debug!.score), `${q}: ${JSON.stringify(debug)}`);
+          }
+        }
+      });
+
+      it('paging through the rank window and past it never repeats a listing and loses none', async () => {
+        const window = String((await h.container.search.ranking.current()).window);
+        await set('window', '4');
+        try {
+          const whole = (await search('weather forecast temperature', '&type=http&limit=100')).map((r) => r.id);
+          assert.ok(whole.length > 8, `${whole.length} matches`);
+          const seen: string[] = [];
+          let cursor: string | undefined;
+          for (let i = 0; i < 50; i++) {
+            const next: Page = await page('weather forecast temperature', `&type=http&limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+            seen.push(...next.results.map((r) => r.id));
+            if (!next.nextCursor) break;
+            cursor = next.nextCursor;
+          }
+          assert.equal(seen.length, new Set(seen).size, 'no listing twice');
+          assert.deepEqual([...seen].sort(), [...whole].sort());
+        } finally {
+          await set('window', window);
+        }
+      });
+    });
+  }
+
+  it('the same first page whether the filter is applied inside the kNN search or after it (a small catalog: every neighbour found either way)', async () => {
+    try {
+      await set('semantic.preFilterMaxShare', '1');
+      const inside = (await search(MEANING_ONLY, '&type=http&limit=10')).map((r) => r.id);
+      await set('semantic.preFilterMaxShare', '0.05');
+      assert.deepEqual((await search(MEANING_ONLY, '&type=http&limit=10')).map((r) => r.id), inside);
+    } finally {
+      await set('semantic.preFilterMaxShare', shippedShare);
+    }
+  });
+});
