@@ -6,13 +6,16 @@
  * filter is cheaper left to the query, with k scaled up by the inverse of its share so that about as
  * many neighbours pass it; a selective filter stays inside the kNN search, where it belongs.
  *
- * One count per distinct set of filters (and one of the whole catalog), kept for a minute in a small
- * LRU; a count already in flight is shared. A count that fails leaves the filter inside the kNN
- * search (the search itself reports an unavailable index).
+ * The share is of the listings the kNN search sees, those with an embedding (a removed listing
+ * drops its vector). One count per distinct set of filters (and one of every embedded listing),
+ * kept for a minute in a small LRU; a count already in flight is shared. A count that fails, or a
+ * catalog with no embedding yet, leaves the filter inside the kNN search (the search itself
+ * reports an unavailable index).
  */
 import { canonicalJson } from '../core/json.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { LruCache } from '../core/lruCache.js';
+import { EMBEDDING_FIELD } from './semanticFusion.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,6 +25,7 @@ export interface ListingCounter {
 }
 
 const TTL_MS = 60_000;
+const EMBEDDED = { exists: { field: EMBEDDING_FIELD } };
 
 export class FilterShare {
   private readonly counts: LruCache<{ count: Promise<number | undefined>; at: number }>;
@@ -34,7 +38,7 @@ export class FilterShare {
     this.counts = new LruCache(capacity);
   }
 
-  /** The share (0..1] of listings matching `filter`; undefined without filters, or when unknown. */
+  /** The share (0..1] of embedded listings matching `filter`; undefined without filters, or when unknown. */
   async of(filter: Json[]): Promise<number | undefined> {
     if (filter.length === 0) return undefined;
     const [matching, all] = await Promise.all([this.count(filter), this.count([])]);
@@ -47,7 +51,7 @@ export class FilterShare {
     const key = canonicalJson(filter);
     const kept = this.counts.get(key);
     if (kept && this.now() - kept.at < TTL_MS) return kept.count;
-    const count = this.counter.countMatching(filter).then(
+    const count = this.counter.countMatching([...filter, EMBEDDED]).then(
       (n) => n,
       () => {
         this.counts.delete(key);

@@ -19,7 +19,7 @@ type Json = Record<string, unknown>;
 /** Title, description, name, tags and identifier words copied into one stemmed field with positions (mappings/listings.json). */
 export const PHRASE_FIELD = 'phrase_text';
 /** The listing's text embedding (dense_vector, cosine; src/semantic). */
-const EMBEDDING_FIELD = 'embedding';
+export const EMBEDDING_FIELD = 'embedding';
 /** The name of the opposite-direction probe in the kNN search of its own (read from matched_queries). */
 export const OPPOSITE_DIRECTION = 'oppositeDirection';
 

@@ -14,7 +14,8 @@ function catalog(all: number, mcp: number): ListingCounter & { counts: number; f
     async countMatching(filter: Json[]) {
       this.counts += 1;
       if (this.fail) throw new Error('index unavailable');
-      return filter.length === 0 ? all : JSON.stringify(filter).includes('"mcp"') ? mcp : all - mcp;
+      assert.deepEqual(filter[filter.length - 1], { exists: { field: 'embedding' } }, 'listings the kNN search sees');
+      return filter.length === 1 ? all : JSON.stringify(filter).includes('"mcp"') ? mcp : all - mcp;
     },
   };
 }
