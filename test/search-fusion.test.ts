@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
+import { assertExplainMultiplies, idsOfEveryPage } from './support/rankedSearch.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 import { setRanking } from '../src/search/rankingCommand.js';
 import type { Debug } from '../src/shapes/listing.js';
@@ -74,10 +75,7 @@ describe('ranked search with semantic fusion (normalised, rrf)', () => {
         for (const q of ['speech to text', MEANING_ONLY, 'weather forecast', 'transcribe_audio']) {
           const results = await search(q, '&explain=1&limit=50');
           assert.ok(results.length > 0, q);
-          for (const { debug } of results) {
-            const product = debug!.relevance * debug!.priceBoost * debug!.recencyBoost * debug!.healthBoost * debug!.popularityBoost;
-            assert.ok(Math.abs(product - debug!.score) <= 1e-4 * Math.max(1, debug!.score), `${q}: ${JSON.stringify(debug)}`);
-          }
+          for (const { debug } of results) assertExplainMultiplies(debug, q);
         }
       });
 
@@ -108,14 +106,7 @@ describe('ranked search with semantic fusion (normalised, rrf)', () => {
         try {
           const whole = (await search('weather forecast temperature', '&limit=100')).map((r) => r.id);
           assert.ok(whole.length > 10, `${whole.length} matches`);
-          const seen: string[] = [];
-          let cursor: string | undefined;
-          for (let i = 0; i < 50; i++) {
-            const next: Page = await page('weather forecast temperature', `&limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-            seen.push(...next.results.map((r) => r.id));
-            if (!next.nextCursor) break;
-            cursor = next.nextCursor;
-          }
+          const seen = await idsOfEveryPage((cursor) => page('weather forecast temperature', `&limit=3${cursor}`));
           assert.equal(seen.length, new Set(seen).size, 'no listing twice');
           assert.deepEqual([...seen].sort(), [...whole].sort());
         } finally {

@@ -43,7 +43,8 @@ export class FilterShare {
     if (filter.length === 0) return undefined;
     const [matching, all] = await Promise.all([this.count(filter), this.count([])]);
     if (matching === undefined || all === undefined || all === 0) return undefined;
-    // A listing written between the two counts may make `matching` exceed `all`.
+    // A listing written between the two counts may make `matching` exceed `all`; a filter matching
+    // none is as selective as one listing (the share stays above 0: k is divided by it).
     return Math.max(Math.min(matching / all, 1), 1 / all);
   }
 

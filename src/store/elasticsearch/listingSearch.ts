@@ -53,10 +53,9 @@ export class ListingSearchIndex {
     return hits.map((hit) => hit.fields?.id?.[0]).filter((id): id is string => typeof id === 'string');
   }
 
-  /** How many listings the filter clauses match (search/filterShare.ts); none: every listing. */
+  /** How many listings the filter clauses match (search/filterShare.ts). */
   async countMatching(filter: Record<string, unknown>[]): Promise<number> {
-    const query = filter.length === 0 ? { match_all: {} } : { bool: { filter } };
-    const response = await this.client.count({ index: this.alias, query } as never, { openTelemetry: { enabled: false } });
+    const response = await this.client.count({ index: this.alias, query: { bool: { filter } } } as never, { openTelemetry: { enabled: false } });
     return response.count;
   }
 }
