@@ -26,7 +26,8 @@ import { QueryEmbeddings, type QueryVector } from '../src/semantic/queryEmbeddin
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 import { OtherModelVectors } from '../src/semantic/otherModelVectors.js';
 import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
-import { TypoPass } from '../src/search/typoPass.js';
+import { editBudget, TypoPass } from '../src/search/typoPass.js';
+import { englishWords } from '../src/search/englishWords.js';
 import { ListingVocabulary } from '../src/store/elasticsearch/listingVocabulary.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../src/store/elasticsearch/client.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
@@ -109,14 +110,16 @@ async function main(): Promise<void> {
     const stored = await new RankingTunablesIndex(elasticsearch, alias).read();
     const base = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties)).settings ?? shippedRanking();
     const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')), new OtherModelVectors(new ListingEmbeddingStore(elasticsearch, alias), config.embeddingModel));
-    const typos = new TypoPass(new ListingVocabulary(elasticsearch, alias));
+    const typos = new TypoPass(new ListingVocabulary(elasticsearch, alias), englishWords());
     const shares = new FilterShare(new ListingSearchIndex(elasticsearch, alias));
     const prepared: Prepared[] = [];
     for (const query of searchMix()) {
       const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
-      const vector = base.semantic.weight > 0 ? await embeddings.vectorFor(request.q!) : undefined;
+      // As CatalogSearch.plan reads it: a misspelled query's meaning from the catalog's spelling.
+      const verdict = await typos.check(request.q!, base.semantic.weight > 0 && base.typos.spelling === 'catalog' ? { spelling: editBudget(base.typos.fuzziness) } : {});
+      const vector = base.semantic.weight > 0 ? await embeddings.vectorFor(verdict.spelled ?? request.q!) : undefined;
       const filterShare = await shares.of(filterClauses(request.filters).filter);
-      prepared.push({ request, ...(vector ? { vector } : {}), typoPass: base.typos.weight > 0 && (await typos.neededFor(request.q!)), ...(filterShare !== undefined ? { filterShare } : {}) });
+      prepared.push({ request, ...(vector ? { vector } : {}), typoPass: base.typos.weight > 0 && verdict.needed, ...(filterShare !== undefined ? { filterShare } : {}) });
     }
     const shareList = [...new Map(prepared.flatMap((p) => (p.filterShare !== undefined ? [[JSON.stringify(p.request.filters), p.filterShare] as const] : []))).entries()];
     process.stderr.write(`filter shares: ${shareList.map(([f, s]) => `${f} ${s.toFixed(3)}`).join(', ')}\n`);

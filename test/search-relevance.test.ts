@@ -4,6 +4,7 @@ import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { changeSynonyms, setRanking } from '../src/search/rankingCommand.js';
 import { ListingVocabulary } from '../src/store/elasticsearch/listingVocabulary.js';
+import { editBudget } from '../src/search/typoPass.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 
 interface Result {
@@ -63,6 +64,20 @@ describe('ranked search finds the right listing for the words people type', () =
     const vocabulary = new ListingVocabulary(h.elasticsearch, h.config.listingsAlias);
     assert.equal(await vocabulary.knowsEveryWord('weather forecasts'), true);
     assert.equal(await vocabulary.knowsEveryWord('wether forecast'), false);
+  });
+
+  it("a misspelled word's closest catalog word, at the typed word's place (what semantic retrieval reads)", async () => {
+    const vocabulary = new ListingVocabulary(h.elasticsearch, h.config.listingsAlias);
+    assert.deepEqual(await vocabulary.closestKnownWords('the wether forcast', editBudget('AUTO:5,9')), [
+      { offset: 4, length: 6, replacement: 'weather' },
+      { offset: 11, length: 7, replacement: 'forecast' },
+    ]);
+    // One edit for words of 5 to 8 letters (a transposition is one), none below 5, two from 9.
+    assert.deepEqual(await vocabulary.closestKnownWords('waether', editBudget('AUTO:5,9')), [{ offset: 0, length: 7, replacement: 'weather' }]);
+    assert.deepEqual(await vocabulary.closestKnownWords('wehtre', editBudget('AUTO:5,9')), [], 'two edits in a 6-letter word are another word');
+    assert.deepEqual(await vocabulary.closestKnownWords('forcast', editBudget('AUTO:5,9')), [{ offset: 0, length: 7, replacement: 'forecast' }]);
+    assert.deepEqual(await vocabulary.closestKnownWords('tarnslaet', editBudget('AUTO:5,9')), [{ offset: 0, length: 9, replacement: 'translate' }]);
+    assert.deepEqual(await vocabulary.closestKnownWords('weather forecasts', editBudget('AUTO:5,9')), [], 'known words (inflections included) are left alone');
   });
 
   it('an inflected word finds the listing ("translating" -> "Translate text")', async () => {

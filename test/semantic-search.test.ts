@@ -4,6 +4,7 @@ import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, seed, waitSearchable } from './support/discoveryFixtures.js';
 import { setRanking } from '../src/search/rankingCommand.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
+import { parseReadRequest } from '../src/search/readRequest.js';
 
 interface Result {
   id: string;
@@ -57,6 +58,32 @@ describe('semantic retrieval finds listings by meaning', () => {
       const d = r.debug!;
       assert.ok(Math.abs(d.relevance * d.priceBoost * d.recencyBoost * d.healthBoost - d.score) < 1e-4, JSON.stringify(d));
     }
+  });
+
+  it('a misspelled query is searched by the meaning of its catalog spelling; English words no listing has are kept', async () => {
+    await semanticWeight(5);
+    const spelling = async (value: 'typed' | 'catalog') => {
+      await setRanking(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 'typos.spelling', value);
+      await h.container.search.ranking.refresh();
+    };
+    // The query vector the search sends (the kNN clause's), as JSON.
+    const vectorOf = async (q: string) => {
+      const { body } = await h.container.search.search.buildRequest(parseReadRequest('search', { q }));
+      const found = /"query_vector":(\[[^\]]*\])/.exec(JSON.stringify(body));
+      assert.ok(found, `no kNN clause for ${q}`);
+      return found[1];
+    };
+    await spelling('typed');
+    const meant = await vectorOf('speech transcription');
+    const typedMisspelled = await vectorOf('speach transcripton');
+    const typedStadium = await vectorOf('transcription at the stadium');
+    assert.notEqual(typedMisspelled, meant);
+    await spelling('catalog');
+    assert.equal(await vectorOf('speach transcripton'), meant, 'read as "speech transcription"');
+    // "stadium" is in no listing, but it is a word: the buyer meant it.
+    assert.equal(await vectorOf('transcription at the stadium'), typedStadium);
+    const results = await search('speach transcripton');
+    assert.equal(results[0]?.id, id.transcription);
   });
 
   it('an unrelated query does not drag in the nearest listings anyway, and filters still apply', async () => {

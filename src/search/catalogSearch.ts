@@ -17,7 +17,7 @@ import { canonicalJson } from '../core/json.js';
 import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
 import type { QueryEmbeddings, QueryVector } from '../semantic/queryEmbeddings.js';
-import type { TypoPass } from './typoPass.js';
+import { editBudget, type TypoPass } from './typoPass.js';
 import type { FilterShare } from './filterShare.js';
 
 export interface ReadPage {
@@ -115,14 +115,18 @@ export class CatalogSearch {
     if (request.kind === 'search' && request.q !== undefined) {
       const q = request.q;
       const semantic = settings.semantic.weight > 0 && this.options.queryEmbeddings !== undefined;
-      const [vector, typoPass, filterShare] = await Promise.all([
+      const spelling = semantic && settings.typos.spelling === 'catalog' ? editBudget(settings.typos.fuzziness) : undefined;
+      const [typedVector, typos, filterShare] = await Promise.all([
         semantic ? this.options.queryEmbeddings?.vectorFor(q) : undefined,
-        settings.typos.weight > 0 ? this.options.typoPass?.neededFor(q) : undefined,
+        settings.typos.weight > 0 || spelling ? this.options.typoPass?.check(q, spelling ? { spelling } : {}) : undefined,
         // A search keeps the kNN plan its first page had, so its pages rank the same neighbours.
         state ? state.filterShare : semantic && settings.semantic.preFilterMaxShare < 1 ? this.options.filterShare?.of(filterClauses(request.filters).filter) : undefined,
       ]);
+      // The typed text's vector is asked for alongside the look-up, so a correctly spelled query
+      // (nearly every one) waits for no extra round trip; a misspelled one is read as the catalog spells it.
+      const vector = typos?.spelled !== undefined ? await this.options.queryEmbeddings?.vectorFor(typos.spelled) : typedVector;
       if (vector) page.queryVector = vector;
-      if (typoPass !== undefined) page.typoPass = typoPass;
+      if (typos !== undefined && settings.typos.weight > 0) page.typoPass = typos.needed;
       if (filterShare !== undefined) page.filterShare = filterShare;
       if (vector && settings.semantic.fusion !== 'weighted') page.neighbours = await this.neighbours({ ...request, q }, settings, vector, filterShare);
     }

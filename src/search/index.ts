@@ -10,6 +10,7 @@ import { CursorCodec } from './cursor.js';
 import { RankingCache } from './rankingCache.js';
 import type { Stores } from '../store/stores.js';
 import { TypoPass } from './typoPass.js';
+import { englishWords } from './englishWords.js';
 import { FilterShare } from './filterShare.js';
 import { ReadCache, type CacheOutcome } from './readCache.js';
 import type { Clock } from '../core/clock.js';
@@ -33,7 +34,7 @@ export function buildCatalogSearch(config: Config, logger: Logger, stores: Store
     ranking,
     cursors: new CursorCodec(secret),
     queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config, logger), new OtherModelVectors(stores.elasticsearch.embeddings(), config.embeddingModel)),
-    typoPass: new TypoPass(stores.elasticsearch.vocabulary()),
+    typoPass: new TypoPass(stores.elasticsearch.vocabulary(), englishWords()),
     filterShare: new FilterShare(index, options.now),
     cache: new ReadCache(config.readCacheMs, config.readCacheEntries),
     ...(options.onCacheOutcome ? { onCacheOutcome: options.onCacheOutcome } : {}),

@@ -16,7 +16,7 @@ export class RankingChangeError extends Error {
 export function flattenRanking(settings: RankingSettings): Array<[string, string | number]> {
   const rows: Array<[string, string | number]> = [];
   for (const [field, boost] of Object.entries(settings.fields)) rows.push([`fields.${field}`, boost]);
-  rows.push(['stuffing', settings.stuffing], ['exactName', settings.exactName], ['window', settings.window], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
+  rows.push(['stuffing', settings.stuffing], ['exactName', settings.exactName], ['window', settings.window], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['typos.spelling', settings.typos.spelling], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
   settings.synonyms.groups.forEach((group, i) => rows.push([`synonyms.groups.${i}`, group.join(', ')]));
   for (const [key, value] of Object.entries(settings.semantic)) rows.push([`semantic.${key}`, value]);
   for (const [key, value] of Object.entries(settings.direction)) rows.push([`direction.${key}`, value]);
@@ -42,7 +42,7 @@ const NUMERIC = new Set([
   'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
   'popularity.weight', 'popularity.saturation',
 ]);
-const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness', 'semantic.fusion']);
+const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness', 'typos.spelling', 'semantic.fusion']);
 
 function parseValue(key: string, raw: string): string | number {
   if (key.startsWith('fields.') || NUMERIC.has(key)) {

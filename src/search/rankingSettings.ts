@@ -10,6 +10,8 @@ export type DecayFunction = 'exp' | 'gauss' | 'linear';
 
 /** How the semantic neighbours' scores join the words' (search/semanticFusion.ts). */
 export type SemanticFusion = 'weighted' | 'normalised' | 'rrf';
+export type TypoSpelling = 'typed' | 'catalog';
+export const TYPO_SPELLINGS: readonly TypoSpelling[] = ['typed', 'catalog'];
 export const SEMANTIC_FUSIONS: readonly SemanticFusion[] = ['weighted', 'normalised', 'rrf'];
 
 export interface RankingSettings {
@@ -19,8 +21,10 @@ export interface RankingSettings {
    * Typo tolerance: a second, fuzzy match of the typed words on the exact (unstemmed) fields among
    * `fields`, weighing `weight` of a normal match (0 turns it off). `fuzziness` is Elasticsearch's
    * (`AUTO:5,9`: no edit below 5 characters, one below 9, then two), so short words never go fuzzy.
+   * `spelling` says what semantic retrieval reads of such a query: `catalog`, the query with each
+   * unknown word spelled as the catalog's closest word (search/typoPass.ts); `typed`, the query as typed.
    */
-  typos: { weight: number; fuzziness: string };
+  typos: { weight: number; fuzziness: string; spelling: TypoSpelling };
   /**
    * Query expansion (this Elasticsearch has no synonym filter): when the query contains one phrase
    * of a group, the other phrases of the group are searched too, as phrases on the stemmed fields,
@@ -205,6 +209,8 @@ export function validateRanking(
     typos: {
       weight: check.number('typos.weight', typos.weight, 0, 10),
       fuzziness: check.fuzziness('typos.fuzziness', typos.fuzziness ?? 'AUTO'),
+      // Indexes made before it existed read the query as typed, as they did.
+      spelling: check.oneOf('typos.spelling', typos.spelling ?? 'typed', TYPO_SPELLINGS),
     },
     synonyms: {
       weight: check.number('synonyms.weight', synonyms.weight, 0, 10),

@@ -7,31 +7,99 @@
  */
 import { systemClock, type Clock } from '../core/clock.js';
 import { LruCache, normalizedQuery } from '../core/lruCache.js';
+import type { EditBand, WordReplacement } from '../store/elasticsearch/listingVocabulary.js';
+import type { WordList } from './englishWords.js';
 
 export interface Vocabulary {
   knowsEveryWord(text: string): Promise<boolean>;
+  /** For each word of the text no listing has, the catalog's closest word within the edit budget. */
+  closestKnownWords(text: string, budget: readonly EditBand[]): Promise<WordReplacement[]>;
+}
+
+export interface TypoVerdict {
+  /** Some word of the query is in no listing: send the fuzzy pass. */
+  needed: boolean;
+  /** When asked for and some unknown word has a close known one: the query spelled that way. */
+  spelled?: string;
 }
 
 const TTL_MS = 60_000;
 
+interface Entry {
+  needed: boolean;
+  /** null: looked up, nothing to correct; undefined: not looked up yet (or with another budget). */
+  spelled?: string | null;
+  /** The edit budget `spelled` was looked up with. */
+  budget?: string;
+  at: number;
+}
+
 export class TypoPass {
-  private readonly cache: LruCache<{ needed: boolean; at: number }>;
+  private readonly cache: LruCache<Entry>;
 
   constructor(
     private readonly vocabulary: Vocabulary,
+    /** The words a buyer may mean though no listing has them: never respelled. */
+    private readonly words: WordList,
     private readonly now: Clock = systemClock,
     capacity = 1000,
   ) {
     this.cache = new LruCache(capacity);
   }
 
-  async neededFor(query: string): Promise<boolean> {
+  /**
+   * Whether `query` needs the typo pass and, with a `spelling` budget, how the catalog spells it:
+   * the meaning of "speach recognition" is read from "speech recognition" (an embedding model reads
+   * a misspelled word as other word pieces), while the fuzzy pass still matches the typed words.
+   * The budget is the fuzzy pass's own (`editBudget`): a word is respelled only to a word the
+   * lexical side already takes for the same one.
+   */
+  async check(query: string, options: { spelling?: readonly EditBand[] } = {}): Promise<TypoVerdict> {
     const key = normalizedQuery(query);
-    const hit = this.cache.get(key);
-    if (hit && this.now() - hit.at < TTL_MS) return hit.needed;
-    // A failed look-up keeps the pass (the search itself reports an unavailable index).
-    const needed = await this.vocabulary.knowsEveryWord(key).then((known) => !known, () => true);
-    this.cache.set(key, { needed, at: this.now() });
-    return needed;
+    let entry = this.cache.get(key);
+    if (!entry || this.now() - entry.at >= TTL_MS) {
+      // A failed look-up keeps the pass (the search itself reports an unavailable index).
+      const needed = await this.vocabulary.knowsEveryWord(key).then((known) => !known, () => true);
+      entry = { needed, at: this.now() };
+      this.cache.set(key, entry);
+    }
+    const budget = options.spelling;
+    if (!budget || budget.length === 0 || !entry.needed) return { needed: entry.needed };
+    const budgetKey = JSON.stringify(budget);
+    if (entry.spelled === undefined || entry.budget !== budgetKey) {
+      // A failed look-up reads the query as typed, and is tried again with the next search.
+      entry.spelled = await this.vocabulary.closestKnownWords(key, budget).then((found) => respelled(key, found, this.words) ?? null, () => undefined);
+      entry.budget = budgetKey;
+    }
+    return typeof entry.spelled === 'string' ? { needed: true, spelled: entry.spelled } : { needed: true };
   }
+}
+
+/**
+ * Elasticsearch's fuzziness as bands of word length: `AUTO:5,9` lets words of 5 to 8 characters
+ * differ by one edit and longer ones by two; `AUTO` is `AUTO:3,6`; `0` allows none.
+ */
+export function editBudget(fuzziness: string): EditBand[] {
+  if (fuzziness === '0') return [];
+  if (fuzziness === '1' || fuzziness === '2') return [{ minLength: 1, maxEdits: fuzziness === '1' ? 1 : 2 }];
+  const [, low = '3', high = '6'] = /^AUTO(?::(\d+),(\d+))?$/.exec(fuzziness) ?? [];
+  return [{ minLength: Math.max(1, Number(low)), maxEdits: 1 }, { minLength: Math.max(1, Number(high)), maxEdits: 2 }];
+}
+
+/**
+ * `text` with each misspelled word replaced by the catalog's closest word: a misspelling is a word
+ * of letters only (a code such as "mp3" or "h264" is no typo) that is not an English word.
+ * Undefined when no word is replaced.
+ */
+export function respelled(text: string, replacements: readonly WordReplacement[], words: WordList): string | undefined {
+  const misspelled = replacements
+    .filter(({ offset, length }) => {
+      const typed = text.slice(offset, offset + length);
+      return /^\p{L}+$/u.test(typed) && !words.isWord(typed);
+    })
+    .sort((a, b) => b.offset - a.offset);
+  if (misspelled.length === 0) return undefined;
+  let spelled = text;
+  for (const { offset, length, replacement } of misspelled) spelled = spelled.slice(0, offset) + replacement + spelled.slice(offset + length);
+  return spelled;
 }

@@ -2,12 +2,26 @@
  * Whether the catalog's index knows every word of a query: Elasticsearch analyses the query as an
  * artificial document of `phrase_text` (every listing text, stemmed) and reports each term's
  * document frequency (`_termvectors` with term statistics: no listing is read). The typo pass is
- * sent only when some word is unknown (search/typoPass.ts).
+ * sent only when some word is unknown (search/typoPass.ts), and the query's meaning is then read
+ * from its spelling as the catalog writes it (`closestKnownWords`).
  */
 import type { Client } from '@elastic/elasticsearch';
 
 /** The field that holds every listing's title, description, name and tags (mappings/listings.json). */
 const ALL_TEXT_FIELD = 'phrase_text';
+
+/** A typed word (at `offset`, `length` characters) and the catalog's closest word. */
+export interface WordReplacement {
+  offset: number;
+  length: number;
+  replacement: string;
+}
+
+/** Words of at least `minLength` characters may differ from the catalog's by `maxEdits` edits. */
+export interface EditBand {
+  minLength: number;
+  maxEdits: 1 | 2;
+}
 
 export class ListingVocabulary {
   constructor(
@@ -32,5 +46,38 @@ export class ListingVocabulary {
     });
     const terms = response.term_vectors?.[ALL_TEXT_FIELD]?.terms ?? {};
     return Object.values(terms).every((term) => (term.doc_freq ?? 0) > 0);
+  }
+
+  /**
+   * For each word of `text` no listing has, the closest word listings do have, where one is within
+   * the edit budget (Elasticsearch's term suggester over the same field, the first letter kept: one
+   * suggester per band of `budget`, a longer band's answer winning for its words), with the typed
+   * word's place in `text`.
+   */
+  async closestKnownWords(text: string, budget: readonly EditBand[]): Promise<WordReplacement[]> {
+    if (budget.length === 0) return [];
+    const bands = [...budget].sort((a, b) => a.minLength - b.minLength);
+    const response = await this.client.search({
+      index: this.alias,
+      size: 0,
+      track_total_hits: false,
+      suggest: {
+        text,
+        ...Object.fromEntries(bands.map((band, i) => [
+          `band${i}`,
+          { term: { field: ALL_TEXT_FIELD, suggest_mode: 'missing', size: 1, max_edits: band.maxEdits, prefix_length: 1, min_word_length: band.minLength } },
+        ])),
+      },
+    });
+    type Entry = { offset: number; length: number; options?: Array<{ text: string }> };
+    const suggested = (response.suggest ?? {}) as Record<string, Entry[]>;
+    const byOffset = new Map<number, WordReplacement>();
+    bands.forEach((band, i) => {
+      for (const entry of suggested[`band${i}`] ?? []) {
+        const replacement = entry.options?.[0]?.text;
+        if (replacement !== undefined && entry.length >= band.minLength) byOffset.set(entry.offset, { offset: entry.offset, length: entry.length, replacement });
+      }
+    });
+    return [...byOffset.values()];
   }
 }
