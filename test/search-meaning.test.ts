@@ -37,6 +37,9 @@ describe('ranked search keeps meaning: direction, identifiers, new listings', ()
       // Images and text, both ways.
       ocr: httpListing({ path: 'ocr', title: 'Image to text', description: 'Read the printed text in a photo or scan.', tags: ['ocr'] }),
       imageGen: httpListing({ path: 'imagine', title: 'Text to image', description: 'Draw a picture from a text prompt.', tags: ['image generation'] }),
+      // The opposite said with "from": "speech from text" is text to speech, "text from images" is OCR.
+      speechFromText: httpListing({ path: 'voices', title: 'Voices', description: 'Natural speech from text, in 40 voices.' }),
+      textFromImages: httpListing({ path: 'read-photos', title: 'Read photos', description: 'Pulls the text from images and scans.' }),
       // Markup, both ways: no entry of the shipped synonym list names them.
       mdToHtml: httpListing({ path: 'md-html', title: 'Markdown to HTML', description: 'Renders Markdown documents as HTML pages.', tags: ['markdown', 'html'] }),
       htmlToMd: httpListing({ path: 'html-md', title: 'HTML to Markdown', description: 'Turns HTML pages into clean Markdown documents.', tags: ['markdown', 'html'] }),
@@ -77,10 +80,10 @@ describe('ranked search keeps meaning: direction, identifiers, new listings', ()
   });
 
   const pairs: Array<[string, string, string[]]> = [
-    ['speech to text', 'speechHttp', ['ttsHttp', 'ttsTool', 'voiceOver', 'readAloud']],
+    ['speech to text', 'speechHttp', ['ttsHttp', 'ttsTool', 'voiceOver', 'readAloud', 'speechFromText']],
     ['text to speech', 'ttsHttp', ['speechHttp', 'transcribeAudio']],
     ['image to text', 'ocr', ['imageGen']],
-    ['text to image', 'imageGen', ['ocr']],
+    ['text to image', 'imageGen', ['ocr', 'textFromImages']],
     ['address to coordinates', 'geocodeHttp', ['reverseHttp', 'coordsToPlace']],
     ['coordinates to address', 'reverseHttp', ['geocodeHttp', 'addressToCoords']],
     ['markdown to html', 'mdToHtml', ['htmlToMd']],
@@ -93,6 +96,19 @@ describe('ranked search keeps meaning: direction, identifiers, new listings', ()
       assert.equal(results[0], id[expected], `${q}: ${names(results)}`);
       ranksAbove(results, expected, opposites);
     }
+  });
+
+  it('"to" and "from" are words where directions are matched: "speech from text" is not the phrase "speech to text"', async () => {
+    const field = (await h.container.search.ranking.current()).direction.field;
+    const matching = async (phrase: string) => {
+      const found = await h.elasticsearch.search({ index: h.config.listingsAlias, size: 50, query: { match_phrase: { [field]: { query: phrase, slop: 0 } } }, _source: false, docvalue_fields: ['id'] });
+      return found.hits.hits.map((hit) => (hit.fields as { id: string[] }).id[0]!);
+    };
+    const speech = await matching('speech to text');
+    assert.ok(speech.includes(id.speechHttp!) && !speech.includes(id.speechFromText!), names(speech));
+    const image = await matching('text to image');
+    assert.ok(image.includes(id.imageGen!) && !image.includes(id.textFromImages!), names(image));
+    assert.ok((await matching('text from image')).includes(id.textFromImages!));
   });
 
   it('without any synonym entry, each direction still finds its own listing above the opposite one', async () => {

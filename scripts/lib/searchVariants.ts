@@ -87,5 +87,6 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     label: 'synonyms and direction as mappings/listings.json ships them',
     settings: (s) => ({ ...s, synonyms: shippedRanking().synonyms, direction: shippedRanking().direction }),
   },
-  { label: 'direction off', settings: (s) => ({ ...s, direction: { phraseBoost: 0, opposite: 1 } }) },
+  { label: 'direction off', settings: (s) => ({ ...s, direction: { ...s.direction, phraseBoost: 0, opposite: 1 } }) },
+  { label: 'connectors not indexed (direction.field phrase_text)', settings: (s) => ({ ...s, direction: { ...s.direction, field: 'phrase_text' } }) },
 ];

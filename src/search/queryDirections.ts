@@ -54,6 +54,27 @@ export function oppositesOf(d: Direction): { reversed: string; sameDirection: st
 }
 
 /**
+ * How a listing states `d` (A to B) or its opposite, on a field that indexes the connectors as
+ * words (`direction.field` direction_text): "A to B", "A into B" and "B from A" say the same;
+ * "B to A", "B into A" and "A from B" ("speech from text" is text to speech) the opposite, and so
+ * does a listing that takes B in ("from text", "text into") or gives A out ("to speech", "speech
+ * from"): "lifelike voice audio from text" is no transcription, whatever it calls its output.
+ * `roles` are those two-word phrases, matched with one word between ("from a text prompt").
+ */
+export function statedDirections(d: Direction): { same: string[]; opposite: string[]; roles: string[] } {
+  return {
+    same: [d.phrase, `${d.from} into ${d.to}`, `${d.to} from ${d.from}`],
+    opposite: [`${d.to} to ${d.from}`, `${d.to} into ${d.from}`, `${d.from} from ${d.to}`],
+    roles: [`from ${d.to}`, `${d.to} to`, `${d.to} into`, `to ${d.from}`, `into ${d.from}`, `${d.from} from`],
+  };
+}
+
+/** Whether a phrase has a word of direction ("to", "into", "from"): matched on `direction.field`. */
+export function hasConnector(phrase: string): boolean {
+  return identifierWords(phrase).some((word) => CONNECTORS.has(word) || word === 'from');
+}
+
+/**
  * `d` and `d` with one end in another spelling ("coordinates to address" -> "coords to address",
  * "coordinates to addr", ...: search/abbreviations.ts): a tool named `address_to_coords` states
  * its direction in abbreviations, and its identifier words are in the phrase field.

@@ -42,7 +42,7 @@ const NUMERIC = new Set([
   'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
   'popularity.weight', 'popularity.saturation',
 ]);
-const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness', 'typos.spelling', 'semantic.fusion']);
+const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness', 'typos.spelling', 'semantic.fusion', 'direction.field']);
 
 function parseValue(key: string, raw: string): string | number {
   if (key.startsWith('fields.') || NUMERIC.has(key)) {

@@ -57,8 +57,11 @@ export interface RankingSettings {
    * `A to B` is also searched as that exact phrase at `phraseBoost`, and a listing whose text
    * states the opposite (`B to A`, `A from B`) keeps only `opposite` of its semantic score,
    * because sentence embeddings barely see word order. `opposite` 1 and `phraseBoost` 0: off.
+   * `field` is where phrases with a connector are matched: `direction_text` indexes "to", "into"
+   * and "from" as words, so "speech from text" (text to speech) is not the phrase "speech to
+   * text"; `phrase_text` (indexes made before it) drops "to" and leaves its place to any word.
    */
-  direction: { phraseBoost: number; opposite: number };
+  direction: { phraseBoost: number; opposite: number; field: string };
   /**
    * How text relevance is scaled by the listing's textQuality (1 minus its share of stuffed
    * words): `square` (default) or `none` (linear), or `off`.
@@ -137,6 +140,10 @@ class Checker {
     if (!match || (!allowZero && Number(match[1]) === 0)) {
       this.problems.push(`${path}=${JSON.stringify(value)}: must be a ${allowZero ? '' : 'positive '}duration like 7d, 12h, 30m, 90s`);
     }
+    return String(value);
+  }
+  textField(path: string, value: unknown, textFields: ReadonlySet<string> | undefined): string {
+    if (typeof value !== 'string' || (textFields && !textFields.has(value))) this.problems.push(`${path}=${JSON.stringify(value)}: not a text field of the index`);
     return String(value);
   }
   fuzziness(path: string, value: unknown): string {
@@ -231,6 +238,7 @@ export function validateRanking(
     direction: {
       phraseBoost: check.number('direction.phraseBoost', direction.phraseBoost ?? 0, 0, 1000),
       opposite: check.number('direction.opposite', direction.opposite ?? 1, 0, 1),
+      field: check.textField('direction.field', direction.field ?? 'phrase_text', textFields),
     },
     exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
     // Elasticsearch's default index.max_rescore_window bounds it.

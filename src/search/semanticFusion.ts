@@ -12,7 +12,7 @@
  *   and the rank window hold as with the clause.
  */
 import type { RankingSettings } from './rankingSettings.js';
-import { oppositesOf, spellingsOf, type Direction } from './queryDirections.js';
+import { oppositesOf, spellingsOf, statedDirections, type Direction } from './queryDirections.js';
 
 type Json = Record<string, unknown>;
 
@@ -79,22 +79,32 @@ function knnClause(tunables: RankingSettings['semantic'], semantic: NearestInput
  * position is one word wide): any slop let ordinary text in ("the text layer of a PDF" is not
  * "text to PDF"). A `boosting` query: the phrases are checked only on the k neighbours.
  */
-function withDirection(knn: Json, typed: Direction[], opposite: number, name?: string): Json {
-  if (typed.length === 0 || opposite >= 1) return knn;
-  const exact = (text: string) => ({ match_phrase: { [PHRASE_FIELD]: { query: text, slop: 0 } } });
-  // Identifier words are in the phrase field with their abbreviations (`address_to_coords`).
+function withDirection(knn: Json, typed: Direction[], settings: RankingSettings['direction'], name?: string): Json {
+  if (typed.length === 0 || settings.opposite >= 1) return knn;
+  const exact = (text: string) => ({ match_phrase: { [settings.field]: { query: text, slop: 0 } } });
+  // Identifier words are in the phrase fields with their abbreviations (`address_to_coords`).
   const directions = typed.flatMap(spellingsOf);
-  const stated = directions.flatMap((d) => {
-    const o = oppositesOf(d);
-    return [{ bool: { must: [exact(o.reversed)], must_not: [exact(o.sameDirection)] } }, exact(o.fromReversed)];
-  });
-  const negative = { bool: { should: stated, minimum_should_match: 1, must_not: directions.map((d) => exact(d.phrase)), ...(name ? { _name: name } : {}) } };
-  return { boosting: { positive: knn, negative, negative_boost: opposite } };
+  let stated: Json[];
+  let same: Json[];
+  if (settings.field === PHRASE_FIELD) {
+    // "to" is no word here: "B to A" also matches "B from A", which is `d` itself.
+    stated = directions.flatMap((d) => {
+      const o = oppositesOf(d);
+      return [{ bool: { must: [exact(o.reversed)], must_not: [exact(o.sameDirection)] } }, exact(o.fromReversed)];
+    });
+    same = directions.map((d) => exact(d.phrase));
+  } else {
+    const loose = (text: string) => ({ match_phrase: { [settings.field]: { query: text, slop: 1 } } });
+    stated = directions.flatMap((d) => [...statedDirections(d).opposite.map(exact), ...statedDirections(d).roles.map(loose)]);
+    same = directions.flatMap((d) => statedDirections(d).same.map(exact));
+  }
+  const negative = { bool: { should: stated, minimum_should_match: 1, must_not: same, ...(name ? { _name: name } : {}) } };
+  return { boosting: { positive: knn, negative, negative_boost: settings.opposite } };
 }
 
 /** `weighted`: the kNN clause at `semantic.weight`, demoted for the opposite direction. */
 export function weightedClause(settings: RankingSettings, semantic: NearestInput, directions: Direction[]): Json {
-  return withDirection(knnClause(settings.semantic, semantic, settings.semantic.weight), directions, settings.direction.opposite);
+  return withDirection(knnClause(settings.semantic, semantic, settings.semantic.weight), directions, settings.direction);
 }
 
 /** `normalised` and `rrf`: each neighbour a constant for its id, so it scores its share whatever its words. */
@@ -115,7 +125,7 @@ export function nearestSearchBody(settings: RankingSettings, semantic: NearestIn
     stored_fields: '_none_',
     docvalue_fields: ['id'],
     track_total_hits: false,
-    query: postFiltered(withDirection(knnClause(settings.semantic, semantic, 1), directions, settings.direction.opposite, OPPOSITE_DIRECTION), semantic.postFilter),
+    query: postFiltered(withDirection(knnClause(settings.semantic, semantic, 1), directions, settings.direction, OPPOSITE_DIRECTION), semantic.postFilter),
   };
 }
 

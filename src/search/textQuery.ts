@@ -6,7 +6,7 @@
  */
 import type { RankingSettings } from './rankingSettings.js';
 import { expandQuery, withIdentifierWords } from './queryExpansion.js';
-import { directionsIn, queryDirections, type Direction } from './queryDirections.js';
+import { directionsIn, hasConnector, queryDirections, type Direction } from './queryDirections.js';
 import { STOP_WORDS } from './stopWords.js';
 import { fusedClauses, PHRASE_FIELD, weightedClause, type SemanticInput } from './semanticFusion.js';
 
@@ -63,7 +63,11 @@ export function textQuery(q: string, settings: RankingSettings, semantic?: Seman
   // A typed concept matches as a phrase ("crypto spot prices" for "crypto price"), never as loose
   // words: "speech to text" must not find "text to speech". A group counts once, for its best
   // phrase: a listing repeating "llm", "gpt" and "language model" gains no more than one of them.
-  const phrase = (query: string, boost: number) => ({ match_phrase: { [PHRASE_FIELD]: { query, boost, slop: slopFor(query) } } });
+  // A phrase with a connector ("speech to text") on `direction.field`, where "to" is a word and
+  // "speech from text" (text to speech) does not match it.
+  const phrase = (query: string, boost: number) => ({
+    match_phrase: { [hasConnector(query) ? settings.direction.field : PHRASE_FIELD]: { query, boost, slop: slopFor(query) } },
+  });
   for (const group of expansion.groups) {
     const phrases = [
       ...group.typed.map((typed) => phrase(typed, synonyms.phraseBoost)),

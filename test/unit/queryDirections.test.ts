@@ -54,7 +54,8 @@ describe('unit: the direction tunables and the kNN clause they wrap', () => {
   it('an index without them reads direction as off; out-of-range values are refused', async () => {
     const { shippedRanking, validateRanking } = await import('../../src/search/rankingSettings.js');
     const { direction: _shipped, ...older } = JSON.parse(JSON.stringify(shippedRanking())) as Record<string, unknown>;
-    assert.deepEqual(validateRanking(older, {}).settings?.direction, { phraseBoost: 0, opposite: 1 });
+    assert.deepEqual(validateRanking(older, {}).settings?.direction, { phraseBoost: 0, opposite: 1, field: 'phrase_text' });
+    assert.deepEqual(validateRanking({ ...older, direction: { phraseBoost: 3, opposite: 0.1, field: 'title_words' } }, {}, new Set(['phrase_text', 'keywords.stemmed', 'direction_text'])).problems, ['direction.field="title_words": not a text field of the index']);
     assert.deepEqual(validateRanking({ ...older, direction: { phraseBoost: 3, opposite: 2 } }, {}).problems, ['direction.opposite=2: must be a number >= 0 and <= 1']);
   });
 
@@ -68,5 +69,17 @@ describe('unit: the direction tunables and the kNN clause they wrap', () => {
     assert.equal(boosting.negative_boost, shippedRanking().direction.opposite);
     assert.ok(clauses('markdown to html').some((c) => JSON.stringify(c).includes('"query":"markdown to html"')), 'the typed direction is an exact phrase');
     assert.ok(clauses('weather forecast').some((c) => 'knn' in c) && !clauses('weather forecast').some((c) => 'boosting' in c));
+  });
+
+  it('where "to" and "from" are words, "A from B" states the opposite of "A to B" and "B from A" the same', async () => {
+    const { statedDirections, hasConnector } = await import('../../src/search/queryDirections.js');
+    const d = { from: 'speech', to: 'text', phrase: 'speech to text' };
+    assert.deepEqual(statedDirections(d), {
+      same: ['speech to text', 'speech into text', 'text from speech'],
+      opposite: ['text to speech', 'text into speech', 'speech from text'],
+      roles: ['from text', 'text to', 'text into', 'to speech', 'into speech', 'speech from'],
+    });
+    assert.ok(hasConnector('speech to text') && hasConnector('text from images') && hasConnector('photo_into_sketch'));
+    assert.ok(!hasConnector('speech recognition') && !hasConnector('tomorrow'));
   });
 });

@@ -6,7 +6,9 @@ type Json = Record<string, unknown>;
 const should = (query: Json) => (query.bool as { should: Json[]; minimum_should_match: number }).should;
 const kinds = (query: Json) => should(query).map((clause) => Object.keys(clause)[0]);
 const phrases = (query: Json) =>
-  JSON.stringify(query).match(/"match_phrase":\{"phrase_text":\{"query":"[^"]+","boost":[\d.]+,"slop":\d\}/g) ?? [];
+  JSON.stringify(query).match(/"match_phrase":\{"(?:phrase|direction)_text":\{"query":"[^"]+","boost":[\d.]+,"slop":\d\}/g) ?? [];
+/** The phrase a match_phrase clause searches, whichever field holds it. */
+const phraseOf = (clause: Json) => Object.values(clause.match_phrase as Record<string, { query: string; boost: number }>)[0]!;
 
 describe('unit: text relevance query', () => {
   const shipped = shippedRanking();
@@ -42,11 +44,20 @@ describe('unit: text relevance query', () => {
 
   it('a typed synonym phrase is searched as a phrase, its synonyms at a lower weight, one group counting once', () => {
     const query = textQuery('speech to text api', shipped);
-    const group = should(query).find((clause) => 'dis_max' in clause) as { dis_max: { queries: Array<{ match_phrase: { phrase_text: { query: string; boost: number } } }> } };
+    const group = should(query).find((clause) => 'dis_max' in clause) as { dis_max: { queries: Json[] } };
     assert.ok(group, 'the group is one dis_max: repeating synonyms buys nothing');
-    const typed = group.dis_max.queries.find((q) => q.match_phrase.phrase_text.query === 'speech to text')!;
-    const synonym = group.dis_max.queries.find((q) => q.match_phrase.phrase_text.query === 'transcription')!;
-    assert.ok(typed.match_phrase.phrase_text.boost > synonym.match_phrase.phrase_text.boost);
+    const typed = group.dis_max.queries.find((q) => phraseOf(q).query === 'speech to text')!;
+    const synonym = group.dis_max.queries.find((q) => phraseOf(q).query === 'transcription')!;
+    assert.ok(phraseOf(typed).boost > phraseOf(synonym).boost);
+  });
+
+  it('a phrase with a connector is matched where "to" is a word (direction.field), the others on the phrase field', () => {
+    const all = phrases(textQuery('speech to text api', shipped));
+    assert.ok(all.some((p) => p.startsWith('"match_phrase":{"direction_text":{"query":"speech to text"')), all.join(' '));
+    assert.ok(all.some((p) => p.startsWith('"match_phrase":{"direction_text":{"query":"voice to text"')));
+    assert.ok(all.some((p) => p.startsWith('"match_phrase":{"phrase_text":{"query":"speech recognition"')));
+    const older = with_({ direction: { ...shipped.direction, field: 'phrase_text' } });
+    assert.ok(phrases(textQuery('speech to text api', older)).every((p) => p.startsWith('"match_phrase":{"phrase_text"')), 'an index made before: as it was');
   });
 
   it('a phrase with a stop word matches exactly (slop 0), so "text to speech" never finds "speech to text"', () => {
@@ -58,9 +69,9 @@ describe('unit: text relevance query', () => {
   it('synonyms off: no synonym phrase; the typed direction stays an exact phrase unless direction is off too', () => {
     const synonymsOff = with_({ synonyms: { ...shipped.synonyms, weight: 0 } });
     const off = textQuery('speech to text', synonymsOff);
-    assert.deepEqual(phrases(off), [`"match_phrase":{"phrase_text":{"query":"speech to text","boost":${shipped.direction.phraseBoost},"slop":0}`]);
+    assert.deepEqual(phrases(off), [`"match_phrase":{"direction_text":{"query":"speech to text","boost":${shipped.direction.phraseBoost},"slop":0}`]);
     assert.ok(!kinds(off).includes('dis_max'));
-    assert.deepEqual(phrases(textQuery('speech to text', { ...synonymsOff, direction: { phraseBoost: 0, opposite: 1 } })), []);
+    assert.deepEqual(phrases(textQuery('speech to text', { ...synonymsOff, direction: { ...synonymsOff.direction, phraseBoost: 0, opposite: 1 } })), []);
   });
 
   it('an exact tool name scores as a constant bonus on the raw name, trimmed; off at 0', () => {
