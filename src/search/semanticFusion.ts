@@ -75,9 +75,11 @@ function knnClause(tunables: RankingSettings['semantic'], semantic: NearestInput
 /**
  * The kNN clause, its score multiplied by `opposite` for a listing stating the opposite of one of
  * the query's directions and none of them (search/queryDirections.ts): the embedding cannot tell
- * "speech to text" from "text to speech", the words can. Phrases match exactly (the stop word's
- * position is one word wide): any slop let ordinary text in ("the text layer of a PDF" is not
- * "text to PDF"). A `boosting` query: the phrases are checked only on the k neighbours.
+ * "speech to text" from "text to speech", the words can. Phrases match exactly: on `phrase_text`
+ * the stop word's position is one word wide, and any slop let ordinary text in ("the text layer of
+ * a PDF" is not "text to PDF"); on `direction_text` the connectors are words, so the statements
+ * are exact and the roles ("from text") may have one word between. A `boosting` query: the
+ * phrases are checked only on the k neighbours.
  */
 function withDirection(knn: Json, typed: Direction[], settings: RankingSettings['direction'], name?: string): Json {
   if (typed.length === 0 || settings.opposite >= 1) return knn;
