@@ -24,6 +24,12 @@ export interface TypoVerdict {
 }
 
 const TTL_MS = 60_000;
+/**
+ * Longer queries are embedded as typed: a typo among many words moves the embedding little, and
+ * the suggester's cost grows with every word (each a fuzzy walk of the term dictionary), so a
+ * long query of made-up words must not buy a long suggester request.
+ */
+const MAX_SPELLED_WORDS = 8;
 
 interface Entry {
   needed: boolean;
@@ -64,7 +70,7 @@ export class TypoPass {
       this.cache.set(key, entry);
     }
     const budget = options.spelling;
-    if (!budget || budget.length === 0 || !entry.needed) return { needed: entry.needed };
+    if (!budget || budget.length === 0 || !entry.needed || key.split(' ').length > MAX_SPELLED_WORDS) return { needed: entry.needed };
     const budgetKey = JSON.stringify(budget);
     if (entry.spelled === undefined || entry.budget !== budgetKey) {
       // A failed look-up reads the query as typed, and is tried again with the next search.

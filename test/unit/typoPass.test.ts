@@ -70,6 +70,13 @@ describe('unit: a misspelled query read as the catalog spells it', () => {
     assert.equal(words.spellings, 1);
   });
 
+  it('reads a long query as typed without asking for its spelling (the suggester pays per word)', async () => {
+    const words = vocabulary(['weather'], { wether: 'weather' });
+    const pass = new TypoPass(words, englishWords());
+    assert.deepEqual(await pass.check('wether in the north of the country this coming long weekend', { spelling: editBudget('AUTO:5,9') }), { needed: true });
+    assert.equal(words.spellings, 0);
+  });
+
   it('looks the spelling up once per query while the verdict is fresh, and remembers that nothing is close', async () => {
     const words = vocabulary(['weather'], {});
     const pass = new TypoPass(words, englishWords());
