@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
-import { assertExplainMultiplies, idsOfEveryPage } from './support/rankedSearch.js';
-import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
-import { setRanking } from '../src/search/rankingCommand.js';
+import { assertExplainMultiplies, idsOfEveryPage, rankedSearchSession } from './support/rankedSearch.js';
 import type { Debug } from '../src/shapes/listing.js';
 
 interface Result {
@@ -12,11 +9,6 @@ interface Result {
   type: string;
   payment: { amount: string };
   debug?: Debug;
-}
-
-interface Page {
-  results: Result[];
-  nextCursor?: string;
 }
 
 /**
@@ -27,12 +19,10 @@ interface Page {
  */
 describe('ranked search with semantic fusion (normalised, rrf)', () => {
   let h: Harness;
-  let tunables: RankingTunablesIndex;
   const id: Record<string, string> = {};
 
   before(async () => {
     h = await startHarness();
-    tunables = new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias);
     const specs = {
       transcribeAudio: mcpListing({ name: 'transcribe_audio', description: 'Transcribe an audio file URL.' }),
       ttsTool: mcpListing({ name: 'text_to_speech', description: 'Text to speech: turn any text into a natural spoken MP3, 40 voices.', tags: ['tts', 'voice'] }),
@@ -56,14 +46,7 @@ describe('ranked search with semantic fusion (normalised, rrf)', () => {
   });
   after(async () => h.close());
 
-  const set = async (key: string, value: string) => {
-    await setRanking(tunables, key, value);
-    await h.container.search.ranking.refresh();
-  };
-  const page = async (q: string, extra = ''): Promise<Page> =>
-    (await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}${extra}`).expect(200)).body as Page;
-  const search = async (q: string, extra = '') => (await page(q, extra)).results;
-  const names = (results: Result[]) => results.map((r) => Object.keys(id).find((k) => id[k] === r.id) ?? r.id).join(', ');
+  const { set, page, search, names } = rankedSearchSession<Result>(() => h, id);
   const MEANING_ONLY = 'number recognition for cars in traffic images';
 
   for (const fusion of ['normalised', 'rrf'] as const) {

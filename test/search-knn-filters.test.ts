@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
-import { assertExplainMultiplies, idsOfEveryPage } from './support/rankedSearch.js';
-import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
-import { setRanking } from '../src/search/rankingCommand.js';
+import { assertExplainMultiplies, idsOfEveryPage, rankedSearchSession } from './support/rankedSearch.js';
 import { FilterShare } from '../src/search/filterShare.js';
 import { filterClauses } from '../src/search/queryBuilder.js';
 import { parseReadRequest } from '../src/search/readRequest.js';
@@ -18,11 +15,6 @@ interface Result {
   debug?: Debug;
 }
 
-interface Page {
-  results: Result[];
-  nextCursor?: string;
-}
-
 /**
  * A broad filter left out of the kNN search (semantic.preFilterMaxShare, search/filterShare.ts):
  * the query still holds every result to the read's filters, listings found only by meaning still
@@ -30,13 +22,11 @@ interface Page {
  */
 describe('ranked search: broad filters applied after the kNN search', () => {
   let h: Harness;
-  let tunables: RankingTunablesIndex;
   let shippedShare: string;
   const id: Record<string, string> = {};
 
   before(async () => {
     h = await startHarness();
-    tunables = new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias);
     const specs = {
       // Found by meaning only (no word in common with MEANING_ONLY), cheap and expensive, HTTP and MCP.
       plates: httpListing({ path: 'plates', title: 'Licence plate reader', description: 'Reads vehicle registration plates from camera frames.', tags: ['anpr'] }),
@@ -57,14 +47,7 @@ describe('ranked search: broad filters applied after the kNN search', () => {
   });
   after(async () => h.close());
 
-  const set = async (key: string, value: string) => {
-    await setRanking(tunables, key, value);
-    await h.container.search.ranking.refresh();
-  };
-  const page = async (q: string, extra = ''): Promise<Page> =>
-    (await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}${extra}`).expect(200)).body as Page;
-  const search = async (q: string, extra = '') => (await page(q, extra)).results;
-  const names = (results: Result[]) => results.map((r) => Object.keys(id).find((k) => id[k] === r.id) ?? r.id).join(', ');
+  const { set, page, search, names } = rankedSearchSession<Result>(() => h, id);
   const MEANING_ONLY = 'number recognition for cars in traffic images';
 
   it('the share of a filter is counted on the real index', async () => {

@@ -97,8 +97,9 @@ function withDirection(knn: Json, typed: Direction[], settings: RankingSettings[
     same = directions.map((d) => exact(d.phrase));
   } else {
     const loose = (text: string) => ({ match_phrase: { [settings.field]: { query: text, slop: 1 } } });
-    stated = directions.flatMap((d) => [...statedDirections(d).opposite.map(exact), ...statedDirections(d).roles.map(loose)]);
-    same = directions.flatMap((d) => statedDirections(d).same.map(exact));
+    const statements = directions.map(statedDirections);
+    stated = statements.flatMap((d) => [...d.opposite.map(exact), ...d.roles.map(loose)]);
+    same = statements.flatMap((d) => d.same.map(exact));
   }
   const negative = { bool: { should: stated, minimum_should_match: 1, must_not: same, ...(name ? { _name: name } : {}) } };
   return { boosting: { positive: knn, negative, negative_boost: settings.opposite } };

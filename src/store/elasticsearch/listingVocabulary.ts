@@ -75,7 +75,7 @@ export class ListingVocabulary {
     bands.forEach((band, i) => {
       for (const entry of suggested[`band${i}`] ?? []) {
         const replacement = entry.options?.[0]?.text;
-        if (replacement !== undefined && entry.length >= band.minLength) byOffset.set(entry.offset, { offset: entry.offset, length: entry.length, replacement });
+        if (replacement !== undefined) byOffset.set(entry.offset, { offset: entry.offset, length: entry.length, replacement });
       }
     });
     return [...byOffset.values()];
