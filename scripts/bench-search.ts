@@ -135,19 +135,22 @@ async function main(): Promise<void> {
       return { method: 'POST', path: `/${alias}/_search?${params}`, body: JSON.stringify(body) };
     };
     const parse = (endpoint: ReadEndpoint, query: string) => parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));
-    /** semantic.fusion normalised or rrf: the kNN searches of their own the service sends before each ranked search. */
-    const nearest: DirectRequest[] = [];
-    const direct = async (endpoint: ReadEndpoint, query: string) => {
+    /**
+     * The kNN searches of their own the service sends before a ranked search (semantic.fusion
+     * normalised or rrf), and before an explain=1 search with the kNN clause: by workload.
+     */
+    const nearest = new Map<string, DirectRequest[]>();
+    const direct = async (endpoint: ReadEndpoint, query: string, label: string) => {
       const request = parse(endpoint, query);
       const built = await search.buildRequest(request);
       // The URL parameters of store/elasticsearch/listingSearch.ts scoredIds.
       const ids = 'filter_path=hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries';
-      if (built.nearest && !query.includes('explain=1')) nearest.push({ method: 'POST', path: `/${alias}/_search?${ids}`, body: JSON.stringify(built.nearest) });
+      if (built.nearest) nearest.set(label, [...(nearest.get(label) ?? []), { method: 'POST', path: `/${alias}/_search?${ids}`, body: JSON.stringify(built.nearest) }]);
       return post(request, built.body);
     };
     const pair = async (label: string, endpoint: ReadEndpoint, path: string, mix: string[]): Promise<Workload> => ({
       label,
-      direct: { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q))) },
+      direct: { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q, label))) },
       gateway: { name: `${label} (gateway)`, url: service!.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) },
     });
     const workloads: Workload[] = [
@@ -159,8 +162,8 @@ async function main(): Promise<void> {
       await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),
       await pair('resources', 'resources', '/discovery/resources', resourcesMix()),
     ];
-    // The direct "search rank" body is the main search only: its kNN search of its own is measured beside it (add the two).
-    if (nearest.length > 0) workloads.push({ label: 'search rank: its kNN search of its own', direct: { name: 'kNN search of its own (direct ES)', url: esUrl, requests: nearest } });
+    // A direct body is the main search only: its kNN search of its own is measured beside it (add the two).
+    for (const [label, requests] of nearest) workloads.push({ label: `${label}: its kNN search of its own`, direct: { name: `${label}: kNN search of its own (direct ES)`, url: esUrl, requests } });
     const targets = workloads.flatMap((w) => (w.gateway ? [w.direct, w.gateway] : [w.direct]));
     for (const target of targets) await measure(target, options, cpu, 3); // warm caches on both sides
     const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));

@@ -105,6 +105,32 @@ describe('ranked search: broad filters applied after the kNN search', () => {
     });
   }
 
+  it("explain=1 with semantic retrieval on: the plain search's listings, in its order, with its scores", async () => {
+    for (const share of [shippedShare, '0.05']) {
+      await set('semantic.preFilterMaxShare', share);
+      try {
+        for (const [q, filters] of [[MEANING_ONLY, '&type=http'], [MEANING_ONLY, '&type=mcp'], ['weather forecast for a city', ''], ['licence plate weather', '&maxPrice=10000']] as const) {
+          const context = `${q}${filters} (preFilterMaxShare ${share})`;
+          const explained = await search(q, `${filters}&explain=1&limit=50`);
+          assert.deepEqual(explained.map((r) => r.id), (await search(q, `${filters}&limit=50`)).map((r) => r.id), context);
+          // The plain search as the service sends it (the kNN clause inside), straight to Elasticsearch: explain changes no score.
+          const plain = parseReadRequest('search', { ...Object.fromEntries(new URLSearchParams(filters)), q, limit: '50' });
+          const { body } = await h.container.search.search.buildRequest(plain);
+          assert.match(JSON.stringify(body), /"knn":/, context);
+          const direct = await h.elasticsearch.search({ index: h.config.listingsAlias, ...body } as never);
+          const scores = new Map(direct.hits.hits.map((hit) => [hit._id, hit._score as number]));
+          for (const r of explained) {
+            const score = scores.get(r.id);
+            assert.ok(score !== undefined && Math.abs(r.debug!.score - score) <= 1e-4 * score, `${context}: ${names([r])} ${r.debug!.score} vs ${score}`);
+            assertExplainMultiplies(r.debug, context);
+          }
+        }
+      } finally {
+        await set('semantic.preFilterMaxShare', shippedShare);
+      }
+    }
+  });
+
   it('the same first page whether the filter is applied inside the kNN search or after it (a small catalog: every neighbour found either way)', async () => {
     try {
       await set('semantic.preFilterMaxShare', '1');
