@@ -196,6 +196,10 @@ describe('catalog reads: ranked search, explain, /mcp/tools (SPEC 4.2, 4.4; DECI
       const cache = new RankingCache(new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias), 1000, logger);
       const good = await cache.current();
       assert.equal(warnings.length, 0);
+      // Unchanged tunables keep their object (what is built per tunables object stays built) and version.
+      const version = cache.version;
+      assert.equal(await cache.refresh(), good);
+      assert.equal(cache.version, version);
       meta.ranking.price.decay = 'steep' as unknown as number;
       meta.ranking.fields['describe.colour'] = 2;
       await h.elasticsearch.indices.putMapping({ index: h.config.listingsAlias, _meta: meta });

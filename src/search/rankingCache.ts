@@ -46,7 +46,7 @@ export class RankingCache implements BackgroundWorker {
     if (result.settings) {
       this.adopt(result.settings);
       this.lastWarning = '';
-      return result.settings;
+      return this.settings!;
     }
     const warning = result.problems.join('; ');
     if (warning !== this.lastWarning) {
@@ -60,12 +60,12 @@ export class RankingCache implements BackgroundWorker {
     return this.settings!;
   }
 
+  /** Unchanged tunables keep their object: what is built per tunables object (search/textQuery.ts) stays built. */
   private adopt(settings: RankingSettings): void {
     const json = JSON.stringify(settings);
-    if (json !== this.settingsJson) {
-      this.settingsJson = json;
-      this.version += 1;
-    }
+    if (json === this.settingsJson && this.settings) return;
+    this.settingsJson = json;
+    this.version += 1;
     this.settings = settings;
   }
 

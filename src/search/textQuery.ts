@@ -8,6 +8,7 @@ import type { RankingSettings } from './rankingSettings.js';
 import { expandQuery, withIdentifierWords } from './queryExpansion.js';
 import { directionsIn, hasConnector, queryDirections, type Direction } from './queryDirections.js';
 import { STOP_WORDS } from './stopWords.js';
+import { LruCache } from '../core/lruCache.js';
 import { fusedClauses, PHRASE_FIELD, weightedClause, type SemanticInput } from './semanticFusion.js';
 
 type Json = Record<string, unknown>;
@@ -37,6 +38,39 @@ const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).so
  * multiplier is applied with the other factors (search/rankingFactors.ts).
  */
 export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true): Json {
+  const { clauses, directions } = lexicalPart(q, settings, typoPass);
+  if (!semantic || settings.semantic.weight <= 0) return { bool: { should: clauses, minimum_should_match: 1 } };
+  const meaning = 'neighbours' in semantic ? fusedClauses(semantic.neighbours) : [weightedClause(settings, semantic, directions)];
+  return { bool: { should: [...clauses, ...meaning], minimum_should_match: 1 } };
+}
+
+/** Everything of the text query but its semantic part, and the directions that part demotes the opposite of. */
+interface LexicalPart {
+  clauses: readonly Json[];
+  directions: Direction[];
+}
+
+/**
+ * The lexical part depends on the query, the typo verdict and the tunables alone, and building it
+ * (synonym matching, identifier words, directions) was most of the gateway's own work on a read
+ * (docs/catalog-reads.md, "Gateway CPU"): it is built once per query and tunables object (the
+ * ranking cache keeps one object until an operator changes a tunable) and kept for the popular
+ * queries. Frozen, so a caller that edited a shared clause would fail loudly instead of changing
+ * other reads.
+ */
+const lexicalParts = new WeakMap<RankingSettings, LruCache<LexicalPart>>();
+const LEXICAL_PARTS_KEPT = 1000;
+
+function lexicalPart(q: string, settings: RankingSettings, typoPass: boolean): LexicalPart {
+  let kept = lexicalParts.get(settings);
+  if (!kept) lexicalParts.set(settings, (kept = new LruCache<LexicalPart>(LEXICAL_PARTS_KEPT)));
+  const key = `${typoPass ? 't' : 'f'}${q}`;
+  let part = kept.get(key);
+  if (!part) kept.set(key, (part = deepFreeze(buildLexicalPart(q, settings, typoPass))));
+  return part;
+}
+
+function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolean): LexicalPart {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
   const list = () => boosted.map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;
@@ -75,18 +109,21 @@ export function textQuery(q: string, settings: RankingSettings, semantic?: Seman
     ];
     clauses.push(phrases.length === 1 ? phrases[0]! : { dis_max: { queries: phrases } });
   }
-  const directions = directionsOf(q, expansion.groups);
   const typedAsSynonym = new Set(expansion.groups.flatMap((g) => g.typed));
   if (settings.direction.phraseBoost > 0) {
     // A typed direction no synonym phrase covers ("markdown to html") as its exact phrase; its words stay loose words too.
     for (const d of directionsIn(q)) if (!typedAsSynonym.has(d.phrase)) clauses.push(phrase(d.phrase, settings.direction.phraseBoost));
   }
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
-  if (semantic && settings.semantic.weight > 0) {
-    if ('neighbours' in semantic) clauses.push(...fusedClauses(semantic.neighbours));
-    else clauses.push(weightedClause(settings, semantic, directions));
+  return { clauses, directions: directionsOf(q, expansion.groups) };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
   }
-  return { bool: { should: clauses, minimum_should_match: 1 } };
+  return value;
 }
 
 /** The query's directions: typed, and of every synonym phrase it was expanded with. */
@@ -94,5 +131,5 @@ const directionsOf = (q: string, groups: ReturnType<typeof expandQuery>['groups'
 
 /** The directions the semantic part demotes the opposite of, as `textQuery` reads them. */
 export function semanticDirections(q: string, settings: RankingSettings): Direction[] {
-  return directionsOf(q, settings.synonyms.weight > 0 ? expandQuery(q, settings.synonyms.groups).groups : []);
+  return lexicalPart(q, settings, true).directions;
 }

@@ -96,4 +96,35 @@ describe('unit: text relevance query', () => {
     const knn = (should(textQuery('weather', settings, { vector: [1], filter: [], postFilter: [], widen: 1 })).find((c) => 'knn' in c) as { knn: Json }).knn;
     assert.equal(knn.num_candidates, 50);
   });
+  describe('built once per query and tunables object', () => {
+    it('the same query and tunables give the very same clauses; the typo verdict and a tunables change give their own', () => {
+      const settings = with_({});
+      const first = should(textQuery('speech to text api', settings));
+      assert.equal(should(textQuery('speech to text api', settings)), first, 'kept');
+      assert.ok(kinds(textQuery('speech to text api', settings, undefined, true)).includes('multi_match'));
+      const withoutTypos = should(textQuery('speech to text api', settings, undefined, false));
+      assert.equal(withoutTypos.length, first.length - 1, 'no typo pass: one clause less');
+      // An operator's change is a new tunables object (search/rankingCache.ts): it is read at once.
+      const changed = with_({ exactName: 0 });
+      assert.ok(!JSON.stringify(textQuery('speech to text api', changed)).includes('name.raw'));
+      assert.ok(JSON.stringify(textQuery('speech to text api', settings)).includes('name.raw'));
+    });
+
+    it('the kept clauses cannot be edited by a caller (they are shared by every read of the query)', () => {
+      const clauses = should(textQuery('weather forecast', with_({})));
+      assert.throws(() => clauses.push({ match_all: {} }), TypeError);
+      assert.throws(() => { (clauses[0] as { multi_match: { query: string } }).multi_match.query = 'other'; }, TypeError);
+      assert.equal((should(textQuery('weather forecast', with_({})))[0] as { multi_match: { query: string } }).multi_match.query, 'weather forecast');
+    });
+
+    it('the semantic clause is added per read, after the kept ones', () => {
+      const settings = with_({});
+      const semantic = { vector: [0.1, 0.2], filter: [], postFilter: [], widen: 1 };
+      const plain = should(textQuery('weather forecast', settings));
+      const withMeaning = should(textQuery('weather forecast', settings, semantic));
+      assert.equal(withMeaning.length, plain.length + 1);
+      assert.deepEqual(withMeaning.slice(0, plain.length), plain);
+      assert.equal(Object.keys(withMeaning[plain.length]!)[0], 'knn');
+    });
+  });
 });
