@@ -82,6 +82,12 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     // compete with it on a loaded machine); listings added during it are embedded concurrently.
     await h.container.embeddings.catchUp();
     await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
+    // A vector as it was written before vectors were stored at nine digits: each float32 widened to a double (~20 characters).
+    const longVector = expected.pick(SIZE - 5);
+    const embedded = await h.elasticsearch.get<{ embedding: number[] }>({ index: h.config.listingsAlias, id: longVector, _source_includes: ['embedding'] });
+    const float32s = embedded._source!.embedding.map((x) => Math.fround(x));
+    await h.elasticsearch.update({ index: h.config.listingsAlias, id: longVector, doc: { embedding: float32s }, refresh: true });
+    assert.ok(float32s.some((x) => String(x).length > 14), 'the vector is written long');
 
     // Readers the whole time: every page must answer 200.
     let reading = true;
@@ -161,6 +167,10 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     assert.equal(stored.get(duringCopy.removed)?.removed, true, 'a removal during the copy is not resurrected by it');
     assert.equal(stored.get(duringCopy.copiedThenRemoved)?.removed, true);
     assert.equal(String(stored.get(duringCopy.repriced)?.payment.amount), '7');
+    // The copy carries that vector at nine digits: the very float32s, a third shorter.
+    const copied = stored.get(longVector)!.embedding!;
+    assert.deepEqual(copied.map((x) => Math.fround(x)), float32s);
+    assert.ok(copied.every((x) => String(x).replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length <= 9), JSON.stringify(copied.slice(0, 4)));
 
     // Searches see the new index, and the old one refuses writes from now on.
     const live = [...expected.state].filter(([, s]) => !s.removed).length;

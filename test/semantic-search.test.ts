@@ -44,6 +44,12 @@ describe('semantic retrieval finds listings by meaning', () => {
     await waitSearchable(h, Object.values(id), { exists: { field: 'embeddedTextHash' } });
     const { count } = await h.elasticsearch.count({ index: h.config.listingsAlias, query: { exists: { field: 'embedding' } } });
     assert.equal(count, 3);
+    // Stored at nine significant digits (src/semantic/vectorDigits.ts): the stored document is what every search hit reads.
+    const stored = await h.elasticsearch.get<{ embedding: number[] }>({ index: h.config.listingsAlias, id: id.weather!, _source_includes: ['embedding'] });
+    const vector = stored._source!.embedding;
+    assert.equal(vector.length, 384);
+    const digits = (x: number) => String(x).replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length;
+    assert.ok(vector.every((x) => digits(x) <= 9), JSON.stringify(vector.slice(0, 8)));
   });
 
   it('a query with none of the listing words finds it with semantic retrieval on, and not with it off', async () => {

@@ -14,6 +14,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { embeddedTextHash } from '../../src/semantic/listingText.js';
 import type { Embedder } from '../../src/semantic/textEmbedder.js';
 import { EMBEDDED_TEXT_FIELDS, type EmbeddedFields } from '../../src/store/elasticsearch/listingEmbeddings.js';
+import { vectorDigits } from '../../src/semantic/vectorDigits.js';
 
 const PAGE = 2000;
 /** Per-dimension noise; a unit vector's components are about 1/sqrt(384) = 0.05. */
@@ -30,7 +31,8 @@ function keyText(doc: Source): string {
 function noisy(base: Float32Array, random: () => number): number[] {
   const v = Array.from(base, (x) => x + NOISE * (random() + random() + random() - 1.5) * 2);
   const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-  return v.map((x) => x / norm);
+  // As the embedding worker writes a vector (src/semantic/vectorDigits.ts): the stored _source is what searches read.
+  return vectorDigits(v.map((x) => x / norm));
 }
 
 /**

@@ -18,6 +18,7 @@ import type { EmbeddingWriteOutcome, ListingEmbeddingStore, PendingEmbedding } f
 import { UNNAMED_VECTORS_MODEL } from './embeddingModels.js';
 import type { Embedder } from './textEmbedder.js';
 import { embeddedTextHash, listingText } from './listingText.js';
+import { vectorDigits } from './vectorDigits.js';
 
 export interface EmbeddingWorkerSettings {
   /** Listings read and embedded together (EMBEDDING_BATCH_SIZE). */
@@ -134,7 +135,7 @@ export class EmbeddingWorker implements BackgroundWorker {
         id: listing.id,
         seqNo: listing.seqNo,
         primaryTerm: listing.primaryTerm,
-        embedding: Array.from(vectors[i]!),
+        embedding: vectorDigits(vectors[i]!),
         textHash: embeddedTextHash(listing.doc),
         model: this.embedder.model,
       })),

@@ -6,6 +6,7 @@
  */
 import { LruCache, normalizedQuery } from '../core/lruCache.js';
 import type { Embedder } from './textEmbedder.js';
+import { vectorDigits } from './vectorDigits.js';
 import type { OtherModelVectors } from './otherModelVectors.js';
 
 export interface QueryVector {
@@ -37,9 +38,7 @@ export class QueryEmbeddings {
     if (!values) {
       const [vector] = (await this.embedder.embed([key], 'query')) ?? [];
       if (!vector) return undefined;
-      // Nine significant digits round-trip a float32 exactly: Elasticsearch stores the vector as the
-      // same float32s, and the search body carries half the characters of a double's shortest form.
-      values = Array.from(vector, (x) => Number(x.toPrecision(9)));
+      values = vectorDigits(vector);
       this.cache.set(key, values);
     }
     return { model, values, otherModelsStored: await otherModelsStored };
