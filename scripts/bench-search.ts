@@ -145,7 +145,10 @@ async function main(): Promise<void> {
       const built = await search.buildRequest(request);
       // The URL parameters of store/elasticsearch/listingSearch.ts scoredIds.
       const ids = 'filter_path=hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries';
-      if (built.nearest) nearest.set(label, [...(nearest.get(label) ?? []), { method: 'POST', path: `/${alias}/_search?${ids}`, body: JSON.stringify(built.nearest) }]);
+      if (built.nearest) {
+        if (!nearest.has(label)) nearest.set(label, []);
+        nearest.get(label)!.push({ method: 'POST', path: `/${alias}/_search?${ids}`, body: JSON.stringify(built.nearest) });
+      }
       return post(request, built.body);
     };
     const pair = async (label: string, endpoint: ReadEndpoint, path: string, mix: string[]): Promise<Workload> => ({

@@ -63,7 +63,7 @@ export class RankingCache implements BackgroundWorker {
   /** Unchanged tunables keep their object: what is built per tunables object (search/textQuery.ts) stays built. */
   private adopt(settings: RankingSettings): void {
     const json = JSON.stringify(settings);
-    if (json === this.settingsJson && this.settings) return;
+    if (json === this.settingsJson) return;
     this.settingsJson = json;
     this.version += 1;
     this.settings = settings;
