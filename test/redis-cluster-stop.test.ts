@@ -142,8 +142,7 @@ describe('Redis Cluster: SIGTERM right after the write stream primary died', fun
     assert.ok(settledBeforeTheFault > 30, `${settledBeforeTheFault} settlements before the fault`);
     const steps = out.split('\n').filter((l) => /stop step done|grace|stopped/.test(l)).join('\n');
     assert.equal(code, 0, `exit ${code} after ${took} ms:\n${steps}`);
-    // Exit 0: not cut off by the deadline (SHUTDOWN_GRACE_MS, 10 s for the HTTP drain and 10 s more
-    // for the workers and clients); the stop waits about as long as the failover takes.
+    // Exit 0: not cut off by the deadline (SHUTDOWN_GRACE_MS, 10 s for the whole stop); the stop waits about as long as the failover takes.
     assert.ok(took < 10_000, `stopped ${took} ms after SIGTERM:\n${steps}`);
     assert.deepEqual(statuses.filter((s) => s !== 201 && s !== 503), [], `publish statuses: ${statuses.join(' ')}`);
   });

@@ -80,6 +80,33 @@ describe('the server process', function () {
     assert.match(run.stdout(), /"message":"stopped"/);
   });
 
+  it('cuts off a request that never completes within its grace period, names it, and still exits 0', async function () {
+    // A client that sends headers and never its body holds the request open: the whole stop must
+    // still fit in SHUTDOWN_GRACE_MS (the HTTP drain once waited the full grace before the workers
+    // even began to stop, and a test:cluster gateway exited 10.3 s after SIGTERM with 10 s of grace).
+    const grace = 2000;
+    const run = startServer({ ...env, SHUTDOWN_GRACE_MS: String(grace) });
+    const url = await listeningUrl(run);
+    const socket = connect(Number(new URL(url).port), '127.0.0.1');
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    socket.on('error', () => undefined);
+    socket.write('POST /discovery/announce HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n{"resource"');
+    await new Promise((r) => setTimeout(r, 300));
+    const signalled = Date.now();
+    run.child.kill('SIGTERM');
+    const code = await run.exited;
+    const took = Date.now() - signalled;
+    await closed;
+    assert.equal(code, 0, run.stdout());
+    assert.ok(took < grace + 500, `stopped ${took} ms after SIGTERM`);
+    const cut = run.stdout().split('\n').find((line) => line.includes('closing connections still busy'));
+    assert.ok(cut, run.stdout());
+    assert.deepEqual(
+      (JSON.parse(cut) as { requests: { method: string; url: string }[] }).requests.map((r) => `${r.method} ${r.url}`),
+      ['POST /discovery/announce'],
+    );
+  });
+
   it('stops within its grace period right after a burst of settlements for one resource (exit 0, not the deadline)', async function () {
     this.timeout(90_000);
     // Each settlement asks for a catalog write of the resource it paid for. Those once ran one per
