@@ -43,6 +43,8 @@ interface Prepared {
   request: ReadRequest;
   vector?: QueryVector;
   typoPass: boolean;
+  /** The query as the catalog spells it, when CatalogSearch.plan would read it so. */
+  spelled?: string;
   /** The share of the catalog its filters match (search/filterShare.ts), for variants that read it. */
   filterShare?: number;
 }
@@ -55,7 +57,7 @@ function directRequest(alias: string, request: ReadRequest, body: Json): Target[
 function variantBody(prepared: Prepared, base: RankingSettings, variant: SearchVariant, now: number): Json {
   const settings = variant.settings ? variant.settings(base) : base;
   const share = prepared.filterShare !== undefined ? { filterShare: prepared.filterShare } : {};
-  const body = firstPageBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass, ...share });
+  const body = firstPageBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass, ...(prepared.spelled ? { spelled: prepared.spelled } : {}), ...share });
   return variant.body ? variant.body(body) : body;
 }
 
@@ -115,11 +117,11 @@ async function main(): Promise<void> {
     const prepared: Prepared[] = [];
     for (const query of searchMix()) {
       const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
-      // As CatalogSearch.plan reads it: a misspelled query's meaning from the catalog's spelling.
-      const verdict = await typos.check(request.q!, base.semantic.weight > 0 && base.typos.spelling === 'catalog' ? { spelling: editBudget(base.typos.fuzziness) } : {});
+      // As CatalogSearch.plan reads it: a misspelled query's words and meaning in the catalog's spelling.
+      const verdict = await typos.check(request.q!, base.typos.spelling === 'catalog' ? { spelling: editBudget(base.typos.fuzziness) } : {});
       const vector = base.semantic.weight > 0 ? await embeddings.vectorFor(verdict.spelled ?? request.q!) : undefined;
       const filterShare = await shares.of(filterClauses(request.filters).filter);
-      prepared.push({ request, ...(vector ? { vector } : {}), typoPass: base.typos.weight > 0 && verdict.needed, ...(filterShare !== undefined ? { filterShare } : {}) });
+      prepared.push({ request, ...(vector ? { vector } : {}), typoPass: base.typos.weight > 0 && verdict.needed, ...(verdict.spelled ? { spelled: verdict.spelled } : {}), ...(filterShare !== undefined ? { filterShare } : {}) });
     }
     const shareList = [...new Map(prepared.flatMap((p) => (p.filterShare !== undefined ? [[JSON.stringify(p.request.filters), p.filterShare] as const] : []))).entries()];
     process.stderr.write(`filter shares: ${shareList.map(([f, s]) => `${f} ${s.toFixed(3)}`).join(', ')}\n`);

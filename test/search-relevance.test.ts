@@ -135,6 +135,11 @@ describe('ranked search: synonym phrases, on the words alone', () => {
       // "images from a text prompt": the words of "image to text" in the other direction, with
       // stop words where the phrase has one.
       imageGen: httpListing({ path: 'g1', title: 'Image generator', description: 'Generates images from a text prompt.', tags: ['ai'] }),
+      // A misspelled word against a listing that has only the other, correctly typed word.
+      receipts: httpListing({ path: 'r1', title: 'Receipt reader', description: 'Reads totals, taxes and line items from photographed receipts.' }),
+      urlScanner: httpListing({
+        path: 'u1', title: 'Link checker', description: 'A scanner for phishing links, malware downloads, suspicious redirects, look-alike domains and credential harvesting pages.',
+      }),
     };
     const ids = await seed(h, Object.values(specs));
     Object.keys(specs).forEach((key, i) => (id[key] = ids[i]!));
@@ -148,5 +153,21 @@ describe('ranked search: synonym phrases, on the words alone', () => {
     const results = await search('image to text');
     assert.equal(results[0], id.ocr);
     assert.ok(!results.includes(id.imageGen!), 'the image generator does not match');
+  });
+
+  it('a misspelled word weighs as the word the catalog spells: "reciept scanner" finds the receipt reader, not the link checker', async () => {
+    // "scanner" is typed right, and only the link checker has it (once, in a long description);
+    // "reciept" is the receipt reader's word misspelled. Read as the catalog spells it, the
+    // buyer's subject wins; read as typed, it matched only through the typo pass, at its lower weight.
+    const tunables = new RankingTunablesIndex(h.elasticsearch, h.config.listingsAlias);
+    assert.equal((await search('reciept scanner'))[0], id.receipts);
+    await setRanking(tunables, 'typos.spelling', 'typed');
+    await h.container.search.ranking.refresh();
+    try {
+      assert.equal((await search('reciept scanner'))[0], id.urlScanner, 'as typed, the one correctly typed word decides');
+    } finally {
+      await setRanking(tunables, 'typos.spelling', 'catalog');
+      await h.container.search.ranking.refresh();
+    }
   });
 });

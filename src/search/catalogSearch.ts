@@ -101,7 +101,7 @@ export class CatalogSearch {
     const body = buildSearchBody(request, plan.settings, page, sourceFields);
     // semantic.fusion normalised or rrf: the kNN search of its own the read sends first, for the benchmarks to send too.
     const vector = plan.page.queryVector;
-    const nearest = plan.page.neighbours && vector && request.q !== undefined ? { nearest: nearestBody({ ...request, q: request.q }, plan.settings, vector, plan.page.filterShare) } : {};
+    const nearest = plan.page.neighbours && vector && request.q !== undefined ? { nearest: nearestBody({ ...request, q: request.q }, plan.settings, vector, plan.page.filterShare, plan.page.spelled) } : {};
     return { body, now: plan.page.now, ...nearest };
   }
 
@@ -115,7 +115,8 @@ export class CatalogSearch {
     if (request.kind === 'search' && request.q !== undefined) {
       const q = request.q;
       const semantic = settings.semantic.weight > 0 && this.options.queryEmbeddings !== undefined;
-      const spelling = semantic && settings.typos.spelling === 'catalog' ? editBudget(settings.typos.fuzziness) : undefined;
+      // The catalog's spelling of a misspelled word serves both sides: the words and the meaning.
+      const spelling = settings.typos.spelling === 'catalog' ? editBudget(settings.typos.fuzziness) : undefined;
       const [typedVector, typos, filterShare] = await Promise.all([
         semantic ? this.options.queryEmbeddings?.vectorFor(q) : undefined,
         settings.typos.weight > 0 || spelling ? this.options.typoPass?.check(q, spelling ? { spelling } : {}) : undefined,
@@ -124,11 +125,12 @@ export class CatalogSearch {
       ]);
       // The typed text's vector is asked for alongside the look-up, so a correctly spelled query
       // (nearly every one) waits for no extra round trip; a misspelled one is read as the catalog spells it.
-      const vector = typos?.spelled !== undefined ? await this.options.queryEmbeddings?.vectorFor(typos.spelled) : typedVector;
+      const vector = semantic && typos?.spelled !== undefined ? await this.options.queryEmbeddings?.vectorFor(typos.spelled) : typedVector;
       if (vector) page.queryVector = vector;
       if (typos !== undefined && settings.typos.weight > 0) page.typoPass = typos.needed;
+      if (typos?.spelled !== undefined) page.spelled = typos.spelled;
       if (filterShare !== undefined) page.filterShare = filterShare;
-      if (vector && settings.semantic.fusion !== 'weighted') page.neighbours = await this.neighbours({ ...request, q }, settings, vector, filterShare);
+      if (vector && settings.semantic.fusion !== 'weighted') page.neighbours = await this.neighbours({ ...request, q }, settings, vector, filterShare, page.spelled);
     }
     // A search keeps the window it started with, whatever the operator changes meanwhile: pages
     // past it leave out the very listings its earlier pages showed.
@@ -139,8 +141,8 @@ export class CatalogSearch {
    * `semantic.fusion` normalised or rrf: the k nearest by a kNN search of their own, on this
    * query's scale (search/semanticFusion.ts). Every page of a read runs it again, like the clause.
    */
-  private async neighbours(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector, filterShare: number | undefined): Promise<FusedNeighbour[]> {
-    const found = await this.options.index.scoredIds(nearestBody(request, settings, vector, filterShare));
+  private async neighbours(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector, filterShare: number | undefined, spelled: string | undefined): Promise<FusedNeighbour[]> {
+    const found = await this.options.index.scoredIds(nearestBody(request, settings, vector, filterShare, spelled));
     return fuseNeighbours(found.map((hit) => ({ id: hit.id, score: hit.score, opposite: hit.matched.includes(OPPOSITE_DIRECTION) })), settings);
   }
 

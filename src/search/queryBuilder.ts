@@ -112,8 +112,8 @@ function semanticInput(request: ReadRequest, settings: RankingSettings, page: Pa
 }
 
 /** `semantic.fusion` normalised or rrf: the kNN search of its own, run before the read (search/semanticFusion.ts). */
-export function nearestBody(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector, filterShare?: number): Json {
-  return nearestSearchBody(settings, nearestInput(request, settings, vector, filterShare), semanticDirections(request.q, settings));
+export function nearestBody(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector, filterShare?: number, spelled?: string): Json {
+  return nearestSearchBody(settings, nearestInput(request, settings, vector, filterShare), semanticDirections(request.q, settings, spelled));
 }
 
 export interface PageOptions {
@@ -134,6 +134,8 @@ export interface PageOptions {
   filterShare?: number;
   /** Whether to send the typo pass (absent: sent). */
   typoPass?: boolean;
+  /** The query as the catalog spells it, when a word of it is in no listing (search/typoPass.ts): read as the typed words. */
+  spelled?: string;
   /** sort=rank: read hits `from`..`from + take` of the rank window of `size` listings. */
   window?: { size: number; from: number; take: number };
   /** sort=rank past the window: the window's listings, left out of the exact ranking of the rest. */
@@ -154,7 +156,7 @@ export function buildSearchBody(
   };
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
-    const text = textQuery(request.q, settings, semanticInput(request, settings, page), page.typoPass);
+    const text = textQuery(request.q, settings, semanticInput(request, settings, page), page.typoPass, page.spelled);
     const relevance = request.explain ? namedRelevance(text) : text;
     const excluded = page.excludeIds && page.excludeIds.length > 0 ? [{ terms: { id: [...page.excludeIds] } }] : [];
     if (page.window) {

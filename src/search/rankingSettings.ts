@@ -21,8 +21,9 @@ export interface RankingSettings {
    * Typo tolerance: a second, fuzzy match of the typed words on the exact (unstemmed) fields among
    * `fields`, weighing `weight` of a normal match (0 turns it off). `fuzziness` is Elasticsearch's
    * (`AUTO:5,9`: no edit below 5 characters, one below 9, then two), so short words never go fuzzy.
-   * `spelling` says what semantic retrieval reads of such a query: `catalog`, the query with each
-   * unknown word spelled as the catalog's closest word (search/typoPass.ts); `typed`, the query as typed.
+   * `spelling` says how such a query is read: `catalog`, with each unknown word spelled as the
+   * catalog's closest word (search/typoPass.ts), by the text query (as typed words, the fuzzy pass
+   * still on the words as typed) and by semantic retrieval; `typed`, as typed (the fuzzy pass alone).
    */
   typos: { weight: number; fuzziness: string; spelling: TypoSpelling };
   /**

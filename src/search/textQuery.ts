@@ -37,8 +37,8 @@ const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).so
  * The extras weigh less than the typed words, so an exact match still wins. The text-quality
  * multiplier is applied with the other factors (search/rankingFactors.ts).
  */
-export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true): Json {
-  const { clauses, directions } = lexicalPart(q, settings, typoPass);
+export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true, spelled?: string): Json {
+  const { clauses, directions } = lexicalPart(q, settings, typoPass, spelled);
   if (!semantic || settings.semantic.weight <= 0) return { bool: { should: clauses, minimum_should_match: 1 } };
   const meaning = 'neighbours' in semantic ? fusedClauses(semantic.neighbours) : [weightedClause(settings, semantic, directions)];
   return { bool: { should: [...clauses, ...meaning], minimum_should_match: 1 } };
@@ -61,21 +61,30 @@ interface LexicalPart {
 const lexicalParts = new WeakMap<RankingSettings, LruCache<LexicalPart>>();
 const LEXICAL_PARTS_KEPT = 1000;
 
-function lexicalPart(q: string, settings: RankingSettings, typoPass: boolean): LexicalPart {
+function lexicalPart(q: string, settings: RankingSettings, typoPass: boolean, spelled?: string): LexicalPart {
   let kept = lexicalParts.get(settings);
   if (!kept) lexicalParts.set(settings, (kept = new LruCache<LexicalPart>(LEXICAL_PARTS_KEPT)));
-  const key = `${typoPass ? 't' : 'f'}${q}`;
+  // A query is respelled the same way for a minute at least (search/typoPass.ts), so the key holds it.
+  const key = `${typoPass ? 't' : 'f'}${spelled === undefined ? '' : `${spelled}\u0000`}${q}`;
   let part = kept.get(key);
-  if (!part) kept.set(key, (part = deepFreeze(buildLexicalPart(q, settings, typoPass))));
+  if (!part) kept.set(key, (part = deepFreeze(buildLexicalPart(q, settings, typoPass, spelled))));
   return part;
 }
 
-function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolean): LexicalPart {
+/**
+ * `spelled`: the query as the catalog spells it (`typos.spelling` catalog: search/typoPass.ts).
+ * Its words are read as typed words, synonyms and directions included ("reciept scanner" ranks as
+ * "receipt scanner" would, not below a listing that only has "scanner"); the typo pass still
+ * matches the words as typed, in case the buyer meant another close word.
+ */
+function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolean, spelled?: string): LexicalPart {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
   const list = () => boosted.map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;
-  const expansion = synonyms.weight > 0 ? expandQuery(q, synonyms.groups) : { looseWords: q, groups: [] };
+  const meant = spelled ?? q;
+  const expansion = synonyms.weight > 0 ? expandQuery(meant, synonyms.groups) : { looseWords: meant, groups: [] };
   const words = withIdentifierWords(expansion.looseWords);
+  const typedWords = spelled === undefined ? words : withIdentifierWords(q);
   const clauses: Json[] = [];
   if (words !== '') {
     // cross_fields: each word scores once, in its best field, and the words add up, so a listing
@@ -84,10 +93,10 @@ function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolea
     // The shipped fields share one analyzer: over several, cross_fields is a dis_max of the groups,
     // through which Lucene cannot skip, so it scores every match (docs/catalog-reads.md, "Cost").
     clauses.push({ multi_match: { query: words, fields: list(), type: 'cross_fields', tie_breaker: 0.3 } });
-    if (typos.weight > 0 && typoPass) {
+    if (typos.weight > 0 && typoPass && typedWords !== '') {
       clauses.push({
         multi_match: {
-          query: words, fields: list(), type: 'best_fields',
+          query: typedWords, fields: list(), type: 'best_fields',
           fuzziness: typos.fuzziness, prefix_length: 1, max_expansions: 20, boost: typos.weight,
         },
       });
@@ -112,10 +121,10 @@ function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolea
   const typedAsSynonym = new Set(expansion.groups.flatMap((g) => g.typed));
   if (settings.direction.phraseBoost > 0) {
     // A typed direction no synonym phrase covers ("markdown to html") as its exact phrase; its words stay loose words too.
-    for (const d of directionsIn(q)) if (!typedAsSynonym.has(d.phrase)) clauses.push(phrase(d.phrase, settings.direction.phraseBoost));
+    for (const d of directionsIn(meant)) if (!typedAsSynonym.has(d.phrase)) clauses.push(phrase(d.phrase, settings.direction.phraseBoost));
   }
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
-  return { clauses, directions: directionsOf(q, expansion.groups) };
+  return { clauses, directions: directionsOf(meant, expansion.groups) };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -130,6 +139,6 @@ function deepFreeze<T>(value: T): T {
 const directionsOf = (q: string, groups: ReturnType<typeof expandQuery>['groups']) => queryDirections(q, groups.flatMap((g) => [...g.typed, ...g.synonyms]));
 
 /** The directions the semantic part demotes the opposite of, as `textQuery` reads them. */
-export function semanticDirections(q: string, settings: RankingSettings): Direction[] {
-  return lexicalPart(q, settings, true).directions;
+export function semanticDirections(q: string, settings: RankingSettings, spelled?: string): Direction[] {
+  return lexicalPart(q, settings, true, spelled).directions;
 }

@@ -37,6 +37,18 @@ describe('unit: text relevance query', () => {
     assert.ok(!JSON.stringify(textQuery('wether', with_({ typos: { weight: 0, fuzziness: 'AUTO', spelling: 'typed' } }))).includes('fuzziness'));
   });
 
+  it('a query the catalog spells otherwise is searched as spelled, its typo pass on the words as typed', () => {
+    const query = textQuery('reciept scanner', shipped, undefined, true, 'receipt scanner');
+    const [words, fuzzy] = should(query) as [{ multi_match: { query: string } }, { multi_match: { query: string; fuzziness: string } }];
+    assert.equal(words.multi_match.query, 'receipt scanner');
+    assert.equal(fuzzy.multi_match.query, 'reciept scanner');
+    assert.equal(fuzzy.multi_match.fuzziness, 'AUTO:5,9');
+    // The spelled query's synonym phrases and directions too ("speach to text" is "speech to text").
+    assert.ok(phrases(textQuery('speach to text', shipped, undefined, true, 'speech to text')).some((p) => p.includes('"query":"speech to text"')));
+    // Kept apart from the same query read as typed.
+    assert.equal((should(textQuery('reciept scanner', shipped))[0] as { multi_match: { query: string } }).multi_match.query, 'reciept scanner');
+  });
+
   it('identifier queries also search their words', () => {
     const [words] = should(textQuery('get_weather_forecast', shipped)) as [{ multi_match: { query: string } }];
     assert.equal(words.multi_match.query, 'get_weather_forecast get weather forecast');
