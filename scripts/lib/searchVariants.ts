@@ -69,6 +69,17 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     label: 'kNN: preFilterMaxShare 0.3 and k / candidates 10',
     settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, preFilterMaxShare: 0.3, k: 10, numCandidates: 10 } }),
   },
+  {
+    // Before the WAND fix: the weight on the kNN clause itself, beside its similarity floor, which
+    // Elasticsearch 8.19 reports to block-max WAND unweighted (search/semanticFusion.ts).
+    label: 'kNN weight on the clause (before the WAND fix)',
+    body: (b) =>
+      editAll(b, 'function_score', (node) => {
+        const fs = node.function_score as { query?: Json; boost?: number; functions?: unknown };
+        const knn = fs.query?.knn as Json | undefined;
+        return knn && fs.functions === undefined ? { knn: { ...knn, boost: fs.boost } } : node;
+      }),
+  },
   { label: 'kNN k 10 / candidates 10', settings: (s) => ({ ...s, semantic: { ...s.semantic, k: 10, numCandidates: 10 } }) },
   { label: 'no synonym phrases', settings: (s) => ({ ...s, synonyms: { ...s.synonyms, weight: 0, groups: [] } }) },
   { label: 'no typo pass', settings: (s) => ({ ...s, typos: { ...s.typos, weight: 0 } }) },

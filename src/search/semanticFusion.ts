@@ -56,10 +56,17 @@ export type SemanticInput = NearestInput | { neighbours: FusedNeighbour[] };
 /**
  * Elasticsearch scores a cosine kNN match `(1 + cosine) / 2`, times the boost; listings below
  * `minSimilarity` do not match at all, so an unrelated query does not drag in the k nearest anyway.
+ *
+ * The boost goes on a `function_score` around the clause, not on the clause: with both
+ * `similarity` and `boost`, Elasticsearch 8.19 tells Lucene's block-max WAND the clause's
+ * unboosted maximum, so a ranked search that skips non-competitive listings (track_total_hits
+ * false: the rank window) skipped the neighbours themselves, and a listing found by meaning alone
+ * never reached the page (test/search-knn-wand.test.ts; docs/catalog-reads.md, "Rank window").
+ * The scores are the same.
  */
 function knnClause(tunables: RankingSettings['semantic'], semantic: NearestInput, boost: number): Json {
   const k = Math.ceil(tunables.k * semantic.widen);
-  return {
+  const knn = {
     knn: {
       field: EMBEDDING_FIELD,
       query_vector: semantic.vector,
@@ -67,9 +74,9 @@ function knnClause(tunables: RankingSettings['semantic'], semantic: NearestInput
       num_candidates: Math.max(k, Math.ceil(tunables.numCandidates * semantic.widen)),
       similarity: tunables.minSimilarity,
       filter: semantic.filter,
-      boost,
     },
   };
+  return boost === 1 ? knn : { function_score: { query: knn, boost } };
 }
 
 /**

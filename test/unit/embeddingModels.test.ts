@@ -36,7 +36,7 @@ describe('unit: the kNN search filters on the query model only while other model
       now: 0,
       queryVector: { model: 'e5-small-v2-q', values: [1, 0], otherModelsStored },
     });
-    const knn = /"knn":(\{.*?"filter":(\[.*?\]),"boost")/.exec(JSON.stringify(body));
+    const knn = /"knn":(\{.*?"filter":(\[.*?\])\})/.exec(JSON.stringify(body));
     return JSON.parse(knn![2]!) as object[];
   };
 

@@ -63,7 +63,7 @@ describe('unit: fusion of the semantic neighbours with the words (semantic.fusio
     assert.equal(body._source, false);
     const boosting = (body.query as { boosting: { positive: { knn: Json }; negative: { bool: Json }; negative_boost: number } }).boosting;
     assert.deepEqual(boosting.positive.knn.filter, [{ term: { type: 'mcp' } }]);
-    assert.equal(boosting.positive.knn.boost, 1, 'raw (1 + cosine) / 2: the scale is the service\'s');
+    assert.equal(boosting.positive.knn.boost, undefined, 'raw (1 + cosine) / 2: the scale is the service\'s');
     assert.equal(boosting.negative.bool._name, OPPOSITE_DIRECTION);
     assert.equal(boosting.negative_boost, shipped.direction.opposite);
   });
