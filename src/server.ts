@@ -81,22 +81,11 @@ async function main(): Promise<void> {
     // clients the rest (a test:cluster gateway once took 10.3 s against its 10 s grace, the HTTP
     // drain having waited out the grace before the workers even started).
     const budget = stopBudget(config.shutdownGraceMs, config.catalogIngest.stopWaitMs + WORKER_STOP_MARGIN_MS);
-    const signalled = performance.now();
-    const pending = new Set<string>(['HTTP requests in flight']);
+    const pending = new Set<string>();
     const deadline = setTimeout(() => {
       logger.warn('stop did not finish within the grace period; exiting', { pending: [...pending], graceMs: config.shutdownGraceMs });
       process.exit(1);
     }, budget.deadlineMs);
-    await drainServer(server, { cutAfterMs: budget.httpCutAfterMs, logger, inFlight: requestsInFlight });
-    pending.delete('HTTP requests in flight');
-    logger.debug('stop step done', { step: 'HTTP requests in flight', ms: Math.round(performance.now() - signalled) });
-    // In the waves of container.stopOrder: producers (signal flusher, traffic cataloger, probes,
-    // ...) side by side, then the catalog ingest consumer, then the clients. The facilitator's Redis
-    // connection closes only after its flusher pass and traffic writes completed (its closer waits
-    // for them), whatever the order.
-    // A stop that never ends (a Redis Cluster client waiting on a node that died, a pass stuck on
-    // an unanswered call) must not keep the process from exiting: what a worker had not finished
-    // is still in the durable stream or the dirty set and is taken up by another instance.
     const step = async (name: string, run: () => Promise<unknown>) => {
       pending.add(name);
       const started = performance.now();
@@ -105,6 +94,14 @@ async function main(): Promise<void> {
       pending.delete(name);
       logger.debug('stop step done', { step: name, ms: Math.round(performance.now() - started) });
     };
+    await step('HTTP requests in flight', () => drainServer(server, { cutAfterMs: budget.httpCutAfterMs, logger, inFlight: requestsInFlight }));
+    // In the waves of container.stopOrder: producers (signal flusher, traffic cataloger, probes,
+    // ...) side by side, then the catalog ingest consumer, then the clients. The facilitator's Redis
+    // connection closes only after its flusher pass and traffic writes completed (its closer waits
+    // for them), whatever the order.
+    // A stop that never ends (a Redis Cluster client waiting on a node that died, a pass stuck on
+    // an unanswered call) must not keep the process from exiting: what a worker had not finished
+    // is still in the durable stream or the dirty set and is taken up by another instance.
     for (const wave of container.stopOrder) {
       await Promise.all(
         wave.map((worker) =>

@@ -31,7 +31,7 @@ export interface RequestInFlight {
 }
 
 /**
- * Keeps the requests received and not yet answered (a Set insert and delete per request), so that
+ * Keeps the requests received and not yet answered (a map entry and a close listener per request), so that
  * a stop that must cut them off can log them.
  */
 export function trackRequestsInFlight(server: Server): () => RequestInFlight[] {

@@ -93,7 +93,7 @@ function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolea
     // The shipped fields share one analyzer: over several, cross_fields is a dis_max of the groups,
     // through which Lucene cannot skip, so it scores every match (docs/catalog-reads.md, "Cost").
     clauses.push({ multi_match: { query: words, fields: list(), type: 'cross_fields', tie_breaker: 0.3 } });
-    if (typos.weight > 0 && typoPass && typedWords !== '') {
+    if (typos.weight > 0 && typoPass) {
       clauses.push({
         multi_match: {
           query: typedWords, fields: list(), type: 'best_fields',
