@@ -1,5 +1,5 @@
 /**
- * Relevance benchmark (eval/relevance/README.md, eval/heldout/README.md): how well ranked search puts the listings people
+ * Relevance benchmark (eval/relevance/README.md, eval/heldout/README.md, eval/heldout2/README.md): how well ranked search puts the listings people
  * want first, on the hand-judged set, for BM25 alone and for the full ranking, side by side.
  *
  *   npm run bench:relevance [-- --verbose]
@@ -21,14 +21,17 @@
  * `--variants weighted:40,normalised:40,rrf:40:20` also ranks both sets with each fusion:weight[:rankConstant]
  * on the same index and prints them in one table (tuning, held-out, grade-0 and spam first). The
  * scratch index and Redis prefix are deleted at the end (scripts/lib/judgedDeployment.ts).
+ * `--set` picks the sets: tuning, heldout, heldout2, both (tuning and heldout, the default) or all.
+ * The second held-out set is sealed: only its aggregates are printed (no failing query, no
+ * --verbose lines), so a result on it cannot be read query by query and tuned for.
  */
 import { fail, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { openJudgedDeployment, type JudgedDeployment, type Ranked } from './lib/judgedDeployment.js';
-import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, type JudgedSet } from './lib/judgedSet.js';
+import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, type JudgedSet } from './lib/judgedSet.js';
 import { perQuery, summarize, RELEVANT_GRADE, type RunSummary } from './lib/relevanceMetrics.js';
 
 const USAGE =
-  'usage: bench-relevance [--set tuning|heldout|both] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
+  'usage: bench-relevance [--set tuning|heldout|heldout2|both|all] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
@@ -129,14 +132,23 @@ function printVerbose(bm25: Ranked[], full: Ranked[], set: JudgedSet): void {
   });
 }
 
-/** The two judged sets: tuned on (eval/relevance) and held out (eval/heldout, never tuned on). */
+/** The judged sets: tuned on (eval/relevance) and held out (eval/heldout, eval/heldout2: never tuned on). */
 const SETS = [
-  { name: 'tuning set (eval/relevance)', dir: JUDGED_SET_DIR, key: 'tuning' },
-  { name: 'held-out set (eval/heldout, never tuned on)', dir: HELDOUT_SET_DIR, key: 'heldout' },
+  { name: 'tuning set (eval/relevance)', dir: JUDGED_SET_DIR, key: 'tuning', sealed: false },
+  { name: 'held-out set (eval/heldout, never tuned on)', dir: HELDOUT_SET_DIR, key: 'heldout', sealed: false },
+  { name: 'second held-out set (eval/heldout2, sealed)', dir: SEALED_HELDOUT_SET_DIR, key: 'heldout2', sealed: true },
 ] as const;
+
+function chosenSets(choice: string): Array<(typeof SETS)[number]> {
+  if (choice === 'all') return [...SETS];
+  if (choice === 'both') return SETS.filter((s) => s.key === 'tuning' || s.key === 'heldout');
+  return SETS.filter((s) => s.key === choice);
+}
 
 interface SetRun {
   name: string;
+  /** Aggregates only: no per-query lines. */
+  sealed: boolean;
   set: JudgedSet;
   listings: number;
   columns: Column[];
@@ -176,7 +188,7 @@ interface SemanticOptions {
 }
 
 /** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
-async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<SetRun> {
+async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<Omit<SetRun, 'sealed'>> {
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
   const deployment = await openJudgedDeployment(set, progress);
@@ -242,7 +254,7 @@ function printSideBySide(runs: SetRun[]): void {
   const row = (measure: string, values: string[]) => `| ${measure} | ${values.join(' | ')} |`;
   const lines = [
     '',
-    'side by side: the full ranking on the set it was tuned on and on the held-out set',
+    'side by side: the full ranking on the set it was tuned on and on the held-out sets',
     '',
     `| measure | ${runs.map((r) => r.name).join(' | ')} |`,
     `|---|${runs.map(() => '---|').join('')}`,
@@ -255,7 +267,12 @@ function printSideBySide(runs: SetRun[]): void {
     row('first result graded 0', full.map((s) => pct(s.grade0First, s.queries))),
     row('spam listing first', full.map((s) => String(s.spamFirst))),
   ];
-  if (full.length === 2) lines.push('', `held-out nDCG@10 minus tuning nDCG@10: ${(full[1]!.ndcg10 - full[0]!.ndcg10).toFixed(3)}`);
+  const tuning = runs.findIndex((run) => run.name.startsWith('tuning'));
+  if (tuning >= 0) {
+    runs.forEach((run, i) => {
+      if (i !== tuning) lines.push('', `${run.name}: nDCG@10 minus tuning nDCG@10: ${(full[i]!.ndcg10 - full[tuning]!.ndcg10).toFixed(3)}`);
+    });
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -300,8 +317,8 @@ async function main(): Promise<void> {
     },
     USAGE,
   );
-  const chosen = SETS.filter((s) => values.set === 'both' || values.set === s.key);
-  if (chosen.length === 0) fail(`--set must be tuning, heldout or both\n${USAGE}`);
+  const chosen = chosenSets(values.set);
+  if (chosen.length === 0) fail(`--set must be tuning, heldout, heldout2, both or all\n${USAGE}`);
   const runs: SetRun[] = [];
   const semantic = {
     ...(values['semantic-weight'] !== undefined ? { weight: values['semantic-weight'] } : {}),
@@ -311,10 +328,11 @@ async function main(): Promise<void> {
     tunables: (values.tunable ?? []).map(parseTunable),
   };
   const fusionVariants = parseVariants(values.variants);
-  for (const { name, dir } of chosen) runs.push(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants));
+  for (const { name, dir, sealed } of chosen) runs.push({ ...(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants)), sealed });
   for (const run of runs) {
     printSummary(run.set, run.name, run.listings, run.columns);
     printCategories(run.columns);
+    if (run.sealed) continue;
     printFirstResultFailures(`${run.name}, BM25 alone`, run.columns[0]!.runs, run.set);
     printFirstResultFailures(`${run.name}, full ranking, semantic off`, run.columns[1]!.runs, run.set);
     printFirstResultFailures(`${run.name}, full ranking`, run.columns[2]!.runs, run.set);

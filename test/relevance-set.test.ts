@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { validateListingInput } from '../src/catalog/validation.js';
-import { entriesAsOf, loadJudgedSet } from '../scripts/lib/judgedSet.js';
+import { entriesAsOf, HELDOUT_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR } from '../scripts/lib/judgedSet.js';
 import { ndcgAt, precisionAt, reciprocalRank, summarize } from '../scripts/lib/relevanceMetrics.js';
 
 describe('relevance benchmark: measures and the judged set', () => {
@@ -47,6 +47,23 @@ describe('relevance benchmark: measures and the judged set', () => {
     for (const query of set.queries) assert.ok(Object.values(query.judgments).includes(3), `${query.id} has a grade-3 listing`);
     assert.ok(set.spam.size >= 10);
   });
+
+  for (const [dir, minListings, minQueries] of [
+    [HELDOUT_SET_DIR, 250, 150],
+    [SEALED_HELDOUT_SET_DIR, 220, 70],
+  ] as const) {
+    const name = dir.split('/').filter(Boolean).pop();
+    it(`ships the held-out set eval/${name} consistent and accepted by the import, with spam and every query answered`, () => {
+      const set = loadJudgedSet(dir);
+      const inputs = set.entries.map((e) => ('value' in e ? (e.value as Record<string, any>) : assert.fail(`entry ${e.index}: ${e.error.message}`)));
+      assert.ok(inputs.length >= minListings, `${inputs.length} listings`);
+      for (const [i, input] of inputs.entries()) assert.deepEqual(validateListingInput(input), [], `listing #${i} ${input.resource}`);
+      assert.ok(inputs.some((l) => l.type === 'mcp') && inputs.some((l) => l.type === 'http'));
+      assert.ok(set.queries.length >= minQueries, `${set.queries.length} queries`);
+      for (const query of set.queries) assert.ok(Object.values(query.judgments).includes(3), `${query.id} has a grade-3 listing`);
+      assert.ok(set.spam.size >= 10);
+    });
+  }
 
   it('keeps each listing as long ago settled as the set says, whenever the benchmark runs', () => {
     const set = loadJudgedSet();

@@ -10,6 +10,11 @@ import { parseListingFile, type ParsedEntry } from '../../src/catalog/transfer.j
 export const JUDGED_SET_DIR = fileURLToPath(new URL('../../eval/relevance/', import.meta.url));
 /** The held-out set (eval/heldout/README.md): it measures, it is never tuned on. */
 export const HELDOUT_SET_DIR = fileURLToPath(new URL('../../eval/heldout/', import.meta.url));
+/**
+ * The second held-out set (eval/heldout2/README.md), written later by another hand: its benchmark
+ * output is aggregates only, so nobody reads a failing query of it and tunes for that.
+ */
+export const SEALED_HELDOUT_SET_DIR = fileURLToPath(new URL('../../eval/heldout2/', import.meta.url));
 
 export interface JudgedQuery {
   id: string;
