@@ -87,6 +87,7 @@ export default tseslint.config(
   // Every src/ file outside src/store and the composition root: no client (the groups below repeat it).
   { ...floor(['src/**/*.ts'], [], ''), ignores: ['src/store/**', ...COMPOSITION_ROOT] },
   floor(['src/core/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk', 'shapes', 'x402'], 'src/core is the ground floor: it imports nothing from the project.'),
+  floor(['src/config/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk', 'shapes', 'x402'], 'src/config/ holds the ground floor\'s settings readers: they import nothing from the project.'),
   // src/store: each engine's folder keeps to its engine; the root (shared types, error mapping,
   // the stores factory, readiness) may use both.
   floor(['src/store/*.ts'], STORE_FLOOR, STORE_MESSAGE, { clients: 'allowed' }),

@@ -4,7 +4,7 @@
  * the probe itself runs in ProbeWorker, so an announce costs two Redis round trips.
  */
 import { Ajv, type ErrorObject } from 'ajv';
-import type { AnnounceSettings } from '../config.js';
+import type { AnnounceSettings } from '../config/announceSettings.js';
 import { HTTP_METHODS } from '../core/httpMethods.js';
 import { isListingId } from '../core/listingId.js';
 import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../catalog/identity.js';

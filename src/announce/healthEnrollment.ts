@@ -5,7 +5,7 @@
  * record unless it has one (ProbeStore.watch). The first check comes one health interval after
  * the listing appears, as for announced listings (the write itself counts as the first sighting).
  */
-import type { AnnounceSettings } from '../config.js';
+import type { AnnounceSettings } from '../config/announceSettings.js';
 import type { Clock } from '../core/clock.js';
 import type { AppliedWrite, AppliedWritesObserver } from '../store/catalogOperations.js';
 import type { ListingDocument } from '../store/listingDocument.js';

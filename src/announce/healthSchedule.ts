@@ -5,7 +5,7 @@
  * removal after repeated failures are the probe's own (ProbeStore, ProbeWorker, Prober): a check is
  * a re-probe, not a second path.
  */
-import type { AnnounceSettings } from '../config.js';
+import type { AnnounceSettings } from '../config/announceSettings.js';
 import type { HealthChecks } from '../store/redis/healthChecks.js';
 
 /** "Recently active": settled within this long (the signals' 7-day window). */

@@ -8,7 +8,7 @@
  * record keeps the URL it was listed with (ProbeStore), and a probe of any other URL is at most a
  * rejection of that announcement, never a catalog write.
  */
-import type { AnnounceSettings } from '../config.js';
+import type { AnnounceSettings } from '../config/announceSettings.js';
 import type { Discovered, Payment } from '../shapes/listing.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { HttpListingInput } from '../shapes/listingInput.js';

@@ -7,7 +7,7 @@
  * shared by every instance.
  */
 import type { PayerPaymentCounter } from '../store/redis/payerPayments.js';
-import type { RateLimitRule } from '../config.js';
+import type { RateLimitRule } from '../config/rateLimitSettings.js';
 import type { Transfer } from './payment.js';
 
 /** Thrown when a payer spent its budget; the route answers 429 rate_limited with Retry-After. */

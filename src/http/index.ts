@@ -4,7 +4,7 @@
  * the work in one service (docs/architecture.md).
  */
 import type { Router } from 'express';
-import type { RateLimitSettings } from '../config.js';
+import type { RateLimitSettings } from '../config/rateLimitSettings.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { FacilitatorService } from '../facilitator/service.js';

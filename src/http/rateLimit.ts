@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { Router, type Request, type RequestHandler } from 'express';
-import type { RateLimitRule, RateLimitSettings } from '../config.js';
+import type { RateLimitRule, RateLimitSettings } from '../config/rateLimitSettings.js';
 import type { Logger } from '../logger.js';
 import { unmapIPv4 } from '../core/ipAddress.js';
 import { RateLimited } from '../core/errors.js';

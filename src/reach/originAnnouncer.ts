@@ -6,7 +6,8 @@
  * probe's outcome, and each manifest with what was read from it.
  */
 import { Ajv } from 'ajv';
-import type { AnnounceSettings, ReachSettings } from '../config.js';
+import type { AnnounceSettings } from '../config/announceSettings.js';
+import type { ReachSettings } from '../config/reachSettings.js';
 import type { Clock } from '../core/clock.js';
 import { InvalidInput, NotFound, RateLimited } from '../core/errors.js';
 import type { AnnounceService } from '../announce/announceService.js';

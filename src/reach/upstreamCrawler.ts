@@ -6,7 +6,7 @@
  * remove a listing: a failed crawl only records its error and when the next attempt is due
  * (exponential backoff, or the upstream's Retry-After when longer).
  */
-import type { ReachSettings, UpstreamSettings } from '../config.js';
+import type { ReachSettings, UpstreamSettings } from '../config/reachSettings.js';
 import type { PassLease } from '../core/worker.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';

@@ -4,7 +4,7 @@
  * under a Redis lease of its own, so among several instances one crawls an upstream at a time
  * and its pages are requested one after another. Upstreams are crawled side by side.
  */
-import type { ReachSettings } from '../config.js';
+import type { ReachSettings } from '../config/reachSettings.js';
 import type { Clock } from '../core/clock.js';
 import { PeriodicTask, type BackgroundWorker, type PassLease } from '../core/worker.js';
 import type { Logger } from '../logger.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { AnnounceService } from '../../src/announce/announceService.js';
 import { httpListingId } from '../../src/catalog/identity.js';
-import type { AnnounceSettings } from '../../src/config.js';
+import type { AnnounceSettings } from '../../src/config/announceSettings.js';
 import { InvalidInput, NotFound, Unavailable } from '../../src/core/errors.js';
 import { encodeBase64Json } from '../../src/x402/wire.js';
 import { httpInput } from '../support/listings.js';

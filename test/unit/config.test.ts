@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig, parseRateRule } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { parseRateRule } from '../../src/config/rateLimitSettings.js';
 
 /** The problems a configuration is refused with, one line per variable. */
 const problems = (env: Record<string, string>) => {

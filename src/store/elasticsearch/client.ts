@@ -1,5 +1,5 @@
 import { Client, ClusterConnectionPool, errors } from '@elastic/elasticsearch';
-import { commaList } from '../../config.js';
+import { commaList } from '../../config/envReader.js';
 
 export type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 
