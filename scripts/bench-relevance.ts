@@ -28,7 +28,7 @@
 import { fail, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { openJudgedDeployment, type JudgedDeployment, type Ranked } from './lib/judgedDeployment.js';
 import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, type JudgedSet } from './lib/judgedSet.js';
-import { perQuery, summarize, RELEVANT_GRADE, type RunSummary } from './lib/relevanceMetrics.js';
+import { printCategories, printFirstResultFailures, printSideBySide, printSummary, printVariants, printVerbose, type Column, type SetRun } from './lib/relevanceReport.js';
 
 const USAGE =
   'usage: bench-relevance [--set tuning|heldout|heldout2|both|all] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
@@ -55,83 +55,6 @@ async function neutralizeBoosts(deployment: JudgedDeployment, set: JudgedSet): P
   }
 }
 
-const fixed = (n: number) => n.toFixed(3);
-const pct = (n: number, of: number) => `${n} (${((100 * n) / of).toFixed(1)}%)`;
-
-interface Column {
-  label: string;
-  runs: Ranked[];
-}
-
-function printSummary(set: JudgedSet, setName: string, listings: number, columns: Column[]): void {
-  const summaries = columns.map((c) => summarize(c.runs.map((r) => r.outcome)));
-  const row = (measure: string, value: (s: RunSummary) => string) => `| ${measure} | ${summaries.map(value).join(' | ')} |`;
-  const rows = [
-    row('nDCG@10', (s) => fixed(s.ndcg10)),
-    row('MRR@10 (first grade >= 2)', (s) => fixed(s.mrr10)),
-    row('precision@3 (grade >= 2)', (s) => fixed(s.precision3)),
-    row('first result graded 0', (s) => pct(s.grade0First, s.queries)),
-    row('no result at all', (s) => String(s.noResults)),
-    row('spam listing first', (s) => String(s.spamFirst)),
-  ];
-  process.stdout.write(
-    `\n${setName}: ${listings} listings, ${set.queries.length} queries, ${set.spam.size} spam listings; ` +
-      `relevant = grade >= ${RELEVANT_GRADE}, unjudged = grade 0\n\n` +
-      `| measure | ${columns.map((c) => c.label).join(' | ')} |\n|---|${columns.map(() => '---|').join('')}\n` +
-      rows.join('\n') +
-      '\n',
-  );
-}
-
-function printCategories(columns: Column[]): void {
-  const byCategory = new Map<string, number[][]>();
-  columns[0]!.runs.forEach((run, i) => {
-    for (const category of run.query.categories) {
-      const entry = byCategory.get(category) ?? columns.map(() => []);
-      columns.forEach((c, j) => entry[j]!.push(perQuery(c.runs[i]!.outcome).ndcg10));
-      byCategory.set(category, entry);
-    }
-  });
-  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
-  process.stdout.write(
-    `\nnDCG@10 by category (a query can be in several)\n\n| category | queries | ${columns.map((c) => c.label).join(' | ')} |\n|---|---|${columns.map(() => '---|').join('')}\n`,
-  );
-  for (const [category, v] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
-    process.stdout.write(`| ${category} | ${v[0]!.length} | ${v.map((scores) => fixed(mean(scores))).join(' | ')} |\n`);
-  }
-}
-
-function printFirstResultFailures(label: string, runs: Ranked[], set: JudgedSet): void {
-  const failures = runs.filter((r) => r.outcome.rankedGrades[0] === 0);
-  if (failures.length === 0) return;
-  process.stdout.write(`\n${label}: first result graded 0\n`);
-  for (const run of failures) {
-    const first = run.results[0]!;
-    const spam = set.spam.has(first.resource) ? ' [SPAM]' : '';
-    process.stdout.write(`  ${run.query.id} ${JSON.stringify(run.query.q)}${run.query.type ? ` type=${run.query.type}` : ''} -> ${first.resource}${spam}\n`);
-  }
-}
-
-function printVerbose(bm25: Ranked[], full: Ranked[], set: JudgedSet): void {
-  process.stdout.write('\nper query: nDCG@10 / RR@10 / P@3 for the full ranking without -> with semantic retrieval; top 5 of the full ranking (grade, price in USDC, last settled)\n');
-  bm25.forEach((run, i) => {
-    const b = perQuery(run.outcome);
-    const f = perQuery(full[i]!.outcome);
-    const q = run.query;
-    process.stdout.write(
-      `\n${q.id} ${JSON.stringify(q.q)}${q.type ? ` type=${q.type}` : ''} [${q.categories.join(', ')}]  ` +
-        `${fixed(b.ndcg10)}/${fixed(b.rr10)}/${fixed(b.p3)} -> ${fixed(f.ndcg10)}/${fixed(f.rr10)}/${fixed(f.p3)}\n`,
-    );
-    full[i]!.results.slice(0, 5).forEach((listing, rank) => {
-      const grade = full[i]!.outcome.rankedGrades[rank];
-      const usdc = Number(listing.payment.amount) / 1e6;
-      const settled = listing.signals.lastSettled ? `settled ${listing.signals.lastSettled.slice(0, 16)}` : 'never settled';
-      const spam = set.spam.has(listing.resource) ? ' [SPAM]' : '';
-      process.stdout.write(`   ${rank + 1}. [${grade}] ${listing.resource}  ${usdc} USDC, ${settled}${spam}\n`);
-    });
-  });
-}
-
 /** The judged sets: tuned on (eval/relevance) and held out (eval/heldout, eval/heldout2: never tuned on). */
 const SETS = [
   { name: 'tuning set (eval/relevance)', dir: JUDGED_SET_DIR, key: 'tuning', sealed: false },
@@ -145,16 +68,6 @@ function chosenSets(choice: string): Array<(typeof SETS)[number]> {
   return SETS.filter((s) => s.key === choice);
 }
 
-interface SetRun {
-  name: string;
-  /** Aggregates only: no per-query lines. */
-  sealed: boolean;
-  set: JudgedSet;
-  listings: number;
-  columns: Column[];
-  /** `--variants`: the full ranking with each fusion variant, same index. */
-  variants: Column[];
-}
 
 /** A fusion variant of `--variants`: `fusion:weight[:rankConstant]`. */
 interface FusionVariant {
@@ -244,55 +157,6 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, f
   } finally {
     await deployment.close();
   }
-}
-
-/** The headline: the full ranking on both sets side by side, and the gap between them. */
-function printSideBySide(runs: SetRun[]): void {
-  const full = runs.map((run) => summarize(run.columns[2]!.runs.map((r) => r.outcome)));
-  const lexical = runs.map((run) => summarize(run.columns[1]!.runs.map((r) => r.outcome)));
-  const withoutPopularity = runs.map((run) => summarize(run.columns[3]!.runs.map((r) => r.outcome)));
-  const row = (measure: string, values: string[]) => `| ${measure} | ${values.join(' | ')} |`;
-  const lines = [
-    '',
-    'side by side: the full ranking on the set it was tuned on and on the held-out sets',
-    '',
-    `| measure | ${runs.map((r) => r.name).join(' | ')} |`,
-    `|---|${runs.map(() => '---|').join('')}`,
-    row('nDCG@10, full ranking', full.map((s) => fixed(s.ndcg10))),
-    row('nDCG@10, full, semantic off', lexical.map((s) => fixed(s.ndcg10))),
-    row('nDCG@10, full, popularity off', withoutPopularity.map((s) => fixed(s.ndcg10))),
-    row('MRR@10, full, popularity off', withoutPopularity.map((s) => fixed(s.mrr10))),
-    row('MRR@10', full.map((s) => fixed(s.mrr10))),
-    row('precision@3', full.map((s) => fixed(s.precision3))),
-    row('first result graded 0', full.map((s) => pct(s.grade0First, s.queries))),
-    row('spam listing first', full.map((s) => String(s.spamFirst))),
-  ];
-  const tuning = runs.findIndex((run) => run.name.startsWith('tuning'));
-  if (tuning >= 0) {
-    runs.forEach((run, i) => {
-      if (i !== tuning) lines.push('', `${run.name}: nDCG@10 minus tuning nDCG@10: ${(full[i]!.ndcg10 - full[tuning]!.ndcg10).toFixed(3)}`);
-    });
-  }
-  process.stdout.write(`${lines.join('\n')}\n`);
-}
-
-/** `--variants`: each fusion variant on both sets, in one table. */
-function printVariants(runs: SetRun[]): void {
-  if (runs[0]!.variants.length === 0) return;
-  const lines = [
-    '',
-    `fusion variants (semantic.fusion weight (rankConstant)), the full ranking otherwise as shipped; ${runs.map((r) => r.name).join(' / ')}`,
-    '',
-    `| variant | ${runs.map((r) => `nDCG@10 ${r.name}`).join(' | ')} | first result graded 0 | spam first |`,
-    `|---|${runs.map(() => '---|').join('')}---|---|`,
-  ];
-  runs[0]!.variants.forEach((variant, i) => {
-    const summaries = runs.map((run) => summarize(run.variants[i]!.runs.map((r) => r.outcome)));
-    lines.push(
-      `| ${variant.label} | ${summaries.map((s) => fixed(s.ndcg10)).join(' | ')} | ${summaries.map((s) => s.grade0First).join(' / ')} | ${summaries.map((s) => s.spamFirst).join(' / ')} |`,
-    );
-  });
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 function parseTunable(text: string): [string, string] {
