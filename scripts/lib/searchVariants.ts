@@ -80,6 +80,18 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
         return knn && fs.functions === undefined ? { knn: { ...knn, boost: fs.boost } } : node;
       }),
   },
+  {
+    // The weight on a bool around the clause: tried as a cheaper fix and not kept. Elasticsearch
+    // hands the bool's boost down to the kNN query, which reports it unweighted again: the same
+    // cost as before the fix, and test/search-knn-wand.test.ts fails with it.
+    label: 'kNN weight on a bool around the clause',
+    body: (b) =>
+      editAll(b, 'function_score', (node) => {
+        const fs = node.function_score as { query?: Json; boost?: number; functions?: unknown };
+        const knn = fs.query?.knn as Json | undefined;
+        return knn && fs.functions === undefined ? { bool: { should: [{ knn }], boost: fs.boost } } : node;
+      }),
+  },
   { label: 'kNN k 10 / candidates 10', settings: (s) => ({ ...s, semantic: { ...s.semantic, k: 10, numCandidates: 10 } }) },
   { label: 'no synonym phrases', settings: (s) => ({ ...s, synonyms: { ...s.synonyms, weight: 0, groups: [] } }) },
   { label: 'no typo pass', settings: (s) => ({ ...s, typos: { ...s.typos, weight: 0 } }) },
