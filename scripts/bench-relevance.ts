@@ -101,7 +101,7 @@ interface SemanticOptions {
 }
 
 /** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
-async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<Omit<SetRun, 'sealed'>> {
+async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<Omit<SetRun, 'sealed' | 'tuning'>> {
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
   const deployment = await openJudgedDeployment(set, progress);
@@ -192,7 +192,9 @@ async function main(): Promise<void> {
     tunables: (values.tunable ?? []).map(parseTunable),
   };
   const fusionVariants = parseVariants(values.variants);
-  for (const { name, dir, sealed } of chosen) runs.push({ ...(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants)), sealed });
+  for (const { name, dir, sealed, key } of chosen) {
+    runs.push({ ...(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants)), sealed, tuning: key === 'tuning' });
+  }
   for (const run of runs) {
     printSummary(run.set, run.name, run.listings, run.columns);
     printCategories(run.columns);

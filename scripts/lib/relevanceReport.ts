@@ -88,6 +88,8 @@ export interface SetRun {
   name: string;
   /** Aggregates only: no per-query lines. */
   sealed: boolean;
+  /** The set tuned on: the others' gap is measured against it. */
+  tuning: boolean;
   set: JudgedSet;
   listings: number;
   columns: Column[];
@@ -116,7 +118,7 @@ export function printSideBySide(runs: SetRun[]): void {
     row('first result graded 0', full.map((s) => pct(s.grade0First, s.queries))),
     row('spam listing first', full.map((s) => String(s.spamFirst))),
   ];
-  const tuning = runs.findIndex((run) => run.name.startsWith('tuning'));
+  const tuning = runs.findIndex((run) => run.tuning);
   if (tuning >= 0) {
     runs.forEach((run, i) => {
       if (i !== tuning) lines.push('', `${run.name}: nDCG@10 minus tuning nDCG@10: ${(full[i]!.ndcg10 - full[tuning]!.ndcg10).toFixed(3)}`);
