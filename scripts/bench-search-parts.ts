@@ -5,7 +5,9 @@
  * switched off at a time (scripts/lib/searchVariants.ts), in alternating rounds on one settled index.
  * Reports Elasticsearch CPU per request, absolute and as a multiple of the reference, and the
  * profile API's split of the shipped query's time (rewrite, which holds the kNN search, query
- * clauses, collector, fetch).
+ * clauses, collector, fetch), and how many of the mix's first pages each variant returns exactly
+ * as shipped (the same listings in order, scores within 1e-4): a variant meant to keep the results
+ * shows that it does.
  *
  *   npx tsx scripts/bench-search-parts.ts --alias ALIAS [--connections 4] [--duration 5] [--rounds 3]
  *                                         [--force-merge N] [--only LABEL,LABEL] [--profile-variants]
@@ -59,6 +61,24 @@ function variantBody(prepared: Prepared, base: RankingSettings, variant: SearchV
   const share = prepared.filterShare !== undefined ? { filterShare: prepared.filterShare } : {};
   const body = firstPageBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass, ...(prepared.spelled ? { spelled: prepared.spelled } : {}), ...share });
   return variant.body ? variant.body(body) : body;
+}
+
+/** Each body's first page: listing ids in order, with their scores. */
+async function firstPages(send: (body: Json) => Promise<Json>, bodies: Json[]): Promise<Array<Array<{ id: string; score: number }>>> {
+  const pages = [];
+  for (const body of bodies) {
+    const answer = (await send({ ...body, _source: false })) as { hits: { hits: Array<{ _id: string; _score: number | null }> } };
+    pages.push(answer.hits.hits.map((hit) => ({ id: hit._id, score: hit._score ?? 0 })));
+  }
+  return pages;
+}
+
+/** How many of the mix's first pages a variant returns exactly as shipped (the same listings in order, scores within 1e-4 relative). */
+function sameAsShipped(shipped: Array<Array<{ id: string; score: number }>>, variant: Array<Array<{ id: string; score: number }>>): number {
+  return variant.filter((page, i) => {
+    const expected = shipped[i]!;
+    return page.length === expected.length && page.every((hit, j) => hit.id === expected[j]!.id && Math.abs(hit.score - expected[j]!.score) <= 1e-4 * Math.max(1, Math.abs(expected[j]!.score)));
+  }).length;
 }
 
 /** Sums the profile's time per phase over the mix: where the shipped query's time goes. */
@@ -143,18 +163,23 @@ async function main(): Promise<void> {
     }
     const send = async (body: Json) => (await elasticsearch.search({ index: alias, ...body } as never)) as unknown as Json;
     const split = await profileSplit(send, prepared.map((p) => variantBody(p, base, SEARCH_VARIANTS[0]!, now)));
+    const pagesOf = (variant: SearchVariant) => firstPages(send, prepared.map((p) => variantBody(p, base, variant, now)));
+    const shippedPages = await pagesOf(SEARCH_VARIANTS[0]!);
+    const same = new Map<string, number>();
+    for (const variant of variants) same.set(variant.label, sameAsShipped(shippedPages, await pagesOf(variant)));
     const reference = median(runs.get('reference query')!);
     const shipped = median(runs.get('shipped ranking')!);
     const lines = [
       describeSettled(alias, settled),
       `${prepared.length} queries (bench-search's mix), ${options.connections} connections, median of ${options.rounds} alternating ${options.duration} s rounds; load average ${loadavg()[0]!.toFixed(2)} after`,
       '',
-      '| query | ES CPU ms/search | x reference | saved vs shipped | p50 | req/s | errors |',
-      '|---|---|---|---|---|---|---|',
+      '| query | ES CPU ms/search | x reference | saved vs shipped | first page as shipped | p50 | req/s | errors |',
+      '|---|---|---|---|---|---|---|---|',
       ...targets.map((target) => {
         const m = median(runs.get(target.name)!);
         const saved = target.name === 'shipped ranking' || target.name === 'reference query' ? '' : `${(shipped.esCpuMs - m.esCpuMs).toFixed(2)} ms`;
-        return `| ${target.name} | ${m.esCpuMs.toFixed(2)} | ${(m.esCpuMs / reference.esCpuMs).toFixed(2)}x | ${saved} | ${m.p50} ms | ${m.rps.toFixed(0)} | ${m.errors} |`;
+        const asShipped = same.has(target.name) ? `${same.get(target.name)} of ${prepared.length}` : '';
+        return `| ${target.name} | ${m.esCpuMs.toFixed(2)} | ${(m.esCpuMs / reference.esCpuMs).toFixed(2)}x | ${saved} | ${asShipped} | ${m.p50} ms | ${m.rps.toFixed(0)} | ${m.errors} |`;
       }),
       '',
       'profile API, shipped ranking, mean ms per search over the mix (profiling inflates every figure; the shares are what count):',

@@ -92,6 +92,32 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
         return knn && fs.functions === undefined ? { bool: { should: [{ knn }], boost: fs.boost } } : node;
       }),
   },
+  {
+    // The same scores another way: the kNN clause unweighted (its maximum reported right without
+    // a function_score around it), the words' clauses scaled by 1 / weight, and the weight given
+    // back by the window's rescore (query_weight). Window pages only (the mix's).
+    label: 'kNN unweighted, the words scaled down, the rescore scaling back',
+    body: (b) => {
+      let weight: number | undefined;
+      const unweighted = editAll(b, 'function_score', (node) => {
+        const fs = node.function_score as { query?: Json; boost?: number; functions?: unknown };
+        const knn = fs.query?.knn as Json | undefined;
+        if (!knn || fs.functions !== undefined) return node;
+        weight = fs.boost;
+        return { knn };
+      });
+      const query = unweighted.query as { bool?: { must?: Json[] } } | undefined;
+      const relevance = query?.bool?.must?.[0] as { bool?: { should?: Json[]; minimum_should_match?: number } } | undefined;
+      const rescore = unweighted.rescore as { query?: Json } | undefined;
+      if (!weight || !relevance?.bool?.should || !rescore?.query) return b;
+      const isMeaning = (clause: Json) => 'knn' in clause || 'boosting' in clause;
+      const words = relevance.bool.should.filter((c) => !isMeaning(c));
+      const meaning = relevance.bool.should.filter(isMeaning);
+      relevance.bool.should = [{ bool: { should: words, boost: 1 / weight } }, ...meaning];
+      rescore.query = { ...rescore.query, query_weight: weight };
+      return unweighted;
+    },
+  },
   { label: 'kNN k 10 / candidates 10', settings: (s) => ({ ...s, semantic: { ...s.semantic, k: 10, numCandidates: 10 } }) },
   { label: 'no synonym phrases', settings: (s) => ({ ...s, synonyms: { ...s.synonyms, weight: 0, groups: [] } }) },
   { label: 'no typo pass', settings: (s) => ({ ...s, typos: { ...s.typos, weight: 0 } }) },
