@@ -1,7 +1,23 @@
 import assert from 'node:assert/strict';
 import { validateListingInput } from '../src/catalog/validation.js';
-import { entriesAsOf, HELDOUT_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR } from '../scripts/lib/judgedSet.js';
+import { entriesAsOf, HELDOUT_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, type JudgedSet } from '../scripts/lib/judgedSet.js';
 import { ndcgAt, precisionAt, reciprocalRank, summarize } from '../scripts/lib/relevanceMetrics.js';
+
+/**
+ * What every judged set must be: each listing one the import accepts, both listing types, at least
+ * `minListings` listings and `minQueries` queries, a grade-3 listing for every query and ten spam
+ * listings or more. Returns the listing inputs for a set's own checks.
+ */
+function assertConsistentSet(set: JudgedSet, minListings: number, minQueries: number): Array<Record<string, any>> {
+  const inputs = set.entries.map((e) => ('value' in e ? (e.value as Record<string, any>) : assert.fail(`entry ${e.index}: ${e.error.message}`)));
+  assert.ok(inputs.length >= minListings, `${inputs.length} listings`);
+  for (const [i, input] of inputs.entries()) assert.deepEqual(validateListingInput(input), [], `listing #${i} ${input.resource}`);
+  assert.ok(inputs.some((l) => l.type === 'mcp') && inputs.some((l) => l.type === 'http'));
+  assert.ok(set.queries.length >= minQueries, `${set.queries.length} queries`);
+  for (const query of set.queries) assert.ok(Object.values(query.judgments).includes(3), `${query.id} has a grade-3 listing`);
+  assert.ok(set.spam.size >= 10);
+  return inputs;
+}
 
 describe('relevance benchmark: measures and the judged set', () => {
   it('computes exponential-gain nDCG, reciprocal rank and precision by hand-checked examples', () => {
@@ -28,10 +44,7 @@ describe('relevance benchmark: measures and the judged set', () => {
 
   it('ships a consistent set the import accepts: 300+ listings of both types, 60+ judged queries of every category', () => {
     const set = loadJudgedSet(); // throws on a judgment of an unknown listing, a bad grade or a judged spam listing
-    const inputs = set.entries.map((e) => ('value' in e ? (e.value as Record<string, any>) : assert.fail(`entry ${e.index}: ${e.error.message}`)));
-    assert.ok(inputs.length >= 300, `${inputs.length} listings`);
-    for (const [i, input] of inputs.entries()) assert.deepEqual(validateListingInput(input), [], `listing #${i} ${input.resource}`);
-    assert.ok(inputs.some((l) => l.type === 'mcp') && inputs.some((l) => l.type === 'http'));
+    const inputs = assertConsistentSet(set, 300, 60);
     const amounts = inputs.map((l) => Number(l.payment.amount));
     assert.equal(Math.min(...amounts), 100, 'cheapest 0.0001 USDC');
     assert.equal(Math.max(...amounts), 5_000_000, 'dearest 5 USDC');
@@ -39,13 +52,10 @@ describe('relevance benchmark: measures and the judged set', () => {
     assert.ok(inputs.some((l) => l.signals?.lastSettled) && inputs.some((l) => l.signals && !l.signals.lastSettled));
     assert.ok(inputs.some((l) => l.signals?.lastSettled === null), 'null signals, as other catalogs export them');
 
-    assert.ok(set.queries.length >= 60, `${set.queries.length} queries`);
     const categories = new Set(set.queries.flatMap((q) => q.categories));
     for (const category of ['misspelling', 'inflection', 'vocabulary', 'tool-name', 'type-filter', 'distractor', 'spam-target', 'near-duplicate', 'expensive-best', 'never-settled-best']) {
       assert.ok(categories.has(category), `a query of category ${category}`);
     }
-    for (const query of set.queries) assert.ok(Object.values(query.judgments).includes(3), `${query.id} has a grade-3 listing`);
-    assert.ok(set.spam.size >= 10);
   });
 
   for (const [dir, minListings, minQueries] of [
@@ -54,14 +64,7 @@ describe('relevance benchmark: measures and the judged set', () => {
   ] as const) {
     const name = dir.split('/').filter(Boolean).pop();
     it(`ships the held-out set eval/${name} consistent and accepted by the import, with spam and every query answered`, () => {
-      const set = loadJudgedSet(dir);
-      const inputs = set.entries.map((e) => ('value' in e ? (e.value as Record<string, any>) : assert.fail(`entry ${e.index}: ${e.error.message}`)));
-      assert.ok(inputs.length >= minListings, `${inputs.length} listings`);
-      for (const [i, input] of inputs.entries()) assert.deepEqual(validateListingInput(input), [], `listing #${i} ${input.resource}`);
-      assert.ok(inputs.some((l) => l.type === 'mcp') && inputs.some((l) => l.type === 'http'));
-      assert.ok(set.queries.length >= minQueries, `${set.queries.length} queries`);
-      for (const query of set.queries) assert.ok(Object.values(query.judgments).includes(3), `${query.id} has a grade-3 listing`);
-      assert.ok(set.spam.size >= 10);
+      assertConsistentSet(loadJudgedSet(dir), minListings, minQueries);
     });
   }
 

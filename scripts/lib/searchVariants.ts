@@ -26,6 +26,15 @@ function editAll(body: Json, key: string, edit: (value: Json) => Json | undefine
   return visit(body) as Json;
 }
 
+/** The body with the weighted kNN clause (a function_score around a knn, search/semanticFusion.ts) rebuilt by `rebuild`. */
+function rewrapKnn(body: Json, rebuild: (knn: Json, weight: number) => Json): Json {
+  return editAll(body, 'function_score', (node) => {
+    const fs = node.function_score as { query?: Json; boost?: number; functions?: unknown };
+    const knn = fs.query?.knn as Json | undefined;
+    return knn && fs.functions === undefined && fs.boost !== undefined ? rebuild(knn, fs.boost) : node;
+  });
+}
+
 /** The text fields ranking shipped with before issue 22 (fifteen exact, stemmed and word-pair fields). */
 export const FIFTEEN_FIELDS: Record<string, number> = {
   'describe.title': 3, 'describe.title.phrases': 2, 'describe.title.stemmed': 2.5, name: 3, 'name.stemmed': 2.5,
@@ -73,24 +82,14 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     // Before the WAND fix: the weight on the kNN clause itself, beside its similarity floor, which
     // Elasticsearch 8.19 reports to block-max WAND unweighted (search/semanticFusion.ts).
     label: 'kNN weight on the clause (before the WAND fix)',
-    body: (b) =>
-      editAll(b, 'function_score', (node) => {
-        const fs = node.function_score as { query?: Json; boost?: number; functions?: unknown };
-        const knn = fs.query?.knn as Json | undefined;
-        return knn && fs.functions === undefined ? { knn: { ...knn, boost: fs.boost } } : node;
-      }),
+    body: (b) => rewrapKnn(b, (knn, weight) => ({ knn: { ...knn, boost: weight } })),
   },
   {
     // The weight on a bool around the clause: tried as a cheaper fix and not kept. Elasticsearch
     // hands the bool's boost down to the kNN query, which reports it unweighted again: the same
     // cost as before the fix, and test/search-knn-wand.test.ts fails with it.
     label: 'kNN weight on a bool around the clause',
-    body: (b) =>
-      editAll(b, 'function_score', (node) => {
-        const fs = node.function_score as { query?: Json; boost?: number; functions?: unknown };
-        const knn = fs.query?.knn as Json | undefined;
-        return knn && fs.functions === undefined ? { bool: { should: [{ knn }], boost: fs.boost } } : node;
-      }),
+    body: (b) => rewrapKnn(b, (knn, weight) => ({ bool: { should: [{ knn }], boost: weight } })),
   },
   {
     // The same scores another way: the kNN clause unweighted (its maximum reported right without
@@ -99,15 +98,12 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     label: 'kNN unweighted, the words scaled down, the rescore scaling back',
     body: (b) => {
       let weight: number | undefined;
-      const unweighted = editAll(b, 'function_score', (node) => {
-        const fs = node.function_score as { query?: Json; boost?: number; functions?: unknown };
-        const knn = fs.query?.knn as Json | undefined;
-        if (!knn || fs.functions !== undefined) return node;
-        weight = fs.boost;
+      const unweighted = rewrapKnn(b, (knn, w) => {
+        weight = w;
         return { knn };
       });
       const query = unweighted.query as { bool?: { must?: Json[] } } | undefined;
-      const relevance = query?.bool?.must?.[0] as { bool?: { should?: Json[]; minimum_should_match?: number } } | undefined;
+      const relevance = query?.bool?.must?.[0] as { bool?: { should?: Json[] } } | undefined;
       const rescore = unweighted.rescore as { query?: Json } | undefined;
       if (!weight || !relevance?.bool?.should || !rescore?.query) return b;
       const isMeaning = (clause: Json) => 'knn' in clause || 'boosting' in clause;

@@ -1,5 +1,5 @@
 /** Probes, active health checks and staleness (src/announce): their settings from the environment. */
-import type { EnvReader } from './envReader.js';
+import { commaList, type EnvReader } from './envReader.js';
 
 export interface AnnounceSettings {
   /** PROBE_ALLOW: CIDRs or host:port the probe may reach although they are not public. */
@@ -32,17 +32,15 @@ export interface AnnounceSettings {
   staleSweepIntervalMs: number;
 }
 
-/** `limit` requests per `windowMs` per key (client address or token), fixed window. */
-
 const ALLOW_ENTRY = /^(?:[0-9a-fA-F:.]+\/\d{1,3}|(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5})$/;
 
 export function readAnnounceSettings(read: EnvReader): AnnounceSettings {
   const allow = read.string('PROBE_ALLOW', '', (v) => {
-    const bad = v.split(',').map((e) => e.trim()).filter((e) => e && !ALLOW_ENTRY.test(e));
+    const bad = commaList(v).filter((e) => !ALLOW_ENTRY.test(e));
     return bad.length ? `entries must be CIDRs (10.0.0.0/8) or host:port (127.0.0.1:4021); not ${bad.join(', ')}` : undefined;
   });
   const settings: AnnounceSettings = {
-    probeAllow: allow.split(',').map((e) => e.trim()).filter(Boolean),
+    probeAllow: commaList(allow),
     probeTimeoutMs: read.integer('PROBE_TIMEOUT_MS', 3000, 50, 30_000),
     probeMaxBodyBytes: read.integer('PROBE_MAX_BODY_BYTES', 64 * 1024, 1024, 1024 * 1024),
     probeMinIntervalMs: read.integer('PROBE_MIN_INTERVAL_MS', 60_000, 0, 86_400_000),

@@ -1,6 +1,7 @@
 /** The request budgets (README "Rate limits"): `<requests>/<window>` rules read from the environment. */
 import type { EnvReader } from './envReader.js';
 
+/** `limit` requests per `windowMs` per key (client address or token), fixed window. */
 export interface RateLimitRule {
   limit: number;
   windowMs: number;
