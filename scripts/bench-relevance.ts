@@ -21,17 +21,19 @@
  * `--variants weighted:40,normalised:40,rrf:40:20` also ranks both sets with each fusion:weight[:rankConstant]
  * on the same index and prints them in one table (tuning, held-out, grade-0 and spam first). The
  * scratch index and Redis prefix are deleted at the end (scripts/lib/judgedDeployment.ts).
- * `--set` picks the sets: tuning, heldout, heldout2, both (tuning and heldout, the default) or all.
+ * `--set` picks the sets, a comma-separated list of tuning (eval/relevance), tuning2 (eval/tuning2),
+ * heldout and heldout2, or tuned (both tuning sets), both (the tuning sets and heldout, the default)
+ * or all. Each held-out set's gap is measured against the tuning sets pooled (every query once).
  * The second held-out set is sealed: only its aggregates are printed (no failing query, no
  * --verbose lines), so a result on it cannot be read query by query and tuned for.
  */
 import { fail, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { openJudgedDeployment, type JudgedDeployment, type Ranked } from './lib/judgedDeployment.js';
-import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, type JudgedSet } from './lib/judgedSet.js';
+import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, type JudgedSet } from './lib/judgedSet.js';
 import { printCategories, printFirstResultFailures, printSideBySide, printSummary, printVariants, printVerbose, type Column, type SetRun } from './lib/relevanceReport.js';
 
 const USAGE =
-  'usage: bench-relevance [--set tuning|heldout|heldout2|both|all] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
+  'usage: bench-relevance [--set tuning,tuning2,heldout,heldout2|tuned|both|all] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
@@ -55,17 +57,20 @@ async function neutralizeBoosts(deployment: JudgedDeployment, set: JudgedSet): P
   }
 }
 
-/** The judged sets: tuned on (eval/relevance) and held out (eval/heldout, eval/heldout2: never tuned on). */
+/** The judged sets: tuned on (eval/relevance, eval/tuning2) and held out (eval/heldout, eval/heldout2: never tuned on). */
 const SETS = [
-  { name: 'tuning set (eval/relevance)', dir: JUDGED_SET_DIR, key: 'tuning', sealed: false },
-  { name: 'held-out set (eval/heldout, never tuned on)', dir: HELDOUT_SET_DIR, key: 'heldout', sealed: false },
-  { name: 'second held-out set (eval/heldout2, sealed)', dir: SEALED_HELDOUT_SET_DIR, key: 'heldout2', sealed: true },
+  { name: 'tuning set (eval/relevance)', dir: JUDGED_SET_DIR, key: 'tuning', sealed: false, tuning: true },
+  { name: 'second tuning set (eval/tuning2)', dir: TUNING2_SET_DIR, key: 'tuning2', sealed: false, tuning: true },
+  { name: 'held-out set (eval/heldout, never tuned on)', dir: HELDOUT_SET_DIR, key: 'heldout', sealed: false, tuning: false },
+  { name: 'second held-out set (eval/heldout2, sealed)', dir: SEALED_HELDOUT_SET_DIR, key: 'heldout2', sealed: true, tuning: false },
 ] as const;
+const SET_GROUPS: Record<string, string[]> = { tuned: ['tuning', 'tuning2'], both: ['tuning', 'tuning2', 'heldout'], all: SETS.map((s) => s.key) };
 
-function chosenSets(choice: string): Array<(typeof SETS)[number]> {
-  if (choice === 'all') return [...SETS];
-  if (choice === 'both') return SETS.filter((s) => s.key === 'tuning' || s.key === 'heldout');
-  return SETS.filter((s) => s.key === choice);
+/** The sets of `--set`, in SETS order; undefined when a name is unknown. */
+function chosenSets(choice: string): Array<(typeof SETS)[number]> | undefined {
+  const keys = new Set(choice.split(',').flatMap((name) => SET_GROUPS[name.trim()] ?? [name.trim()]));
+  if ([...keys].some((key) => !SETS.some((s) => s.key === key))) return undefined;
+  return SETS.filter((s) => keys.has(s.key));
 }
 
 
@@ -182,7 +187,7 @@ async function main(): Promise<void> {
     USAGE,
   );
   const chosen = chosenSets(values.set);
-  if (chosen.length === 0) fail(`--set must be tuning, heldout, heldout2, both or all\n${USAGE}`);
+  if (!chosen || chosen.length === 0) fail(`--set takes tuning, tuning2, heldout, heldout2 (comma-separated), tuned, both or all\n${USAGE}`);
   const runs: SetRun[] = [];
   const semantic = {
     ...(values['semantic-weight'] !== undefined ? { weight: values['semantic-weight'] } : {}),
@@ -192,8 +197,8 @@ async function main(): Promise<void> {
     tunables: (values.tunable ?? []).map(parseTunable),
   };
   const fusionVariants = parseVariants(values.variants);
-  for (const { name, dir, sealed, key } of chosen) {
-    runs.push({ ...(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants)), sealed, tuning: key === 'tuning' });
+  for (const { name, dir, sealed, tuning } of chosen) {
+    runs.push({ ...(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants)), sealed, tuning });
   }
   for (const run of runs) {
     printSummary(run.set, run.name, run.listings, run.columns);

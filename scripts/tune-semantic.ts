@@ -1,8 +1,9 @@
 /**
  * Chooses semantic.weight and semantic.minSimilarity for an embedding model (EMBEDDING_MODEL) on
- * the tuning set ONLY (eval/relevance): the held-out set (eval/heldout) is never tuned on, so this
- * command cannot load it. The set is imported and embedded once; every pair of the grid is then
- * set on the scratch index and all queries are ranked with the full ranking. Compare the chosen
+ * the tuning sets ONLY (eval/relevance and eval/tuning2, scripts/lib/tuningSets.ts): the held-out
+ * sets are never tuned on, so this command cannot load them. Each set is imported and embedded
+ * once; every pair of the grid is then set on the scratch indices and all queries are ranked with
+ * the full ranking; nDCG@10 is printed pooled (every query once) and per set. Compare the chosen
  * pair on both sets afterwards with `npm run bench:relevance -- --semantic-weight W --min-similarity S`.
  *
  *   npm run tune:semantic [-- --weights 20,40,60 --min-similarities 0.35,0.5,0.6]
@@ -12,9 +13,7 @@
  * mode to the grid, `--rank-constants` semantic.rankConstant for `rrf`.
  */
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
-import { openJudgedDeployment } from './lib/judgedDeployment.js';
-import { loadJudgedSet } from './lib/judgedSet.js';
-import { summarize } from './lib/relevanceMetrics.js';
+import { grade0Cell, ndcgCell, openTuningSets } from './lib/tuningSets.js';
 import { SEMANTIC_FUSIONS } from '../src/search/rankingSettings.js';
 
 const USAGE = 'usage: tune-semantic [--weights W,W,...] [--min-similarities S,S,...] [--fusions F,F,...] [--rank-constants C,C,...]';
@@ -36,35 +35,35 @@ async function main(): Promise<void> {
   const fusions = values.fusions?.split(',').map((f) => f.trim()).filter(Boolean);
   for (const fusion of fusions ?? []) if (!(SEMANTIC_FUSIONS as readonly string[]).includes(fusion)) fail(`--fusions: ${fusion} is not one of ${SEMANTIC_FUSIONS.join(', ')}\n${USAGE}`);
   const rankConstants = list('rank-constants', values['rank-constants'] ?? '60', { min: 0, max: 1000 });
-  const set = loadJudgedSet();
   const started = Date.now();
-  const deployment = await openJudgedDeployment(set, (what) => process.stderr.write(`tuning set, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`));
+  const tuning = await openTuningSets((what) => process.stderr.write(`${((Date.now() - started) / 1000).toFixed(1)} s, ${what}\n`));
   try {
-    const model = deployment.service.config.embeddingModel;
-    const shipped = (await deployment.service.container.search.ranking.current()).semantic;
+    const model = tuning.sets[0]!.deployment.service.config.embeddingModel;
+    const shipped = (await tuning.sets[0]!.deployment.service.container.search.ranking.current()).semantic;
     process.stdout.write(
-      `\n${model} on the tuning set (eval/relevance: ${deployment.listings} listings, ${set.queries.length} queries), full ranking\n\n` +
+      `\n${model} on the tuning sets (${tuning.description}), full ranking; nDCG@10 and grade 0 first pooled (per set)\n\n` +
         '| fusion | rankConstant | semantic.weight | minSimilarity | nDCG@10 | MRR@10 | precision@3 | first result graded 0 | spam first |\n|---|---|---|---|---|---|---|---|---|\n',
     );
     for (const fusion of fusions ?? [shipped.fusion]) {
-      await deployment.setTunable('semantic.fusion', fusion);
+      await tuning.setTunable('semantic.fusion', fusion);
       for (const rankConstant of fusion === 'rrf' ? rankConstants : [String(shipped.rankConstant)]) {
-        await deployment.setTunable('semantic.rankConstant', rankConstant);
+        await tuning.setTunable('semantic.rankConstant', rankConstant);
         for (const weight of weights) {
           for (const minSimilarity of similarities) {
-            await deployment.setTunable('semantic.minSimilarity', minSimilarity);
-            await deployment.setTunable('semantic.weight', weight);
-            const s = summarize((await deployment.rankAll()).map((run) => run.outcome));
+            await tuning.setTunable('semantic.minSimilarity', minSimilarity);
+            await tuning.setTunable('semantic.weight', weight);
+            const m = await tuning.measure();
+            const s = m.pooled;
             const c = fusion === 'rrf' ? rankConstant : '';
             process.stdout.write(
-              `| ${fusion} | ${c} | ${weight} | ${minSimilarity} | ${s.ndcg10.toFixed(3)} | ${s.mrr10.toFixed(3)} | ${s.precision3.toFixed(3)} | ${s.grade0First} | ${s.spamFirst} |\n`,
+              `| ${fusion} | ${c} | ${weight} | ${minSimilarity} | ${ndcgCell(m)} | ${s.mrr10.toFixed(3)} | ${s.precision3.toFixed(3)} | ${grade0Cell(m)} | ${s.spamFirst} |\n`,
             );
           }
         }
       }
     }
   } finally {
-    await deployment.close();
+    await tuning.close();
   }
 }
 

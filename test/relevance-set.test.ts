@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { validateListingInput } from '../src/catalog/validation.js';
-import { entriesAsOf, HELDOUT_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, type JudgedSet } from '../scripts/lib/judgedSet.js';
+import { entriesAsOf, HELDOUT_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, type JudgedSet } from '../scripts/lib/judgedSet.js';
 import { ndcgAt, precisionAt, reciprocalRank, summarize } from '../scripts/lib/relevanceMetrics.js';
 
 /**
@@ -59,11 +59,12 @@ describe('relevance benchmark: measures and the judged set', () => {
   });
 
   for (const [dir, minListings, minQueries] of [
+    [TUNING2_SET_DIR, 250, 200],
     [HELDOUT_SET_DIR, 250, 150],
     [SEALED_HELDOUT_SET_DIR, 220, 70],
   ] as const) {
     const name = dir.split('/').filter(Boolean).pop();
-    it(`ships the held-out set eval/${name} consistent and accepted by the import, with spam and every query answered`, () => {
+    it(`ships the judged set eval/${name} consistent and accepted by the import, with spam and every query answered`, () => {
       assertConsistentSet(loadJudgedSet(dir), minListings, minQueries);
     });
   }

@@ -8,6 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { parseListingFile, type ParsedEntry } from '../../src/catalog/transfer.js';
 
 export const JUDGED_SET_DIR = fileURLToPath(new URL('../../eval/relevance/', import.meta.url));
+/**
+ * The second tuning set (eval/tuning2/README.md), written by another hand without reading the ranking:
+ * tuned on together with eval/relevance, so a choice has to hold on both samples of the catalog.
+ */
+export const TUNING2_SET_DIR = fileURLToPath(new URL('../../eval/tuning2/', import.meta.url));
+/** Every set ranking may be tuned on; the held-out sets below never are. */
+export const TUNING_SET_DIRS = [JUDGED_SET_DIR, TUNING2_SET_DIR] as const;
 /** The held-out set (eval/heldout/README.md): it measures, it is never tuned on. */
 export const HELDOUT_SET_DIR = fileURLToPath(new URL('../../eval/heldout/', import.meta.url));
 /**

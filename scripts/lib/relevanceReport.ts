@@ -88,7 +88,7 @@ export interface SetRun {
   name: string;
   /** Aggregates only: no per-query lines. */
   sealed: boolean;
-  /** The set tuned on: the others' gap is measured against it. */
+  /** A set tuned on: the held-out sets' gap is measured against the tuning sets (pooled when several). */
   tuning: boolean;
   set: JudgedSet;
   listings: number;
@@ -97,18 +97,29 @@ export interface SetRun {
   variants: Column[];
 }
 
-/** The headline: the full ranking on both sets side by side, and the gap between them. */
+/**
+ * The headline: the full ranking on every set side by side and each held-out set's gap to the
+ * tuning sets, pooled (every query of them once) when there are several.
+ */
 export function printSideBySide(runs: SetRun[]): void {
-  const full = runs.map((run) => summarize(run.columns[2]!.runs.map((r) => r.outcome)));
-  const lexical = runs.map((run) => summarize(run.columns[1]!.runs.map((r) => r.outcome)));
-  const withoutPopularity = runs.map((run) => summarize(run.columns[3]!.runs.map((r) => r.outcome)));
+  const outcomes = (run: SetRun, column: number) => run.columns[column]!.runs.map((r) => r.outcome);
+  const tuningRuns = runs.filter((run) => run.tuning);
+  const pooled = tuningRuns.length > 1;
+  const summaries = (column: number) => [
+    ...runs.map((run) => summarize(outcomes(run, column))),
+    ...(pooled ? [summarize(tuningRuns.flatMap((run) => outcomes(run, column)))] : []),
+  ];
+  const full = summaries(2);
+  const lexical = summaries(1);
+  const withoutPopularity = summaries(3);
+  const names = [...runs.map((r) => r.name), ...(pooled ? ['tuning sets pooled'] : [])];
   const row = (measure: string, values: string[]) => `| ${measure} | ${values.join(' | ')} |`;
   const lines = [
     '',
-    'side by side: the full ranking on the set it was tuned on and on the held-out sets',
+    'side by side: the full ranking on the sets it was tuned on and on the held-out sets',
     '',
-    `| measure | ${runs.map((r) => r.name).join(' | ')} |`,
-    `|---|${runs.map(() => '---|').join('')}`,
+    `| measure | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---|').join('')}`,
     row('nDCG@10, full ranking', full.map((s) => fixed(s.ndcg10))),
     row('nDCG@10, full, semantic off', lexical.map((s) => fixed(s.ndcg10))),
     row('nDCG@10, full, popularity off', withoutPopularity.map((s) => fixed(s.ndcg10))),
@@ -118,10 +129,10 @@ export function printSideBySide(runs: SetRun[]): void {
     row('first result graded 0', full.map((s) => pct(s.grade0First, s.queries))),
     row('spam listing first', full.map((s) => String(s.spamFirst))),
   ];
-  const tuning = runs.findIndex((run) => run.tuning);
+  const tuning = pooled ? full.length - 1 : runs.findIndex((run) => run.tuning);
   if (tuning >= 0) {
     runs.forEach((run, i) => {
-      if (i !== tuning) lines.push('', `${run.name}: nDCG@10 minus tuning nDCG@10: ${(full[i]!.ndcg10 - full[tuning]!.ndcg10).toFixed(3)}`);
+      if (!run.tuning) lines.push('', `${run.name}: nDCG@10 minus ${pooled ? 'the tuning sets pooled' : 'tuning'} nDCG@10: ${(full[i]!.ndcg10 - full[tuning]!.ndcg10).toFixed(3)}`);
     });
   }
   process.stdout.write(`${lines.join('\n')}\n`);
