@@ -5,7 +5,7 @@
  * phrase and discounts the semantic score of listings that state the opposite. Pure functions.
  */
 import { identifierWords } from '../catalog/keywords.js';
-import { STOP_WORDS } from './stopWords.js';
+import { STOP_WORDS } from '../core/stopWords.js';
 import { otherSpellings } from './abbreviations.js';
 
 /** One direction: from `from` to `to`, as the query (or a synonym phrase) wrote it. */

@@ -7,7 +7,7 @@
 import type { RankingSettings } from './rankingSettings.js';
 import { expandQuery, withIdentifierWords } from './queryExpansion.js';
 import { directionsIn, hasConnector, queryDirections, type Direction } from './queryDirections.js';
-import { STOP_WORDS } from './stopWords.js';
+import { STOP_WORDS } from '../core/stopWords.js';
 import { LruCache } from '../core/lruCache.js';
 import { fusedClauses, PHRASE_FIELD, weightedClause, type SemanticInput } from './semanticFusion.js';
 
