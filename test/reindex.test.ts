@@ -9,6 +9,7 @@ import { reindexListings, ReindexError, type ReindexProgress } from '../scripts/
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput } from './support/listings.js';
 import { embeddedTextHash } from '../src/semantic/listingText.js';
+import { derivedTextFields, type ListingText } from '../src/catalog/document.js';
 
 const SIZE = 1200;
 
@@ -91,6 +92,9 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     const vectorDoc = { embedding: float32s, embeddedTextHash: embeddedTextHash(listing), embeddingModel: h.config.embeddingModel };
     await h.elasticsearch.update({ index: h.config.listingsAlias, id: longVector, doc: vectorDoc, refresh: true });
     assert.ok(float32s.some((x) => String(x).length > 14), 'the vector is written long');
+    // Derived text fields as an earlier version of the code computed them: the copy computes them again.
+    const staleText = expected.pick(SIZE - 6);
+    await h.elasticsearch.update({ index: h.config.listingsAlias, id: staleText, doc: { textQuality: 0.123, keywords: 'stale words' }, refresh: true });
 
     // Readers the whole time: every page must answer 200.
     let reading = true;
@@ -174,6 +178,10 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     const copied = stored.get(longVector)!.embedding!;
     assert.deepEqual(copied.map((x) => Math.fround(x)), float32s);
     assert.ok(copied.every((x) => String(x).replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length <= 9), JSON.stringify(copied.slice(0, 4)));
+
+    const recomputed = stored.get(staleText)!;
+    assert.deepEqual({ keywords: recomputed.keywords, textQuality: recomputed.textQuality }, derivedTextFields(recomputed as unknown as ListingText));
+    assert.notEqual(recomputed.textQuality, 0.123);
 
     // Searches see the new index, and the old one refuses writes from now on.
     const live = [...expected.state].filter(([, s]) => !s.removed).length;

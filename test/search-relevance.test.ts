@@ -171,3 +171,52 @@ describe('ranked search: synonym phrases, on the words alone', () => {
     }
   });
 });
+
+/**
+ * Spam that the repetition measure alone let through (issue 23, eval/tuning2): a list of every
+ * capability a seller wants to be found for, which repeats no word, and a title and description
+ * repeating a two-letter word. Both are cheaper and busier than the genuine listing.
+ */
+describe('ranked search: keyword lists and two-letter stuffing do not buy the first place', () => {
+  let h: Harness;
+  const id: Record<string, string> = {};
+
+  before(async () => {
+    h = await startHarness();
+    const specs = {
+      transcription: httpListing({ path: 'a1', title: 'Audio transcription', description: 'Turns recorded audio files into accurate written transcripts, with a timestamp for every word.', amount: '2000' }),
+      ipLocation: httpListing({ path: 'a2', title: 'IP geolocation', description: 'Country, city and network owner of an IPv4 or IPv6 address.', amount: '2000' }),
+      everything: httpListing({
+        path: 'a3',
+        title: 'Translation speech to text text to speech OCR chatgpt embeddings',
+        description: 'translation speech to text text to speech image generation ocr chatgpt embeddings summarize sentiment web search scraping weather forecast geocode ip lookup everything tool cheapest',
+        amount: '100',
+        lastSettled: daysAgo(0.01),
+      }),
+      ipStuffed: httpListing({
+        path: 'a4',
+        title: 'ip geolocation ip lookup ip location ip to country',
+        description: 'ip geolocation ip lookup ip address location ip to country ip to city ip api free vpn detect proxy detect',
+        amount: '100',
+        lastSettled: daysAgo(0.01),
+      }),
+    };
+    const ids = await seed(h, Object.values(specs));
+    Object.keys(specs).forEach((key, i) => (id[key] = ids[i]!));
+  });
+  after(async () => h.close());
+
+  const ranked = async (q: string) => ((await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}`).expect(200)).body.results as Result[]).map((r) => r.id);
+
+  it('a list of every capability comes after the listing that does the one asked for', async () => {
+    const results = await ranked('speech to text');
+    assert.equal(results[0], id.transcription, JSON.stringify(results));
+    assert.ok(results.includes(id.everything!), 'the list is still found, lower');
+  });
+
+  it('repeating a two-letter word ("ip ip ip") does not win', async () => {
+    const results = await ranked('ip geolocation');
+    assert.equal(results[0], id.ipLocation, JSON.stringify(results));
+    assert.ok(results.includes(id.ipStuffed!), 'the stuffed listing is still found, lower');
+  });
+});

@@ -6,7 +6,8 @@
  * 1. Create `<alias>-v<N+1>` (the operator's ranking tunables carried over), and reopen it until
  *    its primary terms exceed the live index's: a write prepared against the old index (its
  *    `if_seq_no`/`if_primary_term` guard) can then never match a document of the new one.
- * 2. Copy a point-in-time snapshot (PIT + search_after + _bulk; removed listings too, they are flags).
+ * 2. Copy a point-in-time snapshot (PIT + search_after + _bulk; removed listings too, they are flags),
+ *    each document's derived text fields (identifier words, text quality) computed again by this code.
  * 3. Catch up: every document whose `_seq_no` passed the checkpoint taken before the previous
  *    read, as it is now, until a round finds little.
  * 4. Write-block the old index (the block API waits for writes in flight), copy the last changes,
@@ -16,6 +17,7 @@
  */
 import { textFieldsOf } from '../../src/search/rankingSettings.js';
 import { vectorDigits } from '../../src/semantic/vectorDigits.js';
+import { derivedTextFields, type ListingText } from '../../src/catalog/document.js';
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
 import type { IndexLayout } from '../../src/config.js';
@@ -171,9 +173,17 @@ function withVectorDigits(source: Record<string, unknown>): Record<string, unkno
   return Array.isArray(vector) && vector.every((x) => typeof x === 'number') ? { ...source, embedding: vectorDigits(vector) } : source;
 }
 
+/**
+ * The derived text fields as this code computes them (src/catalog/document.ts): a catalog written
+ * before a change to the identifier words or the text quality gets it with the new index.
+ */
+function withDerivedText(source: Record<string, unknown>): Record<string, unknown> {
+  return typeof source.type === 'string' && typeof source.resource === 'string' ? { ...source, ...derivedTextFields(source as unknown as ListingText) } : source;
+}
+
 async function bulkCopy(client: Client, target: string, hits: Array<{ _id?: string | null; _source?: unknown }>): Promise<number> {
   if (hits.length === 0) return 0;
-  const operations = hits.flatMap((hit) => [{ index: { _id: hit._id! } }, withVectorDigits(hit._source as Record<string, unknown>)]);
+  const operations = hits.flatMap((hit) => [{ index: { _id: hit._id! } }, withDerivedText(withVectorDigits(hit._source as Record<string, unknown>))]);
   const response = await client.bulk({ index: copyAlias(target), require_alias: true, operations, refresh: false });
   if (response.errors) {
     const failed = response.items.map((item) => Object.values(item)[0]).find((result) => result?.error);

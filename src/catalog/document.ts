@@ -65,6 +65,35 @@ function cleanDescribe(describe: Describe | undefined): Describe | undefined {
   return out;
 }
 
+/** The parts of a listing its derived text fields are computed from: the same in its input and its stored document. */
+export interface ListingText {
+  type: string;
+  resource: string;
+  name?: string;
+  description?: string;
+  describe?: { title?: string; description?: string; inputs?: object };
+  inputSchema?: unknown;
+}
+
+/**
+ * The search fields derived from a listing's own text: its identifier words and its text quality.
+ * Computed on every write, and again by `npm run reindex` (scripts/lib/listingReindex.ts), so a
+ * catalog written before a change to them gets it with the new index.
+ */
+export function derivedTextFields(listing: ListingText): { keywords: string; textQuality: number } {
+  if (listing.type === 'mcp') {
+    const properties = (listing.inputSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+    return {
+      keywords: listingKeywords({ resource: listing.resource, name: listing.name, inputNames: Object.keys(properties) }),
+      textQuality: textQuality(listing.name, listing.description),
+    };
+  }
+  return {
+    keywords: listingKeywords({ resource: listing.resource, inputNames: Object.keys(listing.describe?.inputs ?? {}) }),
+    textQuality: textQuality(listing.describe?.title, listing.describe?.description),
+  };
+}
+
 function httpDocument(
   input: HttpListingInput,
   { resource, canonicalKey, id }: CanonicalIdentity,
@@ -76,8 +105,7 @@ function httpDocument(
     canonicalKey,
     method: (input.method ?? 'GET').toUpperCase(),
     host: hostOf(resource),
-    keywords: listingKeywords({ resource, inputNames: Object.keys(input.describe?.inputs ?? {}) }),
-    textQuality: textQuality(input.describe?.title, input.describe?.description),
+    ...derivedTextFields({ type: 'http', resource, describe: input.describe }),
     payment: normalizePayment(input.payment),
   };
   if (input.accepts) doc.accepts = input.accepts.map(normalizePayment);
@@ -87,7 +115,6 @@ function httpDocument(
 }
 
 function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: CanonicalIdentity): ReturnType<typeof httpDocument> {
-  const properties = (input.inputSchema as { properties?: Record<string, unknown> }).properties ?? {};
   const doc: ReturnType<typeof httpDocument> = {
     id,
     type: 'mcp',
@@ -97,8 +124,7 @@ function mcpDocument(input: McpListingInput, { resource, canonicalKey, id }: Can
     name: input.name,
     ...(input.title !== undefined ? { title: input.title } : {}),
     description: input.description,
-    keywords: listingKeywords({ resource, name: input.name, inputNames: Object.keys(properties) }),
-    textQuality: textQuality(input.name, input.description),
+    ...derivedTextFields({ type: 'mcp', resource, name: input.name, description: input.description, inputSchema: input.inputSchema }),
     inputSchema: input.inputSchema,
     payment: normalizePayment(input.payment),
   };

@@ -146,5 +146,20 @@ describe('unit: identifier words and text quality', () => {
     const stuffed = textQuality('translate translate translate', 'translate translate translate translate translate');
     assert.ok(stuffed < 0.5, String(stuffed));
     assert.equal(textQuality('the the the the and and and for for for'), 1, 'common words do not count');
+    assert.ok(textQuality('ip geolocation ip lookup ip location ip to country', 'ip address ip to city') < 0.8, 'two-letter words count');
+    assert.equal(textQuality('Top 10 lists', '10 results, 10 per page, 10 seconds at most'), 1, 'numbers do not');
+  });
+
+  it('text quality: a long keyword list is halved, sentences and short lists are not', () => {
+    const list = 'weather translate ocr crypto price llm email sms geocoding stock fx rates pdf qr code screenshot news flights tracking kyc cheapest fastest best api';
+    assert.equal(textQuality('All APIs', list), 0.5, '24 words, no grammar, no word repeated past twice');
+    const converters = 'pdf to word, word to pdf, html to pdf, merge pdf, compress pdf, qr code generator, qr reader, barcode lookup, website screenshot, scraping';
+    assert.ok(textQuality('Every tool', converters) <= 0.5, '"to" joins capability names, it is no grammar');
+    assert.equal(textQuality('Parcel tracking', 'Tracks shipments across 1,200 carriers (UPS, FedEx, DHL, USPS, national posts) from one number.'), 1, 'a short list is a description');
+    assert.equal(
+      textQuality('Forward geocoding', 'Turns a free-form or structured postal address into latitude and longitude, with the match type and a confidence score for each candidate, in 240 countries and territories.'),
+      1,
+      'a long description in sentences',
+    );
   });
 });
