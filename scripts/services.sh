@@ -113,17 +113,21 @@ give_es_user() {
 }
 
 # The listing index stems words with Elasticsearch's core hunspell filter (this distribution has no
-# stemmer module): Debian's en_US dictionary under the node's config/hunspell/en_US/. Elasticsearch
-# loads a dictionary on first use, so placing it next to a running node is enough.
+# stemmer module): Debian's en_US dictionary with every prefixed word made a root of its own
+# (scripts/hunspell-roots.sh: `decode` is no longer stemmed to `code`), under the node's
+# config/hunspell/en_US_roots/; indexes made before it read en_US/, the dictionary as Debian ships
+# it, until `npm run reindex`. Elasticsearch loads a dictionary on first use, so placing it next
+# to a running node is enough.
 ensure_hunspell() {
   [ -d "$ES_HOME/config" ] || return 0   # a node this script did not unpack: its operator provides it
-  local dir="$ES_HOME/config/hunspell/en_US"
-  [ -f "$dir/en_US.dic" ] && [ -f "$dir/en_US.aff" ] && return 0
+  local dir="$ES_HOME/config/hunspell"
+  [ -f "$dir/en_US/en_US.dic" ] && [ -f "$dir/en_US/en_US.aff" ] && [ -f "$dir/en_US_roots/en_US_roots.dic" ] && [ -f "$dir/en_US_roots/en_US_roots.aff" ] && return 0
   [ -f /usr/share/hunspell/en_US.dic ] || apt_install hunspell-en-us
-  mkdir -p "$dir"
-  cp /usr/share/hunspell/en_US.aff /usr/share/hunspell/en_US.dic "$dir/"
-  if is_root; then ensure_es_user; chown -R "$ES_USER:$ES_USER" "$ES_HOME/config/hunspell"; fi
-  log "placed the hunspell en_US dictionary in $dir"
+  mkdir -p "$dir/en_US"
+  cp /usr/share/hunspell/en_US.aff /usr/share/hunspell/en_US.dic "$dir/en_US/"
+  sh "$ROOT/scripts/hunspell-roots.sh" /usr/share/hunspell/en_US.aff /usr/share/hunspell/en_US.dic "$dir/en_US_roots" en_US_roots
+  if is_root; then ensure_es_user; chown -R "$ES_USER:$ES_USER" "$dir"; fi
+  log "placed the hunspell dictionaries en_US and en_US_roots in $dir"
 }
 
 # One field of the configured model's entry in the table (node reads the JSON: it runs the service).

@@ -140,6 +140,10 @@ describe('ranked search: synonym phrases, on the words alone', () => {
       urlScanner: httpListing({
         path: 'u1', title: 'Link checker', description: 'A scanner for phishing links, malware downloads, suspicious redirects, look-alike domains and credential harvesting pages.',
       }),
+      // Words a prefix-stripping stemmer turns into other words: decode -> code, remove -> move, review -> view.
+      qrReader: mcpListing({ name: 'decode_qr', description: 'Decode a QR image back into its link.' }),
+      bgRemover: httpListing({ path: 'b1', title: 'Background remover', description: 'Removes the background of a product photo.' }),
+      reviews: httpListing({ path: 'v1', title: 'Review summaries', description: 'Summarises the reviews of a hotel.' }),
     };
     const ids = await seed(h, Object.values(specs));
     Object.keys(specs).forEach((key, i) => (id[key] = ids[i]!));
@@ -153,6 +157,16 @@ describe('ranked search: synonym phrases, on the words alone', () => {
     const results = await search('image to text');
     assert.equal(results[0], id.ocr);
     assert.ok(!results.includes(id.imageGen!), 'the image generator does not match');
+  });
+
+  it('a word is not stemmed into another by stripping its prefix: decode is no code, remove no move, review no view', async () => {
+    assert.deepEqual(await search('code'), [], 'decode_qr decodes, it says nothing of code');
+    assert.deepEqual(await search('move'), []);
+    assert.deepEqual(await search('view'), []);
+    // Their own inflections still find them.
+    assert.equal((await search('decoding'))[0], id.qrReader);
+    assert.equal((await search('removing backgrounds'))[0], id.bgRemover);
+    assert.equal((await search('reviewed'))[0], id.reviews);
   });
 
   it('a misspelled word weighs as the word the catalog spells: "reciept scanner" finds the receipt reader, not the link checker', async () => {

@@ -24,7 +24,7 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
 const services = Object.entries(compose.services);
 const named = (test: (service: Service) => boolean) => services.filter(([, service]) => test(service)).map(([name]) => name);
-const elasticsearchNodes = named((s) => typeof s.build === 'object' && s.build.dockerfile === 'elasticsearch.Dockerfile');
+const elasticsearchNodes = named((s) => typeof s.build === 'object' && s.build.dockerfile === 'deploy/elasticsearch.Dockerfile');
 const redisNodes = named((s) => (s.command ?? []).join(' ').includes('--cluster-enabled yes'));
 const gateways = named((s) => s.build === '.');
 const documented = [read('README.md'), ...['elasticsearch-cluster.md', 'catalog-write.md'].map((doc) => read(`docs/${doc}`))].join('\n');
@@ -40,8 +40,11 @@ describe('unit: the production shape (docker-compose.yml)', () => {
     }
     const image = read('deploy/elasticsearch.Dockerfile');
     assert.match(image, /hunspell-en-us/);
-    assert.match(image, /config\/hunspell\/en_US\//);
-    assert.match(read('mappings/listings.json'), /"locale": "en_US"/);
+    assert.match(image, /\/dictionaries\/ \/usr\/share\/elasticsearch\/config\/hunspell\//);
+    // The locale the listing index stems with is a dictionary the image builds (the roots one, by scripts/hunspell-roots.sh).
+    const locale = /"locale": "([^"]+)"/.exec(read('mappings/listings.json'))![1]!;
+    assert.match(image, new RegExp(`/dictionaries/${locale}[ /]`));
+    assert.match(image, /hunspell-roots\.sh/);
   });
 
   it('has a Redis Cluster of 6 nodes (3 primaries with a replica each) that persists its data', () => {
