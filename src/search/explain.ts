@@ -16,7 +16,17 @@ export class MissingFactorError extends Error {
   }
 }
 
-/** `withTextQuality`: the ranking multiplies text quality in (stuffing not off), so its probe must be there. */
+/**
+ * `withTextQuality`: the ranking multiplies text quality in (stuffing not off), so its probe must be there.
+ *
+ * A hit can come without its `relevance` score: Elasticsearch runs the named queries again to read
+ * their scores, and a kNN clause's approximate search, run again over segments searched
+ * concurrently, can pick other neighbours among near ties (identical texts at 100k listings) than
+ * the search that ranked the hit. The hit's score is then the only record of its relevance, and
+ * `score / (priceBoost x recencyBoost x healthBoost x popularityBoost)` is that relevance (text
+ * quality in it) exactly as Elasticsearch multiplied it: the product still equals the score.
+ * Every other factor is a probe over every listing and is always reported.
+ */
 export function debugFromNamedScores(score: number, matched: Record<string, number> | string[] | undefined, withTextQuality: boolean): Debug {
   const scores = matched && !Array.isArray(matched) ? matched : {};
   const factor = (name: string): number => {
@@ -24,12 +34,15 @@ export function debugFromNamedScores(score: number, matched: Record<string, numb
     if (typeof value !== 'number') throw new MissingFactorError(name);
     return value;
   };
-  return {
-    score,
-    relevance: factor(FACTOR_NAMES.relevance) * (withTextQuality ? factor(FACTOR_NAMES.textQuality) : 1),
-    priceBoost: factor(FACTOR_NAMES.price),
-    recencyBoost: factor(FACTOR_NAMES.recency),
-    healthBoost: factor(FACTOR_NAMES.health),
-    popularityBoost: factor(FACTOR_NAMES.popularity),
-  };
+  const priceBoost = factor(FACTOR_NAMES.price);
+  const recencyBoost = factor(FACTOR_NAMES.recency);
+  const healthBoost = factor(FACTOR_NAMES.health);
+  const popularityBoost = factor(FACTOR_NAMES.popularity);
+  const others = priceBoost * recencyBoost * healthBoost * popularityBoost;
+  const named = scores[FACTOR_NAMES.relevance];
+  let relevance: number;
+  if (typeof named === 'number') relevance = named * (withTextQuality ? factor(FACTOR_NAMES.textQuality) : 1);
+  else if (others > 0) relevance = score / others;
+  else throw new MissingFactorError(FACTOR_NAMES.relevance);
+  return { score, relevance, priceBoost, recencyBoost, healthBoost, popularityBoost };
 }

@@ -67,5 +67,13 @@ describe('unit: explain=1 factors', () => {
     assert.throws(() => debugFromNamedScores(1, { ...named, popularityBoost: undefined } as never, true), MissingFactorError);
     assert.throws(() => debugFromNamedScores(1, ['relevance'], true), MissingFactorError, 'names without scores');
     assert.throws(() => debugFromNamedScores(1, undefined, false), MissingFactorError);
+    assert.throws(() => debugFromNamedScores(1, { ...named, relevance: 2, textQuality: undefined } as never, true), MissingFactorError, 'a named relevance needs its text quality');
+  });
+
+  it('a hit without its relevance score (a kNN clause run again picked other near ties) gets it from its score: the product still equals the score', () => {
+    const score = 4 * 0.9 * 0.95 * 1 * 1.05; // relevance 8 x text quality 0.5, times the other factors
+    const debug = debugFromNamedScores(score, { ...named, relevance: undefined, textQuality: undefined } as never, true);
+    assert.ok(Math.abs(debug.relevance * debug.priceBoost * debug.recencyBoost * debug.healthBoost * debug.popularityBoost - score) < 1e-12);
+    assert.ok(Math.abs(debug.relevance - 4) < 1e-12, 'the relevance Elasticsearch multiplied (text quality in it)');
   });
 });
