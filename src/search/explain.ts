@@ -9,6 +9,9 @@
 import type { Debug } from '../shapes/listing.js';
 import { FACTOR_NAMES } from './rankingFactors.js';
 
+/** How far a named relevance may be from the one the score implies and still be read as is (float rounding). */
+const RELATIVE_TOLERANCE = 1e-4;
+
 export class MissingFactorError extends Error {
   constructor(name: string) {
     super(`explain: Elasticsearch reported no score for the named query "${name}"`);
@@ -19,13 +22,15 @@ export class MissingFactorError extends Error {
 /**
  * `withTextQuality`: the ranking multiplies text quality in (stuffing not off), so its probe must be there.
  *
- * A hit can come without its `relevance` score: Elasticsearch runs the named queries again to read
- * their scores, and a kNN clause's approximate search, run again over segments searched
- * concurrently, can pick other neighbours among near ties (identical texts at 100k listings) than
- * the search that ranked the hit. The hit's score is then the only record of its relevance, and
- * `score / (priceBoost x recencyBoost x healthBoost x popularityBoost)` is that relevance (text
- * quality in it) exactly as Elasticsearch multiplied it: the product still equals the score.
- * Every other factor is a probe over every listing and is always reported.
+ * Elasticsearch reads named scores by running the named queries again on the hits, and a kNN
+ * clause's approximate search, run again over segments searched concurrently, can pick other
+ * neighbours among near ties (identical texts at 100k listings) than the search that ranked the
+ * hit: the hit then comes without its `relevance` score, or with one that lacks the kNN part
+ * (lower than the score says: 2.4 for a hit ranked at 24.7). The hit's score is the record of the
+ * relevance it was ranked by, and `score / (priceBoost x recencyBoost x healthBoost x
+ * popularityBoost)` is that relevance (text quality in it) exactly as Elasticsearch multiplied it.
+ * A named score that agrees within 1e-4 is reported as read. Every other factor is a probe over
+ * every listing, computed once, and is always reported.
  */
 export function debugFromNamedScores(score: number, matched: Record<string, number> | string[] | undefined, withTextQuality: boolean): Debug {
   const scores = matched && !Array.isArray(matched) ? matched : {};
@@ -40,9 +45,10 @@ export function debugFromNamedScores(score: number, matched: Record<string, numb
   const popularityBoost = factor(FACTOR_NAMES.popularity);
   const others = priceBoost * recencyBoost * healthBoost * popularityBoost;
   const named = scores[FACTOR_NAMES.relevance];
-  let relevance: number;
-  if (typeof named === 'number') relevance = named * (withTextQuality ? factor(FACTOR_NAMES.textQuality) : 1);
-  else if (others > 0) relevance = score / others;
-  else throw new MissingFactorError(FACTOR_NAMES.relevance);
+  const read = typeof named === 'number' ? named * (withTextQuality ? factor(FACTOR_NAMES.textQuality) : 1) : undefined;
+  const ranked = others > 0 ? score / others : undefined;
+  const agrees = read !== undefined && (ranked === undefined || Math.abs(read - ranked) <= RELATIVE_TOLERANCE * Math.max(Math.abs(ranked), Number.MIN_VALUE));
+  const relevance = agrees ? read : ranked;
+  if (relevance === undefined) throw new MissingFactorError(FACTOR_NAMES.relevance);
   return { score, relevance, priceBoost, recencyBoost, healthBoost, popularityBoost };
 }

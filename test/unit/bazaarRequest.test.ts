@@ -58,8 +58,9 @@ describe('unit: explain=1 factors', () => {
   const named = { relevance: 8, textQuality: 0.5, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 };
 
   it('reads each factor from Elasticsearch\'s named scores; relevance includes text quality', () => {
-    assert.deepEqual(debugFromNamedScores(3.42, named, true), { score: 3.42, relevance: 4, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 });
-    assert.equal(debugFromNamedScores(1, { ...named, textQuality: undefined } as never, false).relevance, 8, 'stuffing off: no text-quality probe needed');
+    const others = 0.9 * 0.95 * 1 * 1.05;
+    assert.deepEqual(debugFromNamedScores(4 * others, named, true), { score: 4 * others, relevance: 4, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 });
+    assert.equal(debugFromNamedScores(8 * others, { ...named, textQuality: undefined } as never, false).relevance, 8, 'stuffing off: no text-quality probe needed');
   });
 
   it('a missing factor is an error, never a made-up 1', () => {
@@ -75,5 +76,9 @@ describe('unit: explain=1 factors', () => {
     const debug = debugFromNamedScores(score, { ...named, relevance: undefined, textQuality: undefined } as never, true);
     assert.ok(Math.abs(debug.relevance * debug.priceBoost * debug.recencyBoost * debug.healthBoost * debug.popularityBoost - score) < 1e-12);
     assert.ok(Math.abs(debug.relevance - 4) < 1e-12, 'the relevance Elasticsearch multiplied (text quality in it)');
+    // Named, but without the kNN part it was ranked with: the score's relevance, not the named one.
+    assert.ok(Math.abs(debugFromNamedScores(score, { ...named, relevance: 0.8 }, true).relevance - 4) < 1e-12);
+    // Named and agreeing within float rounding: read as Elasticsearch reported it.
+    assert.equal(debugFromNamedScores(score * (1 + 1e-6), named, true).relevance, 4);
   });
 });
