@@ -58,6 +58,7 @@ start_node() {
       -E path.logs="$dir/logs" \
       -E cluster.routing.allocation.disk.threshold_enabled=false \
       -E action.destructive_requires_name=false \
+      -E search.query_phase_parallel_collection_enabled=false \
       > "$dir/logs/startup.out" 2>&1 || { tail -n 40 "$dir/logs/startup.out" >&2; die "node $i did not start"; }
 }
 

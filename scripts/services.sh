@@ -182,6 +182,11 @@ es_status() {
   log "Elasticsearch is not answering at $ES_URL"; return 1
 }
 
+# search.query_phase_parallel_collection_enabled=false: with segments searched in parallel, the
+# approximate kNN search of ranked search can return other neighbours among near ties on each run
+# (Lucene's shared queue across concurrently searched segments), so a page 2 built on another run's
+# neighbours repeated listings of page 1 at 100k (docs/catalog-reads.md, "Cursors"). Searched one
+# segment after another it returns the same ones every time, at the same CPU per search here.
 es_start() {
   if es_answers; then ensure_hunspell; log "Elasticsearch already answers at $ES_URL"; return 0; fi
   local java_home; java_home="$(ensure_java)"
@@ -204,6 +209,7 @@ es_start() {
       -E path.logs="$ES_NODE_DIR/logs" \
       -E cluster.routing.allocation.disk.threshold_enabled=false \
       -E action.destructive_requires_name=false \
+      -E search.query_phase_parallel_collection_enabled=false \
       > "$ES_NODE_DIR/logs/startup.out" 2>&1 || { es_fail "the elasticsearch launcher exited with an error"; }
   local waited=0
   until es_answers; do
