@@ -8,6 +8,7 @@ import { createLogger } from './logger.js';
 import { createElasticsearchClient } from './store/elasticsearch/client.js';
 import { reconcileIndexLayout } from './store/elasticsearch/indexLayout.js';
 import { ensureListingIndex, IncompatibleIndexError } from './store/elasticsearch/listingIndex.js';
+import { searchesSegmentsInParallel } from './store/elasticsearch/segmentSearch.js';
 import { createRedisClient } from './store/redis/client.js';
 import { redisPersistence } from './store/redis/persistence.js';
 
@@ -59,6 +60,14 @@ async function main(): Promise<void> {
       else logger.warn('redis persistence: NOT durable', { summary: persistence.summary });
     })
     .catch((err: Error) => logger.warn('redis persistence: could not ask Redis how it keeps writes', { error: err.message }));
+  // Ranked search pages are only stable when kNN returns the same neighbours every time.
+  void searchesSegmentsInParallel(elasticsearch)
+    .then((parallel) => {
+      if (parallel) {
+        logger.warn('elasticsearch searches segments in parallel: ranked search pages may repeat listings on large catalogs; set search.query_phase_parallel_collection_enabled: false');
+      }
+    })
+    .catch((err: Error) => logger.warn('elasticsearch: could not read search.query_phase_parallel_collection_enabled', { error: err.message }));
   const container = buildContainer(config, logger, { elasticsearch, redis });
   const app = createApp({ config, logger, elasticsearch, redis, routers: container.routers });
   for (const worker of container.workers) worker.start();
