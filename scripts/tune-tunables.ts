@@ -26,7 +26,7 @@ function parseAxis(text: string): Axis {
 }
 
 /** Every combination of the axes' values, the first axis slowest. */
-export function combinations(axes: Axis[]): Array<Array<[string, string]>> {
+function combinations(axes: Axis[]): Array<Array<[string, string]>> {
   return axes.reduce<Array<Array<[string, string]>>>(
     (partial, axis) => partial.flatMap((prefix) => axis.values.map((value) => [...prefix, [axis.key, value] as [string, string]])),
     [[]],

@@ -35,7 +35,7 @@ export interface TuningSets {
 const folderName = (dir: string) => dir.split('/').filter(Boolean).pop()!;
 
 /** Pools the outcomes of several sets: each query counts once, whichever set it belongs to. */
-export function pooledSummary(outcomesPerSet: QueryOutcome[][]): TuningMeasure {
+function pooledSummary(outcomesPerSet: QueryOutcome[][]): TuningMeasure {
   return { perSet: outcomesPerSet.map(summarize), pooled: summarize(outcomesPerSet.flat()) };
 }
 

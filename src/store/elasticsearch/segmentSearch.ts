@@ -7,12 +7,13 @@
  */
 import type { Client } from '@elastic/elasticsearch';
 
-const SETTING = 'search.query_phase_parallel_collection_enabled';
+/** The setting, under `search` (the response nests it: `{"defaults": {"search": {...}}}`). */
+const NAME = 'query_phase_parallel_collection_enabled';
 
 export async function searchesSegmentsInParallel(client: Client): Promise<boolean> {
-  const response = await client.cluster.getSettings({ include_defaults: true, filter_path: `*.${SETTING}` });
+  const response = await client.cluster.getSettings({ include_defaults: true, filter_path: `*.search.${NAME}` });
   const levels = response as unknown as Partial<Record<'transient' | 'persistent' | 'defaults', { search?: Record<string, unknown> }>>;
-  const at = (level: 'transient' | 'persistent' | 'defaults') => levels[level]?.search?.[SETTING.slice('search.'.length)];
+  const at = (level: 'transient' | 'persistent' | 'defaults') => levels[level]?.search?.[NAME];
   // The most specific wins: transient over persistent over the nodes' own (defaults).
   const value = at('transient') ?? at('persistent') ?? at('defaults');
   return String(value ?? 'true') !== 'false';
