@@ -186,7 +186,7 @@ es_status() {
 # approximate kNN search of ranked search can return other neighbours among near ties on each run
 # (Lucene's shared queue across concurrently searched segments), so a page 2 built on another run's
 # neighbours repeated listings of page 1 at 100k (docs/catalog-reads.md, "Cursors"). Searched one
-# segment after another it returns the same ones every time, at the same CPU per search here.
+# segment after another it returns the same ones every time (at some throughput: same doc).
 es_start() {
   if es_answers; then ensure_hunspell; log "Elasticsearch already answers at $ES_URL"; return 0; fi
   local java_home; java_home="$(ensure_java)"
