@@ -115,15 +115,19 @@ redis_ports() { local i; for ((i = 0; i < 6; i++)); do echo $((REDIS_CLUSTER_POR
 
 redis_cluster_ok() { redis-cli -p "$REDIS_CLUSTER_PORT" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; }
 
-# Three connected replicas, each listed in the slot table (CLUSTER SLOTS, what ioredis reads).
+# Three connected replicas, each listed in the slot table (CLUSTER SLOTS, what ioredis reads) of
+# every node: a client reads the table from whichever node it reaches first, and gossip may lag.
 redis_replicas_attached() {
-  local nodes slots port count=0
+  local nodes slots port node count
   nodes=$(redis-cli -p "$REDIS_CLUSTER_PORT" cluster nodes 2>/dev/null) || return 1
-  slots=$(redis-cli -p "$REDIS_CLUSTER_PORT" cluster slots 2>/dev/null) || return 1
-  for port in $(awk '$3 ~ /slave/ && $8 == "connected" { split($2, a, "[:@]"); print a[2] }' <<<"$nodes"); do
-    grep -qx "$port" <<<"$slots" && count=$((count + 1))
+  for node in $(redis_ports); do
+    slots=$(redis-cli -p "$node" cluster slots 2>/dev/null) || return 1
+    count=0
+    for port in $(awk '$3 ~ /slave/ && $8 == "connected" { split($2, a, "[:@]"); print a[2] }' <<<"$nodes"); do
+      grep -qx "$port" <<<"$slots" && count=$((count + 1))
+    done
+    [ "$count" -ge 3 ] || return 1
   done
-  [ "$count" -ge 3 ]
 }
 
 redis_cluster_start() {

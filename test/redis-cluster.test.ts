@@ -122,8 +122,14 @@ describe('Redis Cluster: the main flows through the Cluster client', function ()
       await stream.append([{ payload: JSON.stringify({ op: 'noop' }) }]);
       return Date.now() - started;
     };
-    const replica = cluster.slots[calculateSlot(redisKeys(h.config.redisPrefix).writeStream)]![1]!;
-    const info = spawnSync('redis-cli', ['-p', replica.split(':')[1]!, 'info', 'server'], { encoding: 'utf8' }).stdout;
+    // The replica WAIT counts is the one connected to the slot's primary: ask the primary (the
+    // client's slot table may have been read from a node whose view of the replicas lagged).
+    const primary = cluster.slots[calculateSlot(redisKeys(h.config.redisPrefix).writeStream)]![0]!;
+    const replicaPort = await waitFor(async () => {
+      const replication = spawnSync('redis-cli', ['-p', primary.split(':')[1]!, 'info', 'replication'], { encoding: 'utf8' }).stdout;
+      return /^slave0:.*port=(\d+),state=online/m.exec(replication)?.[1];
+    });
+    const info = spawnSync('redis-cli', ['-p', replicaPort, 'info', 'server'], { encoding: 'utf8' }).stdout;
     const pid = Number(/process_id:(\d+)/.exec(info)![1]);
     // A frozen replica cannot acknowledge: the write waits out the replica timeout (500 ms).
     process.kill(pid, 'SIGSTOP');
