@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
-import { assertExplainMultiplies, idsOfEveryPage, rankedSearchSession } from './support/rankedSearch.js';
+import { assertExplainMultiplies, idsOfEveryPage, rankedSearchSession, relevanceByName } from './support/rankedSearch.js';
 import { FilterShare } from '../src/search/filterShare.js';
 import { filterClauses } from '../src/search/queryBuilder.js';
 import { parseReadRequest } from '../src/search/readRequest.js';
@@ -119,7 +119,10 @@ describe('ranked search: broad filters applied after the kNN search', () => {
           assert.match(JSON.stringify(body), /"knn":/, context);
           const direct = await h.elasticsearch.search({ index: h.config.listingsAlias, ...body } as never);
           const scores = new Map(direct.hits.hits.map((hit) => [hit._id, hit._score as number]));
+          const byName = await relevanceByName(h, plain);
           for (const r of explained) {
+            const relevance = byName.get(r.id);
+            assert.ok(relevance !== undefined && Math.abs(r.debug!.relevance - relevance) <= 1e-4 * relevance, `${context}: ${names([r])} relevance ${r.debug!.relevance} vs ${relevance} by name`);
             const score = scores.get(r.id);
             assert.ok(score !== undefined && Math.abs(r.debug!.score - score) <= 1e-4 * score, `${context}: ${names([r])} ${r.debug!.score} vs ${score}`);
             assertExplainMultiplies(r.debug, context);

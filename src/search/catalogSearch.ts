@@ -70,7 +70,7 @@ export interface CatalogSearchOptions {
   /** Injectable clock: the recency origin of a first page. */
   now?: Clock;
   /** Identical reads within a second share one answer (absent: every read goes to Elasticsearch). */
-  cache?: ReadCache<Found & { textQuality: boolean }>;
+  cache?: ReadCache<Found>;
   /** Told whether each read was answered from the cache (a metric). */
   onCacheOutcome?: (outcome: CacheOutcome) => void;
 }
@@ -148,8 +148,8 @@ export class CatalogSearch {
 
   /** A page in the listing response shape (GET /discovery/resources, /discovery/search, /mcp/tools). */
   async read(request: ReadRequest): Promise<ReadPage> {
-    const { hits, nextCursor, textQuality } = await this.search(request);
-    const results = hits.map((hit) => this.toResult(request, hit, textQuality));
+    const { hits, nextCursor } = await this.search(request);
+    const results = hits.map((hit) => this.toResult(request, hit));
     return nextCursor === undefined ? { results } : { results, nextCursor };
   }
 
@@ -163,7 +163,7 @@ export class CatalogSearch {
   }
 
   /** A read through the read cache, keyed by the validated request, the fields read and the tunables in force. */
-  private async search(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found & { textQuality: boolean }> {
+  private async search(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found> {
     const cache = this.options.cache;
     if (!cache?.enabled) return this.searchUncached(request, sourceFields);
     await this.options.ranking.current();
@@ -173,17 +173,12 @@ export class CatalogSearch {
     return value;
   }
 
-  private async searchUncached(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found & { textQuality: boolean }> {
+  private async searchUncached(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found> {
     const plan = await this.plan(request);
     const rank = plan.state?.rank;
-    const found =
-      rank && 'tail' in rank
-        ? await this.tailPage(request, plan, request.limit, sourceFields)
-        : plan.window > 0 && !plan.state?.searchAfter
-          ? await this.windowPage(request, plan, rank?.position ?? 0, sourceFields)
-          : await this.exactPage(request, plan, sourceFields);
-    // explain=1 reads a text-quality probe whenever the ranking multiplies text quality in.
-    return { ...found, textQuality: plan.settings.stuffing !== 'off' };
+    if (rank && 'tail' in rank) return this.tailPage(request, plan, request.limit, sourceFields);
+    if (plan.window > 0 && !plan.state?.searchAfter) return this.windowPage(request, plan, rank?.position ?? 0, sourceFields);
+    return this.exactPage(request, plan, sourceFields);
   }
 
   /** Every match ranked exactly (sort=price, sort=recent, no window, and cursors made before the window). */
@@ -236,9 +231,9 @@ export class CatalogSearch {
     return this.options.cursors.encode(request, { ...position, ...now, ...share });
   }
 
-  private toResult(request: ReadRequest, hit: Hit, textQuality: boolean): Listing {
+  private toResult(request: ReadRequest, hit: Hit): Listing {
     const listing = toListing(hit._source);
-    if (request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries, textQuality);
+    if (request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
     return listing;
   }
 }

@@ -1,16 +1,13 @@
 /**
  * explain=1: the factors of a hit's score as Elasticsearch itself computed them, read from the
- * named-query scores of the executed search (the text query is named `relevance`; non-scoring named
- * probes `textQuality`, `priceBoost`, `recencyBoost`, `healthBoost` and `popularityBoost` evaluate the same functions:
+ * named-query scores of the executed search (non-scoring named probes `priceBoost`,
+ * `recencyBoost`, `healthBoost` and `popularityBoost` evaluate the ranking's own functions:
  * search/rankingFactors.ts). Relevance is reported with text quality in it (text quality is what
- * makes stuffed text less relevant), so `score = relevance x priceBoost x recencyBoost x healthBoost x popularityBoost`
- * up to float rounding.
+ * makes stuffed text less relevant), so `score = relevance x priceBoost x recencyBoost x
+ * healthBoost x popularityBoost` up to float rounding.
  */
 import type { Debug } from '../shapes/listing.js';
 import { FACTOR_NAMES } from './rankingFactors.js';
-
-/** How far a named relevance may be from the one the score implies and still be read as is (float rounding). */
-const RELATIVE_TOLERANCE = 1e-4;
 
 export class MissingFactorError extends Error {
   constructor(name: string) {
@@ -20,19 +17,17 @@ export class MissingFactorError extends Error {
 }
 
 /**
- * `withTextQuality`: the ranking multiplies text quality in (stuffing not off), so its probe must be there.
- *
- * Elasticsearch reads named scores by running the named queries again on the hits, and a kNN
- * clause's approximate search, run again over segments searched concurrently, can pick other
- * neighbours among near ties (identical texts at 100k listings) than the search that ranked the
- * hit: the hit then comes without its `relevance` score, or with one that lacks the kNN part
- * (lower than the score says: 2.4 for a hit ranked at 24.7). The hit's score is the record of the
- * relevance it was ranked by, and `score / (priceBoost x recencyBoost x healthBoost x
- * popularityBoost)` is that relevance (text quality in it) exactly as Elasticsearch multiplied it.
- * A named score that agrees within 1e-4 is reported as read. Every other factor is a probe over
- * every listing, computed once, and is always reported.
+ * The factors are read from their named probes; relevance is what the score leaves once they are
+ * divided out: `score / (priceBoost x recencyBoost x healthBoost x popularityBoost)`, the text
+ * query's score with text quality in it exactly as Elasticsearch multiplied it. Reading it by
+ * name instead (the text query named `relevance`, text quality probed) made Elasticsearch run the
+ * whole text query again on every hit, its kNN search included: 36% more Elasticsearch CPU than
+ * the plain search at 100k listings, against 12% without (docs/catalog-reads.md, explain=1); and
+ * that second kNN search, over segments searched concurrently, could pick other near-tied
+ * neighbours than the one that ranked the hit. The tests read it by name to check this
+ * (rankingFactors.namedRelevance).
  */
-export function debugFromNamedScores(score: number, matched: Record<string, number> | string[] | undefined, withTextQuality: boolean): Debug {
+export function debugFromNamedScores(score: number, matched: Record<string, number> | string[] | undefined): Debug {
   const scores = matched && !Array.isArray(matched) ? matched : {};
   const factor = (name: string): number => {
     const value = scores[name];
@@ -44,11 +39,7 @@ export function debugFromNamedScores(score: number, matched: Record<string, numb
   const healthBoost = factor(FACTOR_NAMES.health);
   const popularityBoost = factor(FACTOR_NAMES.popularity);
   const others = priceBoost * recencyBoost * healthBoost * popularityBoost;
-  const named = scores[FACTOR_NAMES.relevance];
-  const read = typeof named === 'number' ? named * (withTextQuality ? factor(FACTOR_NAMES.textQuality) : 1) : undefined;
-  const ranked = others > 0 ? score / others : undefined;
-  const agrees = read !== undefined && (ranked === undefined || Math.abs(read - ranked) <= RELATIVE_TOLERANCE * Math.max(Math.abs(ranked), Number.MIN_VALUE));
-  const relevance = agrees ? read : ranked;
-  if (relevance === undefined) throw new MissingFactorError(FACTOR_NAMES.relevance);
-  return { score, relevance, priceBoost, recencyBoost, healthBoost, popularityBoost };
+  // Every factor has a floor above 0; a 0 would leave relevance unknown.
+  if (!(others > 0)) throw new MissingFactorError(FACTOR_NAMES.relevance);
+  return { score, relevance: score / others, priceBoost, recencyBoost, healthBoost, popularityBoost };
 }

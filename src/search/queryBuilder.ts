@@ -15,7 +15,7 @@ import { NOT_REMOVED } from '../store/elasticsearch/listingQueries.js';
 import { semanticDirections, textQuery } from './textQuery.js';
 import { nearestSearchBody, type FusedNeighbour, type NearestInput, type SemanticInput } from './semanticFusion.js';
 import { payableClause } from './payableQuery.js';
-import { factorProbes, factorRescore, namedRelevance, rankedQuery } from './rankingFactors.js';
+import { factorProbes, factorRescore, rankedQuery } from './rankingFactors.js';
 
 type Json = Record<string, unknown>;
 
@@ -156,8 +156,7 @@ export function buildSearchBody(
   };
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
-    const text = textQuery(request.q, settings, semanticInput(request, settings, page), page.typoPass, page.spelled);
-    const relevance = request.explain ? namedRelevance(text) : text;
+    const relevance = textQuery(request.q, settings, semanticInput(request, settings, page), page.typoPass, page.spelled);
     const excluded = page.excludeIds && page.excludeIds.length > 0 ? [{ terms: { id: [...page.excludeIds] } }] : [];
     if (page.window) {
       body.query = { bool: { must: [relevance], filter, must_not } };
@@ -168,8 +167,8 @@ export function buildSearchBody(
       body.query = { bool: { must: [rankedQuery(relevance, settings, page.now)], filter, must_not: [...must_not, ...excluded] } };
       body.sort = sortFor(request);
     }
-    // A post_filter: it only checks hits the query already matched, and leaves the ranked query as
-    // the plain search runs it (only its text query gets a name).
+    // A post_filter: it only checks hits the query already matched, and leaves the ranked query
+    // exactly as the plain search runs it.
     if (request.explain) body.post_filter = factorProbes(settings, page.now);
   } else {
     body.query = { bool: { filter, must_not } };

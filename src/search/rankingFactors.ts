@@ -140,29 +140,39 @@ export function factorRescore(settings: RankingSettings, now: number, window: nu
   };
 }
 
-/** The text query named `relevance`, so explain=1 reads its score per hit. */
+/**
+ * The text query named `relevance`: with `textQualityProbe`, the parts of explain's relevance as
+ * Elasticsearch scores them by name. explain=1 does not send them (it reads relevance from the
+ * score, search/explain.ts); the tests do, to check it.
+ */
 export function namedRelevance(text: Json): Json {
   const [kind, body] = Object.entries(text)[0] as [string, Json];
   return { [kind]: { ...body, _name: FACTOR_NAMES.relevance } };
 }
 
+/** A named function_score over every listing: its score is the functions' value for the hit. */
+const probe = (name: string, functions: Json[], scoreMode = 'sum'): Json => ({
+  function_score: { query: { match_all: {} }, functions, score_mode: scoreMode, boost_mode: 'replace', _name: name },
+});
+
+/** Text quality as a named probe (`namedRelevance`); undefined when stuffing is off (a factor of 1). */
+export function textQualityProbe(settings: RankingSettings): Json | undefined {
+  const quality = textQualityFunctions(settings);
+  return quality ? probe(FACTOR_NAMES.textQuality, quality, 'multiply') : undefined;
+}
+
 /**
- * explain=1 only: the text-quality, price, recency and health functions again, each alone over
+ * explain=1 only: the price, recency, health and popularity functions again, each alone over
  * match_all and named, as a post_filter (no effect on matching: they match every document; none
  * on the score: filters do not score). With include_named_queries_score Elasticsearch reports, per
  * hit, the score of each: the factors it multiplied into `_score`.
  */
 export function factorProbes(settings: RankingSettings, now: number): Json {
   const factors = factorFunctions(settings, now);
-  const probe = (name: string, functions: Json[], scoreMode = 'sum') => ({
-    function_score: { query: { match_all: {} }, functions, score_mode: scoreMode, boost_mode: 'replace', _name: name },
-  });
-  const quality = textQualityFunctions(settings);
   // A conjunction: as `should` clauses Elasticsearch iterated them for every document (3-4x the search).
   return {
     bool: {
       filter: [
-        ...(quality ? [probe(FACTOR_NAMES.textQuality, quality, 'multiply')] : []),
         probe(FACTOR_NAMES.price, factors.price),
         probe(FACTOR_NAMES.recency, factors.recency),
         probe(FACTOR_NAMES.health, factors.health),

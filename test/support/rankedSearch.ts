@@ -3,8 +3,34 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import type { Debug } from '../../src/shapes/listing.js';
 import { setRanking } from '../../src/search/rankingCommand.js';
+import { namedRelevance, textQualityProbe } from '../../src/search/rankingFactors.js';
+import type { ReadRequest } from '../../src/search/readRequest.js';
 import { RankingTunablesIndex } from '../../src/store/elasticsearch/rankingTunables.js';
 import type { Harness } from './harness.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Elasticsearch's own relevance per listing of a ranked search's first page (sort=rank), text
+ * quality in it: the body the service sends for explain=1, with its text query named `relevance`
+ * and text quality probed by name, sent straight to Elasticsearch. explain=1 reports relevance
+ * as the score with the factors divided out (search/explain.ts); this is what it must equal.
+ */
+export async function relevanceByName(h: Harness, read: ReadRequest): Promise<Map<string, number>> {
+  const { body } = await h.container.search.search.buildRequest({ ...read, explain: true });
+  assert.ok(body.rescore, 'a first page of the rank window: its query is the text query, the factors a rescore');
+  const must = (body.query as { bool: { must: Json[] } }).bool.must;
+  must[0] = namedRelevance(must[0]!);
+  const quality = textQualityProbe(await h.container.search.ranking.current());
+  if (quality) (body.post_filter as { bool: { filter: Json[] } }).bool.filter.push(quality);
+  const found = await h.elasticsearch.search({ index: h.config.listingsAlias, ...body, include_named_queries_score: true } as never);
+  return new Map(
+    found.hits.hits.map((hit) => {
+      const scores = hit.matched_queries as unknown as Record<string, number>;
+      return [hit._id!, scores.relevance! * (quality ? scores.textQuality! : 1)];
+    }),
+  );
+}
 
 /** explain=1: relevance x priceBoost x recencyBoost x healthBoost x popularityBoost is the score within 1e-4. */
 export function assertExplainMultiplies(debug: Debug | undefined, context: string): void {

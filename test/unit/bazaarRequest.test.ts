@@ -55,30 +55,21 @@ describe('unit: the x402 Bazaar surface\'s queries', () => {
 });
 
 describe('unit: explain=1 factors', () => {
-  const named = { relevance: 8, textQuality: 0.5, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 };
+  const named = { priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 };
+  const others = 0.9 * 0.95 * 1 * 1.05;
 
-  it('reads each factor from Elasticsearch\'s named scores; relevance includes text quality', () => {
-    const others = 0.9 * 0.95 * 1 * 1.05;
-    assert.deepEqual(debugFromNamedScores(4 * others, named, true), { score: 4 * others, relevance: 4, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 });
-    assert.equal(debugFromNamedScores(8 * others, { ...named, textQuality: undefined } as never, false).relevance, 8, 'stuffing off: no text-quality probe needed');
+  it('reads each factor from Elasticsearch\'s named scores; relevance is the score with them divided out (text quality in it)', () => {
+    const debug = debugFromNamedScores(4 * others, named);
+    assert.deepEqual({ ...debug, relevance: undefined }, { score: 4 * others, relevance: undefined, priceBoost: 0.9, recencyBoost: 0.95, healthBoost: 1, popularityBoost: 1.05 });
+    assert.ok(Math.abs(debug.relevance - 4) < 1e-12);
+    assert.ok(Math.abs(debug.relevance * debug.priceBoost * debug.recencyBoost * debug.healthBoost * debug.popularityBoost - debug.score) < 1e-12);
   });
 
   it('a missing factor is an error, never a made-up 1', () => {
-    assert.throws(() => debugFromNamedScores(1, { ...named, healthBoost: undefined } as never, true), MissingFactorError);
-    assert.throws(() => debugFromNamedScores(1, { ...named, popularityBoost: undefined } as never, true), MissingFactorError);
-    assert.throws(() => debugFromNamedScores(1, ['relevance'], true), MissingFactorError, 'names without scores');
-    assert.throws(() => debugFromNamedScores(1, undefined, false), MissingFactorError);
-    assert.throws(() => debugFromNamedScores(1, { ...named, relevance: 2, textQuality: undefined } as never, true), MissingFactorError, 'a named relevance needs its text quality');
-  });
-
-  it('a hit without its relevance score (a kNN clause run again picked other near ties) gets it from its score: the product still equals the score', () => {
-    const score = 4 * 0.9 * 0.95 * 1 * 1.05; // relevance 8 x text quality 0.5, times the other factors
-    const debug = debugFromNamedScores(score, { ...named, relevance: undefined, textQuality: undefined } as never, true);
-    assert.ok(Math.abs(debug.relevance * debug.priceBoost * debug.recencyBoost * debug.healthBoost * debug.popularityBoost - score) < 1e-12);
-    assert.ok(Math.abs(debug.relevance - 4) < 1e-12, 'the relevance Elasticsearch multiplied (text quality in it)');
-    // Named, but without the kNN part it was ranked with: the score's relevance, not the named one.
-    assert.ok(Math.abs(debugFromNamedScores(score, { ...named, relevance: 0.8 }, true).relevance - 4) < 1e-12);
-    // Named and agreeing within float rounding: read as Elasticsearch reported it.
-    assert.equal(debugFromNamedScores(score * (1 + 1e-6), named, true).relevance, 4);
+    assert.throws(() => debugFromNamedScores(1, { ...named, healthBoost: undefined } as never), MissingFactorError);
+    assert.throws(() => debugFromNamedScores(1, { ...named, popularityBoost: undefined } as never), MissingFactorError);
+    assert.throws(() => debugFromNamedScores(1, ['priceBoost', 'recencyBoost', 'healthBoost', 'popularityBoost']), MissingFactorError, 'names without scores');
+    assert.throws(() => debugFromNamedScores(1, undefined), MissingFactorError);
+    assert.throws(() => debugFromNamedScores(1, { ...named, priceBoost: 0 }), MissingFactorError, 'a factor of 0 leaves relevance unknown');
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { factorProbes, factorRescore, FACTOR_NAMES, namedRelevance, rankedQuery } from '../../src/search/rankingFactors.js';
+import { factorProbes, factorRescore, FACTOR_NAMES, namedRelevance, rankedQuery, textQualityProbe } from '../../src/search/rankingFactors.js';
 import { shippedRanking, type RankingSettings } from '../../src/search/rankingSettings.js';
 
 /**
@@ -92,10 +92,11 @@ describe('unit: ranking factors', () => {
   });
 
   it('text quality is multiplied in (squared by default) and left out when stuffing is off', () => {
-    const quality = probe(shipped, FACTOR_NAMES.textQuality);
-    assert.deepEqual(quality, [{ field_value_factor: { field: 'textQuality', modifier: 'square', missing: 1 } }]);
-    const off = factorProbes({ ...shipped, stuffing: 'off' }, 0);
-    assert.ok(!JSON.stringify(off).includes(FACTOR_NAMES.textQuality));
+    const quality = (textQualityProbe(shipped) as { function_score: { _name: string; functions: Json[] } }).function_score;
+    assert.equal(quality._name, FACTOR_NAMES.textQuality);
+    assert.deepEqual(quality.functions, [{ field_value_factor: { field: 'textQuality', modifier: 'square', missing: 1 } }]);
+    assert.equal(textQualityProbe({ ...shipped, stuffing: 'off' }), undefined);
+    assert.ok(!JSON.stringify(factorProbes(shipped, 0)).includes(FACTOR_NAMES.textQuality), 'explain=1 reads relevance, text quality in it, from the score');
     assert.ok(!JSON.stringify(rankedQuery({ match_all: {} }, { ...shipped, stuffing: 'off' }, 0)).includes('textQuality'));
   });
 
