@@ -17,8 +17,8 @@ type Json = Record<string, unknown>;
 const UPTIME = 'signals.health.uptime7d';
 
 /**
- * Names under which explain=1 reads Elasticsearch's score of each part (see explain.ts): the text
- * query is named `relevance`, the other parts are probes.
+ * Names under which Elasticsearch reports its score of each part: explain=1 reads the factors'
+ * probes (explain.ts); the tests also name the text query `relevance` and probe text quality.
  */
 export const FACTOR_NAMES = {
   relevance: 'relevance',
