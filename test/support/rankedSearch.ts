@@ -32,7 +32,12 @@ export async function relevanceByName(h: Harness, read: ReadRequest): Promise<Ma
   );
 }
 
-/** explain=1: relevance x priceBoost x recencyBoost x healthBoost x popularityBoost is the score within 1e-4. */
+/**
+ * explain=1: relevance x priceBoost x recencyBoost x healthBoost x popularityBoost is the score
+ * within 1e-4. The service derives relevance from the score (search/explain.ts), so what this
+ * still catches is a result without a complete debug block or numbers the response mangled;
+ * `relevanceByName` checks relevance against Elasticsearch's own.
+ */
 export function assertExplainMultiplies(debug: Debug | undefined, context: string): void {
   assert.ok(debug, `${context}: no debug`);
   const product = debug.relevance * debug.priceBoost * debug.recencyBoost * debug.healthBoost * debug.popularityBoost;
