@@ -1,0 +1,113 @@
+/**
+ * The one table of a search or ranking change (issues 22 and 23; README "Benchmarks"): relevance
+ * on the judged sets and Elasticsearch and gateway CPU per ranked search against the fixed
+ * reference query, from one command. It runs `bench-relevance` (each judged set on a scratch index
+ * of its own) and `bench-search --alias` on a kept catalog, and prints one row per code.
+ *
+ * With `--against REF` the code of REF (a commit, a branch) is measured too, from a git worktree
+ * that shares this checkout's node_modules and embedding models: the cost runs alternate between
+ * the two codes on the same index (REF first), so the machine's drift falls on both, and each row
+ * lists every run beside the median: the spread is the noise a difference must beat.
+ *
+ *   npm run bench:table -- --alias ALIAS [--against REF] [--pairs 2] [--rounds 1] [--set both|all]
+ *
+ * ALIAS: a catalog kept by `bench-search --keep` (load one with `npm run bench:search -- --alias
+ * NAME --count 100000 --approximate-embeddings --keep --rounds 1`). Both codes must accept its
+ * mapping. `--set` as bench-relevance's (the sealed held-out set gives aggregates only).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from './lib/benchTable.js';
+
+const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...]';
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+interface Code {
+  label: string;
+  dir: string;
+}
+
+/** Runs one of a checkout's scripts with tsx; its progress goes to stderr, its report is returned. */
+function runScript(code: Code, script: string, args: string[]): Promise<string> {
+  return new Promise((done, failed) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(code.dir, 'scripts', script), ...args], {
+      cwd: code.dir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: process.env,
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', failed);
+    child.on('exit', (status) => (status === 0 ? done(out) : failed(new Error(`${code.label}: ${script} exited with ${status}\n${out.slice(-2000)}`))));
+  });
+}
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+
+/** REF checked out beside this one (detached, under .cache/), sharing node_modules and the models. */
+function worktreeOf(ref: string): Code {
+  const sha = git('rev-parse', '--verify', `${ref}^{commit}`);
+  const dir = join(ROOT, '.cache', 'bench-table', sha.slice(0, 12));
+  if (!existsSync(dir)) git('worktree', 'add', '--detach', dir, sha);
+  mkdirSync(join(dir, '.cache'), { recursive: true });
+  for (const shared of ['node_modules', join('.cache', 'models')]) {
+    if (!existsSync(join(dir, shared)) && existsSync(join(ROOT, shared))) symlinkSync(join(ROOT, shared), join(dir, shared));
+  }
+  return { label: `${ref} (${sha.slice(0, 8)})`, dir };
+}
+
+function describeHead(): string {
+  const sha = git('rev-parse', '--short=8', 'HEAD');
+  return git('status', '--porcelain', '--untracked-files=no') === '' ? `HEAD (${sha})` : `HEAD (${sha}) + uncommitted changes`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(
+    {
+      options: {
+        alias: { type: 'string' },
+        against: { type: 'string' },
+        pairs: { type: 'string', default: '2' },
+        rounds: { type: 'string', default: '1' },
+        set: { type: 'string', default: 'both' },
+      },
+    },
+    USAGE,
+  );
+  if (!values.alias) fail(`--alias names the kept catalog the cost is measured on\n${USAGE}`);
+  const pairs = numberOption('pairs', values.pairs, { min: 1, max: 20 });
+  const rounds = numberOption('rounds', values.rounds, { min: 1, max: 20 });
+  const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), { label: describeHead(), dir: ROOT }];
+
+  const relevance = new Map<Code, Relevance>();
+  for (const code of codes) {
+    process.stderr.write(`\n[bench-table] relevance, ${code.label}\n`);
+    relevance.set(code, parseRelevance(await runScript(code, 'bench-relevance.ts', ['--set', values.set])));
+  }
+  const costs = new Map<Code, Cost[]>(codes.map((c) => [c, []]));
+  for (let pair = 1; pair <= pairs; pair++) {
+    for (const code of codes) {
+      process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
+      costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', values.alias, '--rounds', String(rounds)])));
+    }
+  }
+
+  const first = relevance.get(codes[0]!)!;
+  process.stdout.write(
+    [
+      '',
+      `catalog ${values.alias}; relevance: bench-relevance --set ${values.set} once per code; cost: bench-search, ${pairs} run(s) of ${rounds} round(s) per code, ` +
+        `alternating${codes.length > 1 ? ` (${codes[0]!.label} first)` : ''}; load average ${loadavg()[0]!.toFixed(2)} after`,
+      '',
+      tableHeader(first),
+      ...codes.map((code) => tableRow(code.label, relevance.get(code)!, costs.get(code)!)),
+      '',
+    ].join('\n'),
+  );
+}
+
+runMain('bench-table', main);
