@@ -5,7 +5,8 @@
  * of its own) and `bench-search --alias` on a kept catalog, and prints one row per code.
  *
  * With `--against REF` the code of REF (a commit, a branch) is measured too, from a git worktree
- * that shares this checkout's node_modules and embedding models: the cost runs alternate between
+ * (under .cache/bench-table/, removed at the end) that shares this checkout's node_modules and
+ * embedding models: the cost runs alternate between
  * the two codes on the same index (REF first), so the machine's drift falls on both, and each row
  * lists every run beside the median: the spread is the noise a difference must beat.
  *
@@ -16,11 +17,12 @@
  * mapping. `--set` as bench-relevance's (the sealed held-out set gives aggregates only).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from './lib/benchTable.js';
 
 const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...]';
@@ -29,6 +31,8 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 interface Code {
   label: string;
   dir: string;
+  /** A worktree this run made: removed at the end. */
+  worktree?: boolean;
 }
 
 /** Runs one of a checkout's scripts with tsx; its progress goes to stderr, its report is returned. */
@@ -52,12 +56,19 @@ const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encodi
 function worktreeOf(ref: string): Code {
   const sha = git('rev-parse', '--verify', `${ref}^{commit}`);
   const dir = join(ROOT, '.cache', 'bench-table', sha.slice(0, 12));
-  if (!existsSync(dir)) git('worktree', 'add', '--detach', dir, sha);
+  if (existsSync(dir)) removeWorktree(dir);
+  git('worktree', 'add', '--detach', dir, sha);
   mkdirSync(join(dir, '.cache'), { recursive: true });
-  for (const shared of ['node_modules', join('.cache', 'models')]) {
-    if (!existsSync(join(dir, shared)) && existsSync(join(ROOT, shared))) symlinkSync(join(ROOT, shared), join(dir, shared));
-  }
-  return { label: `${ref} (${sha.slice(0, 8)})`, dir };
+  for (const shared of SHARED) if (existsSync(join(ROOT, shared))) symlinkSync(join(ROOT, shared), join(dir, shared));
+  return { label: `${ref} (${sha.slice(0, 8)})`, dir, worktree: true };
+}
+
+const SHARED = ['node_modules', join('.cache', 'models')];
+
+/** The links first, so that nothing they point at (this checkout's node_modules, the models) is touched. */
+function removeWorktree(dir: string): void {
+  for (const shared of SHARED) rmSync(join(dir, shared), { force: true });
+  git('worktree', 'remove', '--force', dir);
 }
 
 function describeHead(): string {
@@ -81,18 +92,30 @@ async function main(): Promise<void> {
   if (!values.alias) fail(`--alias names the kept catalog the cost is measured on\n${USAGE}`);
   const pairs = numberOption('pairs', values.pairs, { min: 1, max: 20 });
   const rounds = numberOption('rounds', values.rounds, { min: 1, max: 20 });
+  // bench-search would load a new catalog under a name it does not find: this command only measures.
+  const elasticsearch = createElasticsearchClient(loadConfigOrFail().elasticsearchUrl);
+  const found = await elasticsearch.indices.existsAlias({ name: values.alias }).finally(() => elasticsearch.close());
+  if (!found) fail(`no alias ${values.alias} on Elasticsearch: keep a catalog first (npm run bench:search -- --alias ${values.alias} --count 100000 --approximate-embeddings --keep --rounds 1)`);
   const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), { label: describeHead(), dir: ROOT }];
+  try {
+    await measure(codes, values.alias, values.set, pairs, rounds);
+  } finally {
+    for (const code of codes) if (code.worktree) removeWorktree(code.dir);
+  }
+}
+
+async function measure(codes: Code[], alias: string, set: string, pairs: number, rounds: number): Promise<void> {
 
   const relevance = new Map<Code, Relevance>();
   for (const code of codes) {
     process.stderr.write(`\n[bench-table] relevance, ${code.label}\n`);
-    relevance.set(code, parseRelevance(await runScript(code, 'bench-relevance.ts', ['--set', values.set])));
+    relevance.set(code, parseRelevance(await runScript(code, 'bench-relevance.ts', ['--set', set])));
   }
   const costs = new Map<Code, Cost[]>(codes.map((c) => [c, []]));
   for (let pair = 1; pair <= pairs; pair++) {
     for (const code of codes) {
       process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
-      costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', values.alias, '--rounds', String(rounds)])));
+      costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', alias, '--rounds', String(rounds)])));
     }
   }
 
@@ -100,7 +123,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     [
       '',
-      `catalog ${values.alias}; relevance: bench-relevance --set ${values.set} once per code; cost: bench-search, ${pairs} run(s) of ${rounds} round(s) per code, ` +
+      `catalog ${alias}; relevance: bench-relevance --set ${set} once per code; cost: bench-search, ${pairs} run(s) of ${rounds} round(s) per code, ` +
         `alternating${codes.length > 1 ? ` (${codes[0]!.label} first)` : ''}; load average ${loadavg()[0]!.toFixed(2)} after`,
       '',
       tableHeader(first),
