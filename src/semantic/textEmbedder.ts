@@ -14,7 +14,13 @@ import type { Logger } from '../logger.js';
 import { embeddingModel, prefixed, type EmbeddingModelSpec, type EmbeddingRole } from './embeddingModels.js';
 
 export const EMBEDDING_DIMENSIONS = 384;
-/** Texts run through the model together: longer batches pad more and gain little on 1-2 cores. */
+/**
+ * Texts of the same length in word pieces run through the model together, at most this many.
+ * Never a padded batch: the quantized models quantize each layer's activations by the range of the
+ * whole batch, padding included, so a text padded beside a longer one came out another vector
+ * (cosine 0.990 to itself alone) and a listing's embedding depended on which listings the worker
+ * happened to batch it with (docs/catalog-reads.md, "Semantic retrieval").
+ */
 const CHUNK = 16;
 
 export interface Embedder {
@@ -78,16 +84,22 @@ export class OnnxEmbedder implements Embedder {
     const model = await this.load();
     if (!model) return undefined;
     const ids = texts.map((text) => truncate(model.tokenizer.encode(prefixed(this.spec, role, text)).ids, this.spec.maxTokens));
-    // Similar lengths together: a chunk is padded to its longest text.
-    const order = ids.map((_, i) => i).sort((a, b) => ids[a]!.length - ids[b]!.length);
     const out = new Array<Float32Array>(texts.length);
-    for (let start = 0; start < order.length; start += CHUNK) {
-      const chunk = order.slice(start, start + CHUNK);
+    for (const chunk of sameLengthChunks(ids.map((text) => text.length), CHUNK)) {
       const vectors = await run(model, this.spec.pooling, chunk.map((i) => ids[i]!));
       chunk.forEach((i, j) => (out[i] = vectors[j]!));
     }
     return out;
   }
+}
+
+/** Indexes of `lengths` in chunks of at most `max` that all have the same length: nothing is padded. */
+export function sameLengthChunks(lengths: readonly number[], max: number): number[][] {
+  const byLength = new Map<number, number[]>();
+  lengths.forEach((length, i) => byLength.set(length, [...(byLength.get(length) ?? []), i]));
+  const chunks: number[][] = [];
+  for (const same of byLength.values()) for (let start = 0; start < same.length; start += max) chunks.push(same.slice(start, start + max));
+  return chunks;
 }
 
 /** Keeps [CLS] ... [SEP] within `max` word pieces. */
