@@ -43,7 +43,7 @@ export interface Config {
   embeddingModel: string;
   /** Where that model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
   embeddingModelDir: string;
-  /** The embedding worker (src/semantic/embeddingWorker.ts): listings per model run, poll interval when none wait. */
+  /** The embedding worker (src/semantic/embeddingWorker.ts): listings per round (one conditional _bulk), poll interval when none wait. */
   embedding: { batchSize: number; idleMs: number };
   /** Key that signs page cursors; unset: a generated secret kept in Redis (docs/catalog-reads.md). */
   cursorSecret?: string;
