@@ -97,7 +97,7 @@ export class EmbeddingWorker implements BackgroundWorker {
     }
   }
 
-  /** One batch: pick listings needing an embedding, run the model once, write the vectors conditionally. */
+  /** One batch: pick listings needing an embedding, embed each alone (src/semantic/textEmbedder.ts), write the vectors in one conditional _bulk. */
   async embedBatch(): Promise<EmbeddingRound> {
     // No model installed (logged once by the embedder): semantic retrieval is off, nothing to look for.
     if (!(await this.embedder.embed([], 'passage'))) return { picked: 0, written: 0, conflicts: 0 };

@@ -14,14 +14,6 @@ import type { Logger } from '../logger.js';
 import { embeddingModel, prefixed, type EmbeddingModelSpec, type EmbeddingRole } from './embeddingModels.js';
 
 export const EMBEDDING_DIMENSIONS = 384;
-/**
- * Texts of the same length in word pieces run through the model together, at most this many.
- * Never a padded batch: the quantized models quantize each layer's activations by the range of the
- * whole batch, padding included, so a text padded beside a longer one came out another vector
- * (cosine 0.990 to itself alone) and a listing's embedding depended on which listings the worker
- * happened to batch it with (docs/catalog-reads.md, "Semantic retrieval").
- */
-const CHUNK = 16;
 
 export interface Embedder {
   /**
@@ -84,22 +76,15 @@ export class OnnxEmbedder implements Embedder {
     const model = await this.load();
     if (!model) return undefined;
     const ids = texts.map((text) => truncate(model.tokenizer.encode(prefixed(this.spec, role, text)).ids, this.spec.maxTokens));
-    const out = new Array<Float32Array>(texts.length);
-    for (const chunk of sameLengthChunks(ids.map((text) => text.length), CHUNK)) {
-      const vectors = await run(model, this.spec.pooling, chunk.map((i) => ids[i]!));
-      chunk.forEach((i, j) => (out[i] = vectors[j]!));
-    }
+    // One text per model run, never a batch: the quantized models quantize each layer's
+    // activations by the range of the whole batch, so a text embedded beside others (padded or
+    // not) came out another vector than alone (cosine 0.990 to itself) and a listing's vector
+    // depended on which listings the worker happened to batch it with (docs/catalog-reads.md,
+    // "Semantic retrieval"). A query was always embedded alone; now a listing is too.
+    const out: Float32Array[] = [];
+    for (const text of ids) out.push(await run(model, this.spec.pooling, text));
     return out;
   }
-}
-
-/** Indexes of `lengths` in chunks of at most `max` that all have the same length: nothing is padded. */
-export function sameLengthChunks(lengths: readonly number[], max: number): number[][] {
-  const byLength = new Map<number, number[]>();
-  lengths.forEach((length, i) => byLength.set(length, [...(byLength.get(length) ?? []), i]));
-  const chunks: number[][] = [];
-  for (const same of byLength.values()) for (let start = 0; start < same.length; start += max) chunks.push(same.slice(start, start + max));
-  return chunks;
 }
 
 /** Keeps [CLS] ... [SEP] within `max` word pieces. */
@@ -107,33 +92,27 @@ function truncate(ids: number[], max: number): number[] {
   return ids.length <= max ? ids : [...ids.slice(0, max - 1), ids[ids.length - 1]!];
 }
 
-async function run(model: Model, pooling: EmbeddingModelSpec['pooling'], batch: number[][]): Promise<Float32Array[]> {
+async function run(model: Model, pooling: EmbeddingModelSpec['pooling'], ids: number[]): Promise<Float32Array> {
   const { Tensor } = model.ort;
-  const width = Math.max(...batch.map((ids) => ids.length));
-  const inputIds = new BigInt64Array(batch.length * width);
-  const mask = new BigInt64Array(batch.length * width);
-  batch.forEach((ids, row) =>
-    ids.forEach((id, col) => {
-      inputIds[row * width + col] = BigInt(id);
-      mask[row * width + col] = 1n;
-    }),
-  );
-  const shape = [batch.length, width];
-  const feeds: Record<string, InstanceType<Ort['Tensor']>> = { input_ids: new Tensor('int64', inputIds, shape), attention_mask: new Tensor('int64', mask, shape) };
-  if (model.hasTokenTypes) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(batch.length * width), shape);
+  const shape = [1, ids.length];
+  const feeds: Record<string, InstanceType<Ort['Tensor']>> = {
+    input_ids: new Tensor('int64', BigInt64Array.from(ids, BigInt), shape),
+    attention_mask: new Tensor('int64', new BigInt64Array(ids.length).fill(1n), shape),
+  };
+  if (model.hasTokenTypes) feeds.token_type_ids = new Tensor('int64', new BigInt64Array(ids.length), shape);
   const output = await model.session.run(feeds);
   const hidden = output[model.session.outputNames[0]!]!.data as Float32Array;
-  return batch.map((ids, row) => pooled(hidden, row, width, pooling === 'cls' ? 1 : ids.length));
+  return pooled(hidden, pooling === 'cls' ? 1 : ids.length);
 }
 
 /**
- * The sum of the first `tokens` token vectors of one row (all of its own for mean pooling, its
- * padding left out; only [CLS] for cls pooling), scaled to unit length: the mean's direction.
+ * The sum of the first `tokens` token vectors (all of them for mean pooling; only [CLS] for cls
+ * pooling), scaled to unit length: the mean's direction.
  */
-function pooled(hidden: Float32Array, row: number, width: number, tokens: number): Float32Array {
+function pooled(hidden: Float32Array, tokens: number): Float32Array {
   const vector = new Float32Array(EMBEDDING_DIMENSIONS);
   for (let t = 0; t < tokens; t++) {
-    const base = (row * width + t) * EMBEDDING_DIMENSIONS;
+    const base = t * EMBEDDING_DIMENSIONS;
     for (let d = 0; d < EMBEDDING_DIMENSIONS; d++) vector[d]! += hidden[base + d]!;
   }
   let norm = 0;

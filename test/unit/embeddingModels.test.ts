@@ -5,7 +5,6 @@ import { shippedRanking } from '../../src/search/rankingSettings.js';
 import { parseReadRequest } from '../../src/search/readRequest.js';
 import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS, prefixed } from '../../src/semantic/embeddingModels.js';
 import { OtherModelVectors } from '../../src/semantic/otherModelVectors.js';
-import { sameLengthChunks } from '../../src/semantic/textEmbedder.js';
 
 /**
  * The embedding-model table (src/semantic/embeddingModels.json): a name the table does not know
@@ -64,19 +63,5 @@ describe('unit: the kNN search filters on the query model only while other model
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(await others.stored(), true, 'a failed question is taken as yes');
     assert.equal(asked, 2);
-  });
-});
-
-describe('unit: embedding batches (semantic/textEmbedder.ts)', () => {
-  it('groups texts of the same length only, at most `max` together, every text once', () => {
-    const lengths = [5, 9, 5, 5, 12, 9, 5];
-    const chunks = sameLengthChunks(lengths, 3);
-    for (const chunk of chunks) {
-      assert.ok(chunk.length >= 1 && chunk.length <= 3);
-      assert.equal(new Set(chunk.map((i) => lengths[i])).size, 1);
-    }
-    assert.deepEqual(chunks.flat().sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6]);
-    assert.deepEqual(chunks, [[0, 2, 3], [6], [1, 5], [4]]);
-    assert.deepEqual(sameLengthChunks([], 16), []);
   });
 });
