@@ -105,7 +105,6 @@ async function main(): Promise<void> {
 }
 
 async function measure(codes: Code[], alias: string, set: string, pairs: number, rounds: number): Promise<void> {
-
   const relevance = new Map<Code, Relevance>();
   for (const code of codes) {
     process.stderr.write(`\n[bench-table] relevance, ${code.label}\n`);

@@ -14,6 +14,7 @@ import { sharedEmbedder } from '../../src/semantic/textEmbedder.js';
 import { createLogger } from '../../src/logger.js';
 import { RankingTunablesIndex } from '../../src/store/elasticsearch/rankingTunables.js';
 import { startServiceInProcess, type InProcessService } from './benchService.js';
+import { describeSettled, settleIndex } from './indexSettle.js';
 import { entriesAsOf, type JudgedQuery, type JudgedSet } from './judgedSet.js';
 import type { QueryOutcome } from './relevanceMetrics.js';
 
@@ -70,21 +71,6 @@ async function waitUntilSearchable(service: InProcessService): Promise<void> {
   await service.elasticsearch.indices.refresh({ index: service.config.listingsAlias });
 }
 
-/**
- * One segment without deleted documents before anything is ranked: the embedding worker rewrote
- * every listing, and where its batches fell against the refreshes decided the segments, hence the
- * term statistics (deleted copies still count). Merged, the lexical ranking is the same run to
- * run; the approximate kNN search (the int8 graph as merged) still moves the full ranking by a
- * few thousandths of nDCG.
- */
-async function settle(service: InProcessService, progress: (what: string) => void): Promise<void> {
-  const index = service.config.listingsAlias;
-  await service.elasticsearch.indices.forcemerge({ index, max_num_segments: 1 });
-  await service.elasticsearch.indices.refresh({ index });
-  const segments = await service.elasticsearch.cat.segments({ index, format: 'json' });
-  progress(`index merged into ${segments.length} segment(s)`);
-}
-
 function resourceOf(entry: ParsedEntry | undefined): string {
   return (entry && 'value' in entry ? (entry.value as { resource: string }).resource : undefined) ?? '?';
 }
@@ -111,7 +97,11 @@ export async function openJudgedDeployment(set: JudgedSet, progress: (what: stri
     progress(`${imported.accepted.length} listings imported and searchable in ${service.config.listingsAlias}`);
     const embedded = await waitUntilEmbedded(service, progress);
     if (embedded === 0) progress('WARNING: no listing has an embedding (model not installed: npm run services -- model); semantic columns equal the others');
-    await settle(service, progress);
+    // One segment without deleted documents before anything is ranked: the embedding worker
+    // rewrote every listing, and where its rounds fell against the refreshes decided the segments,
+    // hence the term statistics (deleted copies still count). Merged, the lexical ranking is the
+    // same run to run; the approximate kNN search still moves the full ranking by a few thousandths.
+    progress(describeSettled(service.config.listingsAlias, await settleIndex(service.elasticsearch, service.config.listingsAlias, { maxSegments: 1 })));
 
     const search = async (query: JudgedQuery, explain = false): Promise<Listing[]> => {
       const params = new URLSearchParams({ q: query.q, limit: '10' });
