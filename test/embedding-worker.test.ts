@@ -6,7 +6,7 @@ import { httpListing, seedUnembedded, waitSearchable } from './support/discovery
 import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
 import { EMBEDDING_MODEL_NAMES, UNNAMED_VECTORS_MODEL } from '../src/semantic/embeddingModels.js';
-import { embeddedTextHash } from '../src/semantic/listingText.js';
+import { embeddedTextHash, RETIRED_TEXT_HASHES } from '../src/semantic/listingText.js';
 import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
 import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
 import type { ListingDocument } from '../src/store/listingDocument.js';
@@ -215,5 +215,27 @@ describe('the embedding worker', () => {
     const again = await stored(id!);
     assert.equal(again.embedding?.length, 384, 'listed again but not embedded again');
     assert.equal((await search(spokenQuery))[0], id);
+  });
+
+  it("an endpoint described in no words is found by meaning through its route's words; a vector of the empty text left by the recipe before is embedded again", async () => {
+    const { describe: _none, ...bare } = httpListing({ path: 'v1/backlinks/{domain}', title: 'unused' });
+    const [id] = await seedUnembedded(h, [bare]);
+    const question = 'which sites link to mine'; // no word in common with "backlinks domain"
+    const model = h.config.embeddingModel;
+    // What the recipe before left on every such listing: the one vector of the empty text.
+    const empty = Array.from((await sharedEmbedder(h.config, h.logger).embed([''], 'passage'))![0]!);
+    const picked = (await store.pending(100, model)).listings.find((l) => l.id === id)!;
+    assert.deepEqual(await store.write([{ ...picked, embedding: empty, textHash: RETIRED_TEXT_HASHES[0]!, model }]), ['written']);
+    await refresh();
+    assert.ok(!(await search(question)).includes(id!), 'found by the vector of no text');
+    assert.ok(!(await store.pending(100, model)).listings.some((l) => l.id === id), 'a current vector offered again');
+    assert.ok((await store.pending(100, model, new Map(), RETIRED_TEXT_HASHES)).listings.some((l) => l.id === id), 'a retired vector not offered');
+
+    assert.ok((await h.container.embeddings.catchUp()) >= 1);
+    await refresh();
+    const doc = await stored(id!);
+    assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
+    assert.notEqual(doc.embeddedTextHash, RETIRED_TEXT_HASHES[0]);
+    assert.equal((await search(question))[0], id, 'not found by meaning once embedded as its route');
   });
 });

@@ -17,7 +17,7 @@ import type { Logger } from '../logger.js';
 import type { EmbeddingWriteOutcome, ListingEmbeddingStore, PendingEmbedding } from '../store/elasticsearch/listingEmbeddings.js';
 import { UNNAMED_VECTORS_MODEL } from './embeddingModels.js';
 import type { Embedder } from './textEmbedder.js';
-import { embeddedTextHash, listingText } from './listingText.js';
+import { embeddedTextHash, listingText, RETIRED_TEXT_HASHES } from './listingText.js';
 import { vectorDigits } from './vectorDigits.js';
 
 export interface EmbeddingWorkerSettings {
@@ -104,7 +104,7 @@ export class EmbeddingWorker implements BackgroundWorker {
     const now = this.clock();
     for (const [id, { at }] of this.handled) if (now - at >= HANDLED_REMEMBERED_MS) this.handled.delete(id);
     const versions = new Map([...this.handled].map(([id, { seqNo }]) => [id, seqNo]));
-    const { seen, listings } = await this.store.pending(this.settings.batchSize, this.embedder.model, versions);
+    const { seen, listings } = await this.store.pending(this.settings.batchSize, this.embedder.model, versions, RETIRED_TEXT_HASHES);
     // Embedded now or below (also: embedded by another worker, or conflicted: its newer version is
     // offered once the search sees it).
     for (const { id, seqNo } of seen) this.handled.set(id, { seqNo, at: now });

@@ -1,6 +1,7 @@
 /**
  * The text of a listing that its embedding represents: what a buyer reads to judge it (title or
- * tool name, description, tags), not the URL or payment terms.
+ * tool name, description, tags), not the payment terms; the URL only when the seller wrote no
+ * title and no description, because then its route is all a buyer reads.
  */
 import { createHash } from 'node:crypto';
 import { identifierWords } from '../catalog/keywords.js';
@@ -13,19 +14,50 @@ import type { EmbeddedFields } from '../store/elasticsearch/listingEmbeddings.js
  */
 const words = (identifier: string) => identifierWords(identifier).map(longForm).join(' ');
 
+/** Path segments that name no capability: API versions, numbers and the word "api" itself. */
+const ROUTE_NOISE = /^(?:v\d+|api|\d+)$/;
+
+/**
+ * The words of a resource's route, abbreviations written out (`/v2/conditions/current/{lat},{lon}`
+ * -> "conditions current latitude longitude"); its host's words when the path has none
+ * (`https://weather-now.example/`), and the resource as written when neither has a word, so that
+ * no listing's text is ever empty.
+ */
+export function routeWords(resource: string): string {
+  const url = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)([^?#]*)/i.exec(resource);
+  const wordsOf = (parts: string[]) => parts.flatMap(identifierWords).filter((w) => !ROUTE_NOISE.test(w)).map(longForm);
+  const path = wordsOf((url?.[2] ?? '').split('/'));
+  if (path.length > 0) return path.join(' ');
+  const host = wordsOf((url?.[1] ?? '').replace(/:\d+$/, '').split('.').slice(0, -1));
+  return host.length > 0 ? host.join(' ') : resource;
+}
+
 export function listingText(doc: EmbeddedFields): string {
+  const title = doc.describe?.title ?? (doc.name !== undefined ? words(doc.name) : '');
+  const description = doc.describe?.description ?? doc.description ?? '';
   const parts = [
-    doc.describe?.title ?? (doc.name !== undefined ? words(doc.name) : ''),
-    doc.describe?.description ?? doc.description ?? '',
+    // Without a title or a description the route is the listing's only prose: before, every such
+    // listing got the one vector of the empty text, near some queries and far from the rest.
+    title.trim() === '' && description.trim() === '' ? routeWords(doc.resource ?? '') : title,
+    description,
     (doc.describe?.tags ?? doc.tags ?? []).join(', '),
   ];
   return parts.filter((part) => part.trim() !== '').join('. ');
 }
+
+const textHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
 /**
  * What identifies the text an embedding was computed from: stored beside the vector, so an upsert
  * with the same text keeps the vector and one with a new text drops it (store/elasticsearch/listingStore.ts).
  */
 export function embeddedTextHash(doc: EmbeddedFields): string {
-  return createHash('sha256').update(listingText(doc)).digest('base64url').slice(0, 22);
+  return textHash(listingText(doc));
 }
+
+/**
+ * Hashes of texts this recipe no longer produces for any listing, so their vectors are stale
+ * although nothing rewrote the listing: the empty text every listing without a title and a
+ * description was embedded as before its route's words were. The embedding worker embeds them again.
+ */
+export const RETIRED_TEXT_HASHES: readonly string[] = [textHash('')];

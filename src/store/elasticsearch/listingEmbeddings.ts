@@ -7,7 +7,8 @@
  * an upsert that changes the text drops the stored vector and its hash (store/elasticsearch/listingStore.ts
  * keeps them only while the text hash matches), so a stale vector is a missing one, and a vector of
  * another model (the deployment switched EMBEDDING_MODEL) is re-computed; neither needs a
- * per-document script.
+ * per-document script. A vector of a text the recipe no longer produces (a retired text hash) is
+ * stale too, though nothing rewrote the listing.
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { ListingDocument } from '../listingDocument.js';
@@ -15,9 +16,9 @@ import { NOT_REMOVED } from './listingQueries.js';
 import { isElasticsearchUnavailable } from './client.js';
 
 /** The fields a listing's embedded text is built from (semantic/listingText.ts). */
-export type EmbeddedFields = Pick<ListingDocument, 'name' | 'description' | 'tags' | 'describe'>;
+export type EmbeddedFields = Pick<ListingDocument, 'resource' | 'name' | 'description' | 'tags' | 'describe'>;
 /** The source fields listingText reads (semantic/listingText.ts). */
-export const EMBEDDED_TEXT_FIELDS = ['name', 'description', 'tags', 'describe.title', 'describe.description', 'describe.tags'];
+export const EMBEDDED_TEXT_FIELDS = ['resource', 'name', 'description', 'tags', 'describe.title', 'describe.description', 'describe.tags'];
 
 export interface PendingEmbedding {
   id: string;
@@ -63,7 +64,10 @@ export class ListingEmbeddingStore {
     size: number,
     model: string,
     handled: ReadonlyMap<string, number> = new Map(),
+    /** Text hashes whose vectors are stale whatever model made them (semantic/listingText.ts RETIRED_TEXT_HASHES). */
+    retired: readonly string[] = [],
   ): Promise<{ seen: Array<{ id: string; seqNo: number }>; listings: PendingEmbedding[] }> {
+    const stale = retired.length > 0 ? [{ terms: { embeddedTextHash: [...retired] } }] : [];
     const response = await this.client.search<never>({
       index: this.alias,
       // Room for the handled hits it skips (max_result_window is 10,000).
@@ -71,7 +75,7 @@ export class ListingEmbeddingStore {
       track_total_hits: false,
       _source: false,
       seq_no_primary_term: true,
-      query: { bool: { must_not: [NOT_REMOVED, embeddedBy(model)] } },
+      query: { bool: { must_not: [NOT_REMOVED], should: [{ bool: { must_not: [embeddedBy(model)] } }, ...stale], minimum_should_match: 1 } },
       // Index order: nothing to score, and the index sort (firstSeen desc) puts new listings first.
       sort: ['_doc'],
     });
@@ -91,8 +95,9 @@ export class ListingEmbeddingStore {
       if (!('found' in doc) || !doc.found || doc._seq_no === undefined || doc._primary_term === undefined) continue;
       seen.push({ id: doc._id, seqNo: doc._seq_no });
       const source = doc._source ?? {};
-      if (source.removed === true || (typeof source.embeddedTextHash === 'string' && source.embeddingModel === model)) continue;
-      const unnamed = typeof source.embeddedTextHash === 'string' && source.embeddingModel === undefined;
+      const hash = typeof source.embeddedTextHash === 'string' && !retired.includes(source.embeddedTextHash) ? source.embeddedTextHash : undefined;
+      if (source.removed === true || (hash !== undefined && source.embeddingModel === model)) continue;
+      const unnamed = hash !== undefined && source.embeddingModel === undefined;
       listings.push({ id: doc._id, doc: source as EmbeddedFields, unnamed, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
     }
     return { seen, listings };
