@@ -92,6 +92,10 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     const vectorDoc = { embedding: float32s, embeddedTextHash: embeddedTextHash(listing), embeddingModel: h.config.embeddingModel };
     await h.elasticsearch.update({ index: h.config.listingsAlias, id: longVector, doc: vectorDoc, refresh: true });
     assert.ok(float32s.some((x) => String(x).length > 14), 'the vector is written long');
+    // A vector of a text an earlier recipe embedded (its hash is not the listing's text's now): the copy leaves it out.
+    const olderRecipe = expected.pick(SIZE - 7);
+    const olderDoc = { embedding: float32s, embeddedTextHash: 'an-earlier-text-recipe', embeddingModel: h.config.embeddingModel };
+    await h.elasticsearch.update({ index: h.config.listingsAlias, id: olderRecipe, doc: olderDoc, refresh: true });
     // Derived text fields as an earlier version of the code computed them: the copy computes them again.
     const staleText = expected.pick(SIZE - 6);
     await h.elasticsearch.update({ index: h.config.listingsAlias, id: staleText, doc: { textQuality: 0.123, keywords: 'stale words' }, refresh: true });
@@ -178,6 +182,11 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     const copied = stored.get(longVector)!.embedding!;
     assert.deepEqual(copied.map((x) => Math.fround(x)), float32s);
     assert.ok(copied.every((x) => String(x).replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length <= 9), JSON.stringify(copied.slice(0, 4)));
+
+    // Left for the embedding worker, which may already have embedded the listing's current text.
+    const reembedded = stored.get(olderRecipe)!;
+    assert.notEqual(reembedded.embeddedTextHash, 'an-earlier-text-recipe', 'a vector of an earlier text was copied');
+    if (reembedded.embeddedTextHash !== undefined) assert.equal(reembedded.embeddedTextHash, embeddedTextHash(reembedded));
 
     const recomputed = stored.get(staleText)!;
     assert.deepEqual({ keywords: recomputed.keywords, textQuality: recomputed.textQuality }, derivedTextFields(recomputed as unknown as ListingText));

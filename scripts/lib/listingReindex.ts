@@ -7,7 +7,8 @@
  *    its primary terms exceed the live index's: a write prepared against the old index (its
  *    `if_seq_no`/`if_primary_term` guard) can then never match a document of the new one.
  * 2. Copy a point-in-time snapshot (PIT + search_after + _bulk; removed listings too, they are flags),
- *    each document's derived text fields (identifier words, text quality) computed again by this code.
+ *    each document's derived text fields (identifier words, text quality) computed again by this code,
+ *    and a vector of a text it no longer has under this code's recipe left for the embedding worker.
  * 3. Catch up: every document whose `_seq_no` passed the checkpoint taken before the previous
  *    read, as it is now, until a round finds little.
  * 4. Write-block the old index (the block API waits for writes in flight), copy the last changes,
@@ -17,6 +18,8 @@
  */
 import { textFieldsOf } from '../../src/search/rankingSettings.js';
 import { vectorDigits } from '../../src/semantic/vectorDigits.js';
+import { embeddedTextHash } from '../../src/semantic/listingText.js';
+import type { EmbeddedFields } from '../../src/store/elasticsearch/listingEmbeddings.js';
 import { derivedTextFields, type ListingText } from '../../src/catalog/document.js';
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
@@ -174,6 +177,18 @@ function withVectorDigits(source: Record<string, unknown>): Record<string, unkno
 }
 
 /**
+ * A vector of a text the listing no longer has under this code's recipe (src/semantic/listingText.ts:
+ * a change to what a listing is embedded as) is left out of the copy, with its hash and model, so
+ * the embedding worker embeds the text as this code writes it; a current vector is copied as is.
+ */
+function withCurrentVector(source: Record<string, unknown>): Record<string, unknown> {
+  if (typeof source.embeddedTextHash !== 'string' || typeof source.resource !== 'string') return source;
+  if (source.embeddedTextHash === embeddedTextHash(source as unknown as EmbeddedFields)) return source;
+  const { embedding: _vector, embeddedTextHash: _hash, embeddingModel: _model, ...rest } = source;
+  return rest;
+}
+
+/**
  * The derived text fields as this code computes them (src/catalog/document.ts): a catalog written
  * before a change to the identifier words or the text quality gets it with the new index.
  */
@@ -183,7 +198,7 @@ function withDerivedText(source: Record<string, unknown>): Record<string, unknow
 
 async function bulkCopy(client: Client, target: string, hits: Array<{ _id?: string | null; _source?: unknown }>): Promise<number> {
   if (hits.length === 0) return 0;
-  const operations = hits.flatMap((hit) => [{ index: { _id: hit._id! } }, withDerivedText(withVectorDigits(hit._source as Record<string, unknown>))]);
+  const operations = hits.flatMap((hit) => [{ index: { _id: hit._id! } }, withDerivedText(withVectorDigits(withCurrentVector(hit._source as Record<string, unknown>)))]);
   const response = await client.bulk({ index: copyAlias(target), require_alias: true, operations, refresh: false });
   if (response.errors) {
     const failed = response.items.map((item) => Object.values(item)[0]).find((result) => result?.error);

@@ -9,10 +9,20 @@ import { longForm } from '../search/abbreviations.js';
 import type { EmbeddedFields } from '../store/elasticsearch/listingEmbeddings.js';
 
 /**
- * A tool name's words, abbreviations written out ("get_weather_forecast" -> "get weather forecast",
- * "coords_to_place" -> "coordinates to place"): the model knows words, not identifiers.
+ * A "2" between two words of an identifier is "to" (`img2txt`, `addr2coords`, `html2md`): for the
+ * model only. On the lexical side the same rule let a four-word geocoder match every question
+ * about addresses or coordinates (docs/catalog-reads.md, "Measured, not kept").
  */
-const words = (identifier: string) => identifierWords(identifier).map(longForm).join(' ');
+const TWO_AS_TO = /([a-z]{2,})2([a-z]{2,})/gi;
+
+/** An identifier's words for the model: split like the lexical side's, "2" read as "to". */
+const identifierText = (identifier: string) => identifierWords(identifier.replace(TWO_AS_TO, '$1 to $2'));
+
+/**
+ * A tool name's words, abbreviations written out ("get_weather_forecast" -> "get weather forecast",
+ * "coords_to_place" and "coords2place" -> "coordinates to place"): the model knows words, not identifiers.
+ */
+const words = (identifier: string) => identifierText(identifier).map(longForm).join(' ');
 
 /** Path segments that name no capability: API versions, numbers and the word "api" itself. */
 const ROUTE_NOISE = /^(?:v\d+|api|\d+)$/;
@@ -25,7 +35,7 @@ const ROUTE_NOISE = /^(?:v\d+|api|\d+)$/;
  */
 export function routeWords(resource: string): string {
   const url = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)([^?#]*)/i.exec(resource);
-  const wordsOf = (parts: string[]) => parts.flatMap(identifierWords).filter((w) => !ROUTE_NOISE.test(w)).map(longForm);
+  const wordsOf = (parts: string[]) => parts.flatMap(identifierText).filter((w) => !ROUTE_NOISE.test(w)).map(longForm);
   const path = wordsOf((url?.[2] ?? '').split('/'));
   if (path.length > 0) return path.join(' ');
   const host = wordsOf((url?.[1] ?? '').replace(/:\d+$/, '').split('.').slice(0, -1));

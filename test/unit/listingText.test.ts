@@ -18,6 +18,13 @@ describe('unit: the text a listing is embedded as (semantic/listingText.ts)', ()
     }
   });
 
+  it('a "2" between two words of a name or a route is "to"; between single letters it stays (b2b, p2p)', () => {
+    assert.equal(listingText({ resource: 'mcp://t.example/addr2coords', name: 'addr2coords', description: '' }), 'address to coordinates');
+    assert.equal(listingText({ resource: 'mcp://t.example/img2txt', name: 'img2txt' }), 'image to txt');
+    assert.equal(listingText({ resource: 'mcp://t.example/b2b_leads', name: 'b2b_leads' }), 'b2b leads');
+    assert.equal(routeWords('https://docs.example/v1/html2pdf/{p2pId}'), 'html to pdf p2p id');
+  });
+
   it('a title or a description is the text, as before: the route is not added, so their vectors stay valid', () => {
     const resource = 'https://svc.example/v1/forecast/{lat}/{lon}';
     assert.equal(listingText({ resource, describe: { title: 'Point forecast', description: 'Hourly forecast.', tags: ['weather'] } }), 'Point forecast. Hourly forecast.. weather');
