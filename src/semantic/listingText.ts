@@ -13,10 +13,10 @@ import type { EmbeddedFields } from '../store/elasticsearch/listingEmbeddings.js
  * model only. On the lexical side the same rule let a four-word geocoder match every question
  * about addresses or coordinates (docs/catalog-reads.md, "Measured, not kept").
  */
-const TWO_AS_TO = /([a-z]{2,})2([a-z]{2,})/gi;
+const TWO_AS_TO = /([a-z]{2})2(?=[a-z]{2})/gi; // fixed width: linear on any length
 
 /** An identifier's words for the model: split like the lexical side's, "2" read as "to". */
-const identifierText = (identifier: string) => identifierWords(identifier.replace(TWO_AS_TO, '$1 to $2'));
+const identifierText = (identifier: string) => identifierWords(identifier.replace(TWO_AS_TO, '$1 to '));
 
 /**
  * A tool name's words, abbreviations written out ("get_weather_forecast" -> "get weather forecast",
