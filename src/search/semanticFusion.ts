@@ -2,7 +2,7 @@
  * How the semantic neighbours' scores join the words' score in text relevance (issue 23,
  * docs/catalog-reads.md "Fusion"), by `semantic.fusion`:
  * - `weighted`: a `knn` clause inside the relevance bool, scoring `weight x (1 + cosine) / 2`:
- *   a neighbour at `minSimilarity` gets most of what the nearest one gets (27 of 40 shipped);
+ *   a neighbour at `minSimilarity` gets most of what the nearest one gets (26 of 40 shipped);
  * - `normalised` and `rrf`: the k nearest are found first by a kNN search of their own (the same
  *   filters, k and candidates: the same kNN cost, one more round trip), their scores are put on a
  *   scale of this query's own (`fuseNeighbours`), and each comes back into the relevance bool as
