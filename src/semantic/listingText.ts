@@ -24,8 +24,8 @@ const identifierText = (identifier: string) => identifierWords(identifier.replac
  */
 const words = (identifier: string) => identifierText(identifier).map(longForm).join(' ');
 
-/** Path segments that name no capability: API versions, numbers and the word "api" itself. */
-const ROUTE_NOISE = /^(?:v\d+|api|\d+)$/;
+/** Path words that name no capability: API versions, numbers, "api" and the protocol's own "x402". */
+const ROUTE_NOISE = /^(?:v\d+|api|x402|\d+)$/;
 
 /**
  * The words of a resource's route, abbreviations written out (`/v2/conditions/current/{lat},{lon}`

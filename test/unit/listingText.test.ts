@@ -6,6 +6,7 @@ describe('unit: the text a listing is embedded as (semantic/listingText.ts)', ()
     assert.equal(routeWords('https://climadata.example/v2/conditions/current/{lat},{lon}'), 'conditions current latitude longitude');
     assert.equal(routeWords('https://pricetrail.example/api/history/{asin}'), 'history asin');
     assert.equal(routeWords('https://docs.example/v1/convert/docx/pdf?x=1#top'), 'convert docx pdf');
+    assert.equal(routeWords('https://paid.example/x402/weather/:city'), 'weather city');
     assert.equal(listingText({ resource: 'https://rank.example/v1/backlinks/{domainName}' }), 'backlinks domain name');
   });
 
