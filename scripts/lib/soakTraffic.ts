@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { LocalAccount } from 'viem/accounts';
 import { distinctSearchQueries, zipfPicker } from './searchQueryMix.js';
 import { exactRequest, NETWORK, requirements, USDC } from '../../test/support/payments.js';
+import type { McpListingInput } from '../../src/shapes/listingInput.js';
 
 export const POOLS = { tools: 100, paidResources: 60, announced: 40, payees: 40, queries: 200 };
 /** Operations per cycle of 20: what the gateway sees in proportion. */
@@ -48,6 +49,12 @@ export class SoakTraffic {
   readonly settledResources = new Set<number>();
   /** Pool members whose last write got no answer or a 5xx: it may or may not have landed, so the end check skips them. */
   readonly uncertain = new Set<number>();
+  /**
+   * Tools with a publish or unpublish in flight. Two concurrent writes of one listing are ordered by
+   * the write stream, not by which answer reaches this client first, so "the last acknowledged
+   * write" is only defined when a tool has one write in flight at a time.
+   */
+  private readonly toolsInFlight = new Set<number>();
   settlesAcknowledged = 0;
   private readonly queries = distinctSearchQueries(POOLS.queries);
   private readonly pickQuery = zipfPicker(POOLS.queries);
@@ -122,20 +129,31 @@ export class SoakTraffic {
       }
       case 'publish': {
         const k = pick(POOLS.tools);
-        const version = (this.tools.get(k)?.version ?? 0) + 1;
-        const res = await this.post(kind, '/discovery/publish', toolInput(this.options.toolHost, k, version), auth);
-        if (res?.ok) this.tools.set(k, { id: ((await res.json()) as { id: string }).id, version, live: true });
-        else if (!res || res.status >= 500) this.uncertain.add(k);
+        if (this.toolsInFlight.has(k)) return undefined;
+        this.toolsInFlight.add(k);
+        try {
+          const version = (this.tools.get(k)?.version ?? 0) + 1;
+          const res = await this.post(kind, '/discovery/publish', toolInput(this.options.toolHost, k, version), auth);
+          if (res?.ok) this.tools.set(k, { id: ((await res.json()) as { id: string }).id, version, live: true });
+          else if (!res || res.status >= 500) this.uncertain.add(k);
+        } finally {
+          this.toolsInFlight.delete(k);
+        }
         return undefined;
       }
       case 'unpublish': {
-        const live = [...this.tools.entries()].filter(([, t]) => t.live);
+        const live = [...this.tools.entries()].filter(([k, t]) => t.live && !this.toolsInFlight.has(k));
         if (live.length === 0) return undefined;
         const [k, tool] = live[random(live.length)]!;
-        const res = await this.call(kind, `/discovery/publish/${tool.id}`, { method: 'DELETE', headers: auth });
-        if (res?.status === 204) this.tools.set(k, { ...tool, live: false });
-        else if (!res || res.status >= 500) this.uncertain.add(k);
-        return res;
+        this.toolsInFlight.add(k);
+        try {
+          const res = await this.call(kind, `/discovery/publish/${tool.id}`, { method: 'DELETE', headers: auth });
+          if (res?.status === 204) this.tools.set(k, { ...tool, live: false });
+          else if (!res || res.status >= 500) this.uncertain.add(k);
+          return res;
+        } finally {
+          this.toolsInFlight.delete(k);
+        }
       }
       case 'settle': {
         const j = pick(POOLS.paidResources);
@@ -170,7 +188,7 @@ export function toolMark(k: number): string {
 }
 
 /** Tool k at a version: its description names both, so a reader can tell which write it sees. */
-export function toolInput(host: string, k: number, version: number) {
+export function toolInput(host: string, k: number, version: number): McpListingInput {
   return {
     type: 'mcp',
     resource: `mcp://${host}/soak_tool_${k}`,

@@ -201,7 +201,7 @@ export function soakVerdict(samples: Sample[], options: { warmup: number }, traf
   if (deadLetters > 0) failures.push(`${deadLetters} dead letters`);
   const serverErrors = [...traffic.serverErrors.values()].reduce((a, b) => a + b, 0);
   if (serverErrors > 0) failures.push(`${serverErrors} answers 5xx: ${JSON.stringify(Object.fromEntries(traffic.serverErrors))}`);
-  if (final.lost.length > 0) failures.push(`${final.lost.length} acknowledged writes not served as written`);
+  if (final.lost.length > 0) failures.push(`${final.lost.length} acknowledged writes not served as written: ${final.lost.slice(0, 5).join('; ')}`);
   return { passed: failures.length === 0, failures, growth, kept, notJudged, bytesPerSettlementResult, usedNonces };
 }
 
