@@ -117,9 +117,10 @@ export class CatalogSearch {
       const semantic = settings.semantic.weight > 0 && this.options.queryEmbeddings !== undefined;
       // The catalog's spelling of a misspelled word serves both sides: the words and the meaning.
       const spelling = settings.typos.spelling === 'catalog' ? editBudget(settings.typos.fuzziness) : undefined;
+      const rareWithin = settings.rareWords.boost > 0 ? settings.rareWords.maxListings : undefined;
       const [typedVector, typos, filterShare] = await Promise.all([
         semantic ? this.options.queryEmbeddings?.vectorFor(q) : undefined,
-        settings.typos.weight > 0 || spelling ? this.options.typoPass?.check(q, spelling ? { spelling } : {}) : undefined,
+        settings.typos.weight > 0 || spelling || rareWithin ? this.options.typoPass?.check(q, { ...(spelling ? { spelling } : {}), ...(rareWithin ? { rareWithin } : {}) }) : undefined,
         // A search keeps the kNN plan its first page had, so its pages rank the same neighbours.
         state ? state.filterShare : semantic && settings.semantic.preFilterMaxShare < 1 ? this.options.filterShare?.of(filterClauses(request.filters).filter) : undefined,
       ]);
@@ -129,6 +130,7 @@ export class CatalogSearch {
       if (vector) page.queryVector = vector;
       if (typos !== undefined && settings.typos.weight > 0) page.typoPass = typos.needed;
       if (typos?.spelled !== undefined) page.spelled = typos.spelled;
+      if (typos?.rareWords !== undefined) page.rareWords = typos.rareWords;
       if (filterShare !== undefined) page.filterShare = filterShare;
       if (vector && settings.semantic.fusion !== 'weighted') page.neighbours = await this.neighbours({ ...request, q }, settings, vector, filterShare, page.spelled);
     }

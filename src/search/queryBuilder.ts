@@ -136,6 +136,8 @@ export interface PageOptions {
   typoPass?: boolean;
   /** The query as the catalog spells it, when a word of it is in no listing (search/typoPass.ts): read as the typed words. */
   spelled?: string;
+  /** Every word of the query when each is in only a few listings (search/typoPass.ts, `rareWords`). */
+  rareWords?: readonly string[];
   /** sort=rank: read hits `from`..`from + take` of the rank window of `size` listings. */
   window?: { size: number; from: number; take: number };
   /** sort=rank past the window: the window's listings, left out of the exact ranking of the rest. */
@@ -156,7 +158,7 @@ export function buildSearchBody(
   };
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
-    const relevance = textQuery(request.q, settings, semanticInput(request, settings, page), page.typoPass, page.spelled);
+    const relevance = textQuery(request.q, settings, semanticInput(request, settings, page), page);
     const excluded = page.excludeIds && page.excludeIds.length > 0 ? [{ terms: { id: [...page.excludeIds] } }] : [];
     if (page.window) {
       body.query = { bool: { must: [relevance], filter, must_not } };

@@ -16,7 +16,7 @@ export class RankingChangeError extends Error {
 export function flattenRanking(settings: RankingSettings): Array<[string, string | number]> {
   const rows: Array<[string, string | number]> = [];
   for (const [field, boost] of Object.entries(settings.fields)) rows.push([`fields.${field}`, boost]);
-  rows.push(['stuffing', settings.stuffing], ['exactName', settings.exactName], ['window', settings.window], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['typos.spelling', settings.typos.spelling], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
+  rows.push(['stuffing', settings.stuffing], ['exactName', settings.exactName], ['rareWords.boost', settings.rareWords.boost], ['rareWords.maxListings', settings.rareWords.maxListings], ['window', settings.window], ['typos.weight', settings.typos.weight], ['typos.fuzziness', settings.typos.fuzziness], ['typos.spelling', settings.typos.spelling], ['synonyms.weight', settings.synonyms.weight], ['synonyms.phraseBoost', settings.synonyms.phraseBoost]);
   settings.synonyms.groups.forEach((group, i) => rows.push([`synonyms.groups.${i}`, group.join(', ')]));
   for (const [key, value] of Object.entries(settings.semantic)) rows.push([`semantic.${key}`, value]);
   for (const [key, value] of Object.entries(settings.direction)) rows.push([`direction.${key}`, value]);
@@ -37,7 +37,7 @@ export async function showRanking(tunables: RankingTunablesIndex): Promise<{ ind
 const NUMERIC = new Set([
   'price.origin', 'price.scale', 'price.offset', 'price.decay', 'price.floor',
   'recency.decay', 'recency.floor', 'recency.neverSettled',
-  'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'window', 'bm25.k1', 'bm25.b',
+  'typos.weight', 'synonyms.weight', 'synonyms.phraseBoost', 'exactName', 'rareWords.boost', 'rareWords.maxListings', 'window', 'bm25.k1', 'bm25.b',
   'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity', 'semantic.rankConstant', 'semantic.preFilterMaxShare',
   'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
   'popularity.weight', 'popularity.saturation',

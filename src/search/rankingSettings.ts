@@ -71,6 +71,11 @@ export interface RankingSettings {
   /** Boost of an MCP listing whose tool name is exactly the query (0 turns it off). */
   exactName: number;
   /**
+   * A query every word of which is in 1 to `maxListings` listings names something (search/typoPass.ts):
+   * the listings with all its words gain `boost`, so meaning alone cannot bury them (0 turns it off).
+   */
+  rareWords: { boost: number; maxListings: number };
+  /**
    * The rank window (docs/catalog-reads.md, "Rank window"): sort=rank scores text relevance over
    * every match and the other factors only over the `window` best by text relevance; ranking
    * continues exactly past them. 0 ranks every match exactly (indexes made before it existed).
@@ -211,6 +216,7 @@ export function validateRanking(
   const health = isObject(raw.health) ? raw.health : DEFAULT_HEALTH;
   const popularity = isObject(raw.popularity) ? raw.popularity : DEFAULT_POPULARITY;
   const direction = isObject(raw.direction) ? raw.direction : { phraseBoost: 0, opposite: 1 };
+  const rareWords = isObject(raw.rareWords) ? raw.rareWords : {};
   const bm25 = isObject(similarity) ? similarity : {};
   const settings: RankingSettings = {
     fields,
@@ -242,6 +248,10 @@ export function validateRanking(
       field: check.textField('direction.field', direction.field ?? 'phrase_text', textFields),
     },
     exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
+    rareWords: {
+      boost: check.number('rareWords.boost', rareWords.boost ?? 0, 0, 1000),
+      maxListings: Math.round(check.number('rareWords.maxListings', rareWords.maxListings ?? 3, 1, 1000)),
+    },
     // Elasticsearch's default index.max_rescore_window bounds it.
     window: Math.round(check.number('window', raw.window ?? 0, 0, 10_000)),
     stuffing: check.oneOf('stuffing', raw.stuffing ?? 'off', ['square', 'none', 'off'] as const),

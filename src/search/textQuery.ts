@@ -32,13 +32,26 @@ const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).so
  *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field, the best
  *   phrase of each group only;
  * - a tool name typed exactly (`get_weather_forecast`), at `exactName`;
+ * - when every word of the query is rare in the catalog (`rareWords`: it names something, search/typoPass.ts),
+ *   the listings with all of those words, at `rareWords.boost`: a neighbour in meaning gets most of
+ *   `semantic.weight` just for being among the k nearest, which buried the one listing holding a
+ *   made-up brand or code under listings merely near its meaningless embedding;
  * - the listings nearest in meaning to the query: a `knn` clause on their embeddings at
  *   `semantic.weight`, or their fused scores as constants per listing (search/semanticFusion.ts).
  * The extras weigh less than the typed words, so an exact match still wins. The text-quality
  * multiplier is applied with the other factors (search/rankingFactors.ts).
  */
-export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, typoPass = true, spelled?: string): Json {
-  const { clauses, directions } = lexicalPart(q, settings, typoPass, spelled);
+/** What the look-up of the query's words said (search/typoPass.ts); absent: send the typo pass, read the query as typed. */
+export interface QueryReading {
+  typoPass?: boolean;
+  /** The query as the catalog spells it. */
+  spelled?: string;
+  /** Every word of the query, as the catalog writes it, when each is in only a few listings. */
+  rareWords?: readonly string[];
+}
+
+export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, reading: QueryReading = {}): Json {
+  const { clauses, directions } = lexicalPart(q, settings, reading);
   if (!semantic || settings.semantic.weight <= 0) return { bool: { should: clauses, minimum_should_match: 1 } };
   const meaning = 'neighbours' in semantic ? fusedClauses(semantic.neighbours) : [weightedClause(settings, semantic, directions)];
   return { bool: { should: [...clauses, ...meaning], minimum_should_match: 1 } };
@@ -61,13 +74,14 @@ interface LexicalPart {
 const lexicalParts = new WeakMap<RankingSettings, LruCache<LexicalPart>>();
 const LEXICAL_PARTS_KEPT = 1000;
 
-function lexicalPart(q: string, settings: RankingSettings, typoPass: boolean, spelled?: string): LexicalPart {
+function lexicalPart(q: string, settings: RankingSettings, reading: QueryReading): LexicalPart {
   let kept = lexicalParts.get(settings);
   if (!kept) lexicalParts.set(settings, (kept = new LruCache<LexicalPart>(LEXICAL_PARTS_KEPT)));
-  // A query is respelled the same way for a minute at least (search/typoPass.ts), so the key holds it.
-  const key = `${typoPass ? 't' : 'f'}${spelled === undefined ? '' : `${spelled}\u0000`}${q}`;
+  // A query reads the same way for a minute at least (search/typoPass.ts), so the key holds the reading.
+  const { typoPass = true, spelled, rareWords } = reading;
+  const key = `${typoPass ? 't' : 'f'}${rareWords ? 'r' : ''}${spelled === undefined ? '' : `${spelled}\u0000`}${q}`;
   let part = kept.get(key);
-  if (!part) kept.set(key, (part = deepFreeze(buildLexicalPart(q, settings, typoPass, spelled))));
+  if (!part) kept.set(key, (part = deepFreeze(buildLexicalPart(q, settings, typoPass, spelled, rareWords))));
   return part;
 }
 
@@ -77,7 +91,7 @@ function lexicalPart(q: string, settings: RankingSettings, typoPass: boolean, sp
  * "receipt scanner" would, not below a listing that only has "scanner"); the typo pass still
  * matches the words as typed, in case the buyer meant another close word.
  */
-function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolean, spelled?: string): LexicalPart {
+function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolean, spelled?: string, rareWords?: readonly string[]): LexicalPart {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
   const list = () => boosted.map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;
@@ -124,6 +138,10 @@ function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolea
     for (const d of directionsIn(meant)) if (!typedAsSynonym.has(d.phrase)) clauses.push(phrase(d.phrase, settings.direction.phraseBoost));
   }
   if (settings.exactName > 0) clauses.push({ constant_score: { filter: { term: { 'name.raw': q.trim() } }, boost: settings.exactName } });
+  if (settings.rareWords.boost > 0 && rareWords && rareWords.length > 0) {
+    const every = rareWords.map((word) => ({ term: { [PHRASE_FIELD]: word } }));
+    clauses.push({ constant_score: { filter: { bool: { filter: every } }, boost: settings.rareWords.boost } });
+  }
   return { clauses, directions: directionsOf(meant, expansion.groups) };
 }
 
@@ -140,5 +158,5 @@ const directionsOf = (q: string, groups: ReturnType<typeof expandQuery>['groups'
 
 /** The directions the semantic part demotes the opposite of, as `textQuery` reads them. */
 export function semanticDirections(q: string, settings: RankingSettings, spelled?: string): Direction[] {
-  return lexicalPart(q, settings, true, spelled).directions;
+  return lexicalPart(q, settings, spelled === undefined ? {} : { spelled }).directions;
 }

@@ -11,7 +11,8 @@ import type { EditBand, WordReplacement } from '../store/elasticsearch/listingVo
 import type { WordList } from './englishWords.js';
 
 export interface Vocabulary {
-  knowsEveryWord(text: string): Promise<boolean>;
+  /** How many listings have each word of the text (the catalog's analysed form of the word). */
+  listingCounts(text: string): Promise<Map<string, number>>;
   /** For each word of the text no listing has, the catalog's closest word within the edit budget. */
   closestKnownWords(text: string, budget: readonly EditBand[]): Promise<WordReplacement[]>;
 }
@@ -21,6 +22,12 @@ export interface TypoVerdict {
   needed: boolean;
   /** When asked for and some unknown word has a close known one: the query spelled that way. */
   spelled?: string;
+  /**
+   * When asked for (`rareWithin`) and every word of the query is in at least one and at most that
+   * many listings: those words, as the catalog writes them. Such a query names something (a
+   * brand, a tool, a code) more than it describes a need.
+   */
+  rareWords?: string[];
 }
 
 const TTL_MS = 60_000;
@@ -33,6 +40,8 @@ const MAX_SPELLED_WORDS = 8;
 
 interface Entry {
   needed: boolean;
+  /** Each word's listing count; undefined when the look-up failed. */
+  counts?: ReadonlyMap<string, number>;
   /** null: looked up, nothing to correct; undefined: not looked up yet (or with another budget). */
   spelled?: string | null;
   /** The edit budget `spelled` was looked up with. */
@@ -60,25 +69,34 @@ export class TypoPass {
    * The budget is the fuzzy pass's own (`editBudget`): a word is respelled only to a word the
    * lexical side already takes for the same one.
    */
-  async check(query: string, options: { spelling?: readonly EditBand[] } = {}): Promise<TypoVerdict> {
+  async check(query: string, options: { spelling?: readonly EditBand[]; rareWithin?: number } = {}): Promise<TypoVerdict> {
     const key = normalizedQuery(query);
     let entry = this.cache.get(key);
     if (!entry || this.now() - entry.at >= TTL_MS) {
       // A failed look-up keeps the pass (the search itself reports an unavailable index).
-      const needed = await this.vocabulary.knowsEveryWord(key).then((known) => !known, () => true);
-      entry = { needed, at: this.now() };
+      const counts = await this.vocabulary.listingCounts(key).catch(() => undefined);
+      entry = { needed: counts === undefined || [...counts.values()].some((count) => count === 0), at: this.now(), ...(counts ? { counts } : {}) };
       this.cache.set(key, entry);
     }
+    const rare = rareWordsOf(entry.counts, options.rareWithin);
+    const verdict: TypoVerdict = rare ? { needed: entry.needed, rareWords: rare } : { needed: entry.needed };
     const budget = options.spelling;
-    if (!budget || budget.length === 0 || !entry.needed || key.split(' ').length > MAX_SPELLED_WORDS) return { needed: entry.needed };
+    if (!budget || budget.length === 0 || !entry.needed || key.split(' ').length > MAX_SPELLED_WORDS) return verdict;
     const budgetKey = JSON.stringify(budget);
     if (entry.spelled === undefined || entry.budget !== budgetKey) {
       // A failed look-up reads the query as typed, and is tried again with the next search.
       entry.spelled = await this.vocabulary.closestKnownWords(key, budget).then((found) => respelled(key, found, this.words) ?? null, () => undefined);
       entry.budget = budgetKey;
     }
-    return typeof entry.spelled === 'string' ? { needed: true, spelled: entry.spelled } : { needed: true };
+    return typeof entry.spelled === 'string' ? { ...verdict, spelled: entry.spelled } : verdict;
   }
+}
+
+/** The query's words when every one is in 1 to `within` listings (0 or undefined: never). */
+export function rareWordsOf(counts: ReadonlyMap<string, number> | undefined, within: number | undefined): string[] | undefined {
+  if (!counts || counts.size === 0 || !within || within < 1) return undefined;
+  for (const count of counts.values()) if (count < 1 || count > within) return undefined;
+  return [...counts.keys()].sort();
 }
 
 /**

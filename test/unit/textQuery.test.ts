@@ -39,18 +39,18 @@ describe('unit: text relevance query', () => {
     assert.equal(fuzzy.multi_match.fuzziness, 'AUTO:5,9');
     assert.ok(fuzzy.multi_match.boost < 1, 'a typo match weighs less than an exact one');
     assert.equal(fuzzy.multi_match.prefix_length, 1, 'the first letter is never a typo: bounded expansion');
-    assert.ok(!JSON.stringify(textQuery('wether', shipped, undefined, false)).includes('fuzziness'));
+    assert.ok(!JSON.stringify(textQuery('wether', shipped, undefined, { typoPass: false })).includes('fuzziness'));
     assert.ok(!JSON.stringify(textQuery('wether', with_({ typos: { weight: 0, fuzziness: 'AUTO', spelling: 'typed' } }))).includes('fuzziness'));
   });
 
   it('a query the catalog spells otherwise is searched as spelled, its typo pass on the words as typed', () => {
-    const query = textQuery('reciept scanner', shipped, undefined, true, 'receipt scanner');
+    const query = textQuery('reciept scanner', shipped, undefined, { spelled: 'receipt scanner' });
     const [words, fuzzy] = should(query) as [{ multi_match: { query: string } }, { multi_match: { query: string; fuzziness: string } }];
     assert.equal(words.multi_match.query, 'receipt scanner');
     assert.equal(fuzzy.multi_match.query, 'reciept scanner');
     assert.equal(fuzzy.multi_match.fuzziness, 'AUTO:5,9');
     // The spelled query's synonym phrases and directions too ("speach to text" is "speech to text").
-    assert.ok(phrases(textQuery('speach to text', shipped, undefined, true, 'speech to text')).some((p) => p.includes('"query":"speech to text"')));
+    assert.ok(phrases(textQuery('speach to text', shipped, undefined, { spelled: 'speech to text' })).some((p) => p.includes('"query":"speech to text"')));
     // Kept apart from the same query read as typed.
     assert.equal((should(textQuery('reciept scanner', shipped))[0] as { multi_match: { query: string } }).multi_match.query, 'reciept scanner');
   });
@@ -125,8 +125,8 @@ describe('unit: text relevance query', () => {
       const settings = with_({});
       const first = should(textQuery('speech to text api', settings));
       assert.equal(should(textQuery('speech to text api', settings)), first, 'kept');
-      assert.ok(kinds(textQuery('speech to text api', settings, undefined, true)).includes('multi_match'));
-      const withoutTypos = should(textQuery('speech to text api', settings, undefined, false));
+      assert.ok(kinds(textQuery('speech to text api', settings, undefined, { typoPass: true })).includes('multi_match'));
+      const withoutTypos = should(textQuery('speech to text api', settings, undefined, { typoPass: false }));
       assert.equal(withoutTypos.length, first.length - 1, 'no typo pass: one clause less');
       // An operator's change is a new tunables object (search/rankingCache.ts): it is read at once.
       const changed = with_({ exactName: 0 });

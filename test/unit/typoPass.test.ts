@@ -6,17 +6,18 @@ import { englishWords } from '../../src/search/englishWords.js';
  * A vocabulary of fixed words that counts its look-ups; a misspelling is corrected from `corrections`
  * (typed word -> the catalog's word), word by word, as the suggester does.
  */
-function vocabulary(words: string[], corrections: Record<string, string> = {}): Vocabulary & { lookups: number; spellings: number; fail: boolean; failSpelling: boolean } {
-  const known = new Set(words);
+function vocabulary(words: string[] | Record<string, number>, corrections: Record<string, string> = {}): Vocabulary & { lookups: number; spellings: number; fail: boolean; failSpelling: boolean } {
+  const counts = new Map(Array.isArray(words) ? words.map((w) => [w, 10] as const) : Object.entries(words));
+  const known = new Set(counts.keys());
   return {
     lookups: 0,
     spellings: 0,
     fail: false,
     failSpelling: false,
-    async knowsEveryWord(text: string) {
+    async listingCounts(text: string) {
       this.lookups += 1;
       if (this.fail) throw new Error('index unavailable');
-      return text.split(' ').every((w) => known.has(w));
+      return new Map(text.split(' ').map((w) => [w, counts.get(w) ?? 0]));
     },
     async closestKnownWords(text: string) {
       this.spellings += 1;
@@ -56,6 +57,26 @@ describe('unit: the typo pass only for queries with an unknown word', () => {
     const words = vocabulary(['weather']);
     words.fail = true;
     assert.deepEqual(await new TypoPass(words, englishWords()).check('weather'), { needed: true });
+  });
+});
+
+describe('unit: a query of rare words names something', () => {
+  it('gives the words when every one is in 1 to rareWithin listings, and only when asked', async () => {
+    const pass = new TypoPass(vocabulary({ pricetrail: 1, history: 40, ojlgpiom: 1, acme: 3 }), englishWords());
+    assert.deepEqual(await pass.check('pricetrail', { rareWithin: 3 }), { needed: false, rareWords: ['pricetrail'] });
+    assert.deepEqual(await pass.check('ojlgpiom acme', { rareWithin: 3 }), { needed: false, rareWords: ['acme', 'ojlgpiom'] });
+    assert.deepEqual(await pass.check('pricetrail', {}), { needed: false });
+    // A common word among them: the query describes more than it names.
+    assert.deepEqual(await pass.check('pricetrail history', { rareWithin: 3 }), { needed: false });
+    assert.deepEqual(await pass.check('acme', { rareWithin: 2 }), { needed: false });
+    // A word in no listing is a typo to correct, not a name to find.
+    assert.deepEqual(await pass.check('pricetrial', { rareWithin: 3 }), { needed: true });
+  });
+
+  it('never when the look-up failed', async () => {
+    const words = vocabulary({ pricetrail: 1 });
+    words.fail = true;
+    assert.deepEqual(await new TypoPass(words, englishWords()).check('pricetrail', { rareWithin: 3 }), { needed: true });
   });
 });
 

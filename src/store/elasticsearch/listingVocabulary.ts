@@ -1,9 +1,10 @@
 /**
- * Whether the catalog's index knows every word of a query: Elasticsearch analyses the query as an
- * artificial document of `phrase_text` (every listing text, stemmed) and reports each term's
- * document frequency (`_termvectors` with term statistics: no listing is read). The typo pass is
- * sent only when some word is unknown (search/typoPass.ts), and the query's meaning is then read
- * from its spelling as the catalog writes it (`closestKnownWords`).
+ * How many listings have each word of a query: Elasticsearch analyses the query as an artificial
+ * document of `phrase_text` (every listing text, stemmed) and reports each term's document
+ * frequency (`_termvectors` with term statistics: no listing is read). The typo pass is sent only
+ * when some word is unknown, a query of words only a few listings have is read as naming them
+ * (search/typoPass.ts), and a misspelled query's meaning is read from its spelling as the catalog
+ * writes it (`closestKnownWords`).
  */
 import type { Client } from '@elastic/elasticsearch';
 
@@ -33,7 +34,11 @@ export class ListingVocabulary {
    * Term statistics are a shard's: on an index of several shards a word held only by another shard
    * reads as unknown, which costs a typo pass, never a missed one.
    */
-  async knowsEveryWord(text: string): Promise<boolean> {
+  /**
+   * How many listings have each word of `text`, as the catalog's text field analyses it (stemmed,
+   * lower-cased): one termvectors call on a document of the text alone, whatever the catalog's size.
+   */
+  async listingCounts(text: string): Promise<Map<string, number>> {
     const response = await this.client.termvectors({
       index: this.alias,
       doc: { [ALL_TEXT_FIELD]: text },
@@ -45,7 +50,7 @@ export class ListingVocabulary {
       payloads: false,
     });
     const terms = response.term_vectors?.[ALL_TEXT_FIELD]?.terms ?? {};
-    return Object.values(terms).every((term) => (term.doc_freq ?? 0) > 0);
+    return new Map(Object.entries(terms).map(([term, stats]) => [term, stats.doc_freq ?? 0]));
   }
 
   /**
