@@ -99,6 +99,14 @@ describe('unit: text relevance query', () => {
     assert.ok(!kinds(textQuery('get_weather', with_({ exactName: 0 }))).includes('constant_score'));
   });
 
+  it('a query of rare words: the listings with every one of them gain rareWords.boost; only when the look-up said so, off at 0', () => {
+    const bonus = (query: Json) => should(query).filter((c) => 'constant_score' in c).map((c) => (c as { constant_score: { filter: Json; boost: number } }).constant_score);
+    const rare = bonus(textQuery('pricetrail acme', with_({ exactName: 0 }), undefined, { rareWords: ['acme', 'pricetrail'] }));
+    assert.deepEqual(rare, [{ filter: { bool: { filter: [{ term: { phrase_text: 'acme' } }, { term: { phrase_text: 'pricetrail' } }] } }, boost: 40 }]);
+    assert.deepEqual(bonus(textQuery('pricetrail acme', with_({ exactName: 0 }))), []);
+    assert.deepEqual(bonus(textQuery('pricetrail acme', with_({ exactName: 0, rareWords: { boost: 0, maxListings: 10 } }), undefined, { rareWords: ['acme', 'pricetrail'] })), []);
+  });
+
   it('semantic neighbours: a kNN clause with the read\'s filters and a similarity floor, only with a vector and a weight', () => {
     const semantic = { vector: [0.1, 0.2], filter: [{ term: { type: 'mcp' } }], postFilter: [], widen: 1 };
     const clause = should(textQuery('weather', shipped, semantic)).find((c) => knnIn(c) !== undefined)!;
