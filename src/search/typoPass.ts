@@ -9,6 +9,8 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { LruCache, normalizedQuery } from '../core/lruCache.js';
 import type { EditBand, WordReplacement } from '../store/elasticsearch/listingVocabulary.js';
 import type { WordList } from './englishWords.js';
+import { hasConnector } from './queryDirections.js';
+import { STOP_WORDS } from '../core/stopWords.js';
 
 export interface Vocabulary {
   /** How many listings have each word of the text (the catalog's analysed form of the word). */
@@ -78,7 +80,7 @@ export class TypoPass {
       entry = { needed: counts === undefined || [...counts.values()].some((count) => count === 0), at: this.now(), ...(counts ? { counts } : {}) };
       this.cache.set(key, entry);
     }
-    const rare = rareWordsOf(entry.counts, options.rareWithin);
+    const rare = namesSomething(key, this.words) ? rareWordsOf(entry.counts, options.rareWithin) : undefined;
     const verdict: TypoVerdict = rare ? { needed: entry.needed, rareWords: rare } : { needed: entry.needed };
     const budget = options.spelling;
     if (!budget || budget.length === 0 || !entry.needed || key.split(' ').length > MAX_SPELLED_WORDS) return verdict;
@@ -90,6 +92,16 @@ export class TypoPass {
     }
     return typeof entry.spelled === 'string' ? { ...verdict, spelled: entry.spelled } : verdict;
   }
+}
+
+/**
+ * Whether every word of the query reads as a name: no English word (the words a query describes a
+ * need with, which the embedding model reads well) and no direction, whose words a listing may
+ * hold in the opposite order.
+ */
+function namesSomething(query: string, words: WordList): boolean {
+  const typed = query.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '' && !STOP_WORDS.has(word));
+  return typed.length > 0 && !hasConnector(query) && typed.every((word) => !words.isWord(word));
 }
 
 /** The query's words when every one is in 1 to `within` listings (0 or undefined: never). */

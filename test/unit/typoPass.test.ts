@@ -61,14 +61,17 @@ describe('unit: the typo pass only for queries with an unknown word', () => {
 });
 
 describe('unit: a query of rare words names something', () => {
-  it('gives the words when every one is in 1 to rareWithin listings, and only when asked', async () => {
-    const pass = new TypoPass(vocabulary({ pricetrail: 1, history: 40, ojlgpiom: 1, acme: 3 }), englishWords());
+  it('gives the words when every one is in 1 to rareWithin listings and none is an English word, and only when asked', async () => {
+    const pass = new TypoPass(vocabulary({ pricetrail: 1, history: 40, ojlgpiom: 1, zorblex: 3, speech: 2, text: 2, pdf: 1, docx: 1, to: 50 }), englishWords());
     assert.deepEqual(await pass.check('pricetrail', { rareWithin: 3 }), { needed: false, rareWords: ['pricetrail'] });
-    assert.deepEqual(await pass.check('ojlgpiom acme', { rareWithin: 3 }), { needed: false, rareWords: ['acme', 'ojlgpiom'] });
+    assert.deepEqual(await pass.check('ojlgpiom zorblex', { rareWithin: 3 }), { needed: false, rareWords: ['ojlgpiom', 'zorblex'] });
     assert.deepEqual(await pass.check('pricetrail', {}), { needed: false });
     // A common word among them: the query describes more than it names.
     assert.deepEqual(await pass.check('pricetrail history', { rareWithin: 3 }), { needed: false });
-    assert.deepEqual(await pass.check('acme', { rareWithin: 2 }), { needed: false });
+    assert.deepEqual(await pass.check('zorblex', { rareWithin: 2 }), { needed: false });
+    // English words describe a need, however few listings use them; a direction is not a name.
+    assert.deepEqual(await pass.check('speech text', { rareWithin: 3 }), { needed: false });
+    assert.deepEqual(await pass.check('ojlgpiom to zorblex', { rareWithin: 60 }), { needed: false });
     // A word in no listing is a typo to correct, not a name to find.
     assert.deepEqual(await pass.check('pricetrial', { rareWithin: 3 }), { needed: true });
   });
