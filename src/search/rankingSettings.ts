@@ -250,7 +250,7 @@ export function validateRanking(
     exactName: check.number('exactName', raw.exactName ?? 0, 0, 1000),
     rareWords: {
       boost: check.number('rareWords.boost', rareWords.boost ?? 0, 0, 1000),
-      maxListings: Math.round(check.number('rareWords.maxListings', rareWords.maxListings ?? 3, 1, 1000)),
+      maxListings: Math.round(check.number('rareWords.maxListings', rareWords.maxListings ?? 10, 1, 1000)),
     },
     // Elasticsearch's default index.max_rescore_window bounds it.
     window: Math.round(check.number('window', raw.window ?? 0, 0, 10_000)),

@@ -41,6 +41,15 @@ describe('unit: ranking tunables (operator input)', () => {
     assert.equal(problemsOf((raw) => { raw.price.function = 'sigmoid'; }).length, 1);
   });
 
+  it('rareWords: a boost of 0 and up, at least one listing; an index made before it reads it off', () => {
+    assert.deepEqual(problemsOf((raw) => { raw.rareWords = { boost: 40, maxListings: 10 }; }), []);
+    assert.equal(problemsOf((raw) => { raw.rareWords = { boost: -1, maxListings: 10 }; }).length, 1);
+    assert.equal(problemsOf((raw) => { raw.rareWords = { boost: 40, maxListings: 0 }; }).length, 1);
+    const raw = shippedRaw();
+    delete raw.rareWords;
+    assert.deepEqual(validateRanking(raw, { k1: 1.2, b: 0.75 }).settings?.rareWords, { boost: 0, maxListings: 10 });
+  });
+
   it('typo fuzziness and synonym groups are checked (they become query clauses)', () => {
     assert.equal(problemsOf((raw) => { raw.typos.fuzziness = '3'; }).length, 1);
     assert.deepEqual(problemsOf((raw) => { raw.typos.fuzziness = 'AUTO:4,8'; }), []);
