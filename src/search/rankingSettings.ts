@@ -71,8 +71,9 @@ export interface RankingSettings {
   /** Boost of an MCP listing whose tool name is exactly the query (0 turns it off). */
   exactName: number;
   /**
-   * A query every word of which is in 1 to `maxListings` listings names something (search/typoPass.ts):
-   * the listings with all its words gain `boost`, so meaning alone cannot bury them (0 turns it off).
+   * A query that names something (search/typoPass.ts: every word in 1 to `maxListings` listings,
+   * none an English word, no direction): the listings with all its words gain `boost`, so
+   * neighbours in meaning alone cannot bury them (0 turns it off).
    */
   rareWords: { boost: number; maxListings: number };
   /**

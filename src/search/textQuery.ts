@@ -22,6 +22,15 @@ const PHRASE_SLOP = 1;
  */
 const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).some((w) => STOP_WORDS.has(w)) ? 0 : PHRASE_SLOP);
 
+/** What the look-up of the query's words said (search/typoPass.ts); absent: send the typo pass, read the query as typed. */
+export interface QueryReading {
+  typoPass?: boolean;
+  /** The query as the catalog spells it. */
+  spelled?: string;
+  /** Every word of the query, as the catalog writes it, when the query names something (`rareWords`). */
+  rareWords?: readonly string[];
+}
+
 /**
  * Text relevance, one bool of:
  * - the typed words (plus identifier words) on every boosted field (shipped: `phrase_text`, every
@@ -32,24 +41,15 @@ const slopFor = (phrase: string) => (phrase.toLowerCase().split(/[^a-z0-9]+/).so
  *   and their synonyms as phrases (`phraseBoost x weight`), on the stemmed phrase field, the best
  *   phrase of each group only;
  * - a tool name typed exactly (`get_weather_forecast`), at `exactName`;
- * - when every word of the query is rare in the catalog (`rareWords`: it names something, search/typoPass.ts),
+ * - when the query names something (`rareWords`: rare, non-English words, search/typoPass.ts),
  *   the listings with all of those words, at `rareWords.boost`: a neighbour in meaning gets most of
  *   `semantic.weight` just for being among the k nearest, which buried the one listing holding a
  *   made-up brand or code under listings merely near its meaningless embedding;
  * - the listings nearest in meaning to the query: a `knn` clause on their embeddings at
  *   `semantic.weight`, or their fused scores as constants per listing (search/semanticFusion.ts).
- * The extras weigh less than the typed words, so an exact match still wins. The text-quality
- * multiplier is applied with the other factors (search/rankingFactors.ts).
+ * The extras but the name bonuses weigh less than the typed words, so an exact match still wins.
+ * The text-quality multiplier is applied with the other factors (search/rankingFactors.ts).
  */
-/** What the look-up of the query's words said (search/typoPass.ts); absent: send the typo pass, read the query as typed. */
-export interface QueryReading {
-  typoPass?: boolean;
-  /** The query as the catalog spells it. */
-  spelled?: string;
-  /** Every word of the query, as the catalog writes it, when each is in only a few listings. */
-  rareWords?: readonly string[];
-}
-
 export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, reading: QueryReading = {}): Json {
   const { clauses, directions } = lexicalPart(q, settings, reading);
   if (!semantic || settings.semantic.weight <= 0) return { bool: { should: clauses, minimum_should_match: 1 } };
@@ -81,7 +81,7 @@ function lexicalPart(q: string, settings: RankingSettings, reading: QueryReading
   const { typoPass = true, spelled, rareWords } = reading;
   const key = `${typoPass ? 't' : 'f'}${rareWords ? 'r' : ''}${spelled === undefined ? '' : `${spelled}\u0000`}${q}`;
   let part = kept.get(key);
-  if (!part) kept.set(key, (part = deepFreeze(buildLexicalPart(q, settings, typoPass, spelled, rareWords))));
+  if (!part) kept.set(key, (part = deepFreeze(buildLexicalPart(q, settings, reading))));
   return part;
 }
 
@@ -91,7 +91,7 @@ function lexicalPart(q: string, settings: RankingSettings, reading: QueryReading
  * "receipt scanner" would, not below a listing that only has "scanner"); the typo pass still
  * matches the words as typed, in case the buyer meant another close word.
  */
-function buildLexicalPart(q: string, settings: RankingSettings, typoPass: boolean, spelled?: string, rareWords?: readonly string[]): LexicalPart {
+function buildLexicalPart(q: string, settings: RankingSettings, { typoPass = true, spelled, rareWords }: QueryReading): LexicalPart {
   const boosted = Object.entries(settings.fields).filter(([, boost]) => boost > 0);
   const list = () => boosted.map(([field, boost]) => `${field}^${boost}`);
   const { typos, synonyms } = settings;

@@ -44,6 +44,8 @@ interface Entry {
   needed: boolean;
   /** Each word's listing count; undefined when the look-up failed. */
   counts?: ReadonlyMap<string, number>;
+  /** Whether the query reads as a name (`namesSomething`); undefined until a read asks. */
+  names?: boolean;
   /** null: looked up, nothing to correct; undefined: not looked up yet (or with another budget). */
   spelled?: string | null;
   /** The edit budget `spelled` was looked up with. */
@@ -80,7 +82,9 @@ export class TypoPass {
       entry = { needed: counts === undefined || [...counts.values()].some((count) => count === 0), at: this.now(), ...(counts ? { counts } : {}) };
       this.cache.set(key, entry);
     }
-    const rare = namesSomething(key, this.words) ? rareWordsOf(entry.counts, options.rareWithin) : undefined;
+    // The dictionary is asked once per look-up, and only for a query whose words are rare.
+    let rare = rareWordsOf(entry.counts, options.rareWithin);
+    if (rare && !(entry.names ??= namesSomething(key, this.words))) rare = undefined;
     const verdict: TypoVerdict = rare ? { needed: entry.needed, rareWords: rare } : { needed: entry.needed };
     const budget = options.spelling;
     if (!budget || budget.length === 0 || !entry.needed || key.split(' ').length > MAX_SPELLED_WORDS) return verdict;

@@ -31,12 +31,10 @@ export class ListingVocabulary {
   ) {}
 
   /**
-   * Term statistics are a shard's: on an index of several shards a word held only by another shard
-   * reads as unknown, which costs a typo pass, never a missed one.
-   */
-  /**
    * How many listings have each word of `text`, as the catalog's text field analyses it (stemmed,
    * lower-cased): one termvectors call on a document of the text alone, whatever the catalog's size.
+   * Term statistics are a shard's: on an index of several shards a word held only by another shard
+   * reads as unknown (a typo pass, never a missed one) and a word reads rarer than it is.
    */
   async listingCounts(text: string): Promise<Map<string, number>> {
     const response = await this.client.termvectors({
