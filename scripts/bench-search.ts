@@ -17,6 +17,9 @@
  *            --approximate-embeddings  load without the model, then give every listing an
  *                                      approximate embedding (scripts/lib/benchVectors.ts):
  *                                      minutes instead of a quarter of an hour for 100k
+ *            --split-cores  Elasticsearch on half the cores, the gateway and the load generator
+ *                           on the other half, as gateways on hosts of their own
+ *                           (scripts/lib/cpuSplit.ts)
  *
  * Measurements start only once the index has no merge running (scripts/lib/indexSettle.ts): a
  * freshly loaded index measures its merges too. CPU per request is Elasticsearch's whole-node CPU
@@ -26,7 +29,6 @@
  * process (node + tsx) so the load generator and the gateway do not share one event loop.
  */
 import type { ChildProcess } from 'node:child_process';
-import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
@@ -42,6 +44,8 @@ import { addApproximateEmbeddings } from './lib/benchVectors.js';
 import { sharedEmbedder } from '../src/semantic/textEmbedder.js';
 import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from './lib/httpLoad.js';
 import { startServiceProcess } from './lib/benchService.js';
+import { splitCores, type CoreSplit } from './lib/cpuSplit.js';
+import { printReport } from './lib/searchBenchReport.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { describeSettled, settleIndex } from './lib/indexSettle.js';
 import { referenceSearchBody } from './lib/referenceQuery.js';
@@ -57,6 +61,7 @@ interface Options {
   forceMerge?: number;
   skewed: number;
   approximateEmbeddings: boolean;
+  splitCores: boolean;
 }
 
 function readOptions(): Options {
@@ -72,9 +77,10 @@ function readOptions(): Options {
         'force-merge': { type: 'string' },
         skewed: { type: 'string', default: '0' },
         'approximate-embeddings': { type: 'boolean', default: false },
+        'split-cores': { type: 'boolean', default: false },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -86,6 +92,7 @@ function readOptions(): Options {
     ...(values['force-merge'] !== undefined ? { forceMerge: numberOption('force-merge', values['force-merge']) } : {}),
     skewed: numberOption('skewed', values.skewed, { min: 0, max: 10_000 }),
     approximateEmbeddings: values['approximate-embeddings'],
+    splitCores: values['split-cores'],
   };
 }
 
@@ -115,6 +122,7 @@ async function main(): Promise<void> {
   const scratch = options.alias === undefined && !options.keep;
   let service: { child: ChildProcess; url: string } | undefined;
   let cached: { child: ChildProcess; url: string } | undefined;
+  let split: CoreSplit | undefined;
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: alias }))) await load(options, env, elasticsearch, alias);
     else if (options.approximateEmbeddings) await embed(options, env, elasticsearch, alias); // finishes an interrupted load
@@ -122,6 +130,8 @@ async function main(): Promise<void> {
     const { count } = await elasticsearch.count({ index: alias });
     process.stderr.write(`${describeSettled(alias, settled)}; ${count} listings\n`);
 
+    // Before the gateway starts: it inherits this process's cores.
+    if (options.splitCores) split = await splitCores(elasticsearch);
     service = await startServiceProcess(env);
     // Direct requests go to the first node (a cluster routes them on from there).
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
@@ -177,7 +187,7 @@ async function main(): Promise<void> {
     const result = (target: Target | undefined) => (target ? median(runs.get(target.name)!) : undefined);
     printReport(
       workloads.map((w) => ({ label: w.label, direct: result(w.direct)!, gateway: result(w.gateway) })),
-      options,
+      { ...options, ...(split ? { split: split.description } : {}) },
       count,
       describeSettled(alias, settled),
     );
@@ -186,6 +196,7 @@ async function main(): Promise<void> {
       await measureReadCache(options, { url: service.url, child }, cached, esUrl, elasticsearch);
     }
   } finally {
+    split?.restore();
     service?.child.kill('SIGTERM');
     cached?.child.kill('SIGTERM');
     if (scratch) await dropDeploymentIndices(elasticsearch, config.listingsIndex);
@@ -247,48 +258,6 @@ async function measureReadCache(
       `| on (1 s) | ${a.p50} ms | ${a.rps.toFixed(0)} | ${a.esCpuMs.toFixed(2)} | ${(a.gatewayCpuMs ?? NaN).toFixed(2)} |\n` +
       `| off | ${b.p50} ms | ${b.rps.toFixed(0)} | ${b.esCpuMs.toFixed(2)} | ${(b.gatewayCpuMs ?? NaN).toFixed(2)} |\n`,
   );
-}
-
-interface Row {
-  label: string;
-  direct: Measured;
-  gateway?: Measured | undefined;
-}
-
-function printReport(rows: Row[], options: Options, count: number, settled: string): void {
-  const reference = rows.find((r) => r.label === 'reference query')!.direct;
-  const ms = (n: number | undefined) => (n === undefined ? '' : n.toFixed(2));
-  const lines = [
-    `${count} listings, ${options.connections} connections, median of ${options.rounds} alternating ${options.duration} s runs per target; load average ${loadavg()[0]!.toFixed(2)} after`,
-    settled,
-    '',
-    '| workload | gateway p50 | gateway p99 | gateway req/s | direct ES p50 | direct ES p99 | direct ES req/s | p50 ratio | throughput ratio | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-  ];
-  for (const { label, gateway, direct } of rows) {
-    if (!gateway) {
-      lines.push(`| ${label} | | | | ${direct.p50} ms | ${direct.p99} ms | ${direct.rps.toFixed(0)} | | | ${direct.errors} |`);
-      continue;
-    }
-    lines.push(
-      `| ${label} | ${gateway.p50} ms | ${gateway.p99} ms | ${gateway.rps.toFixed(0)} | ${direct.p50} ms | ${direct.p99} ms | ${direct.rps.toFixed(0)} | ` +
-        `${(gateway.p50 / Math.max(direct.p50, 0.001)).toFixed(2)}x | ${((100 * gateway.rps) / Math.max(direct.rps, 1)).toFixed(0)}% | ${gateway.errors + direct.errors} |`,
-    );
-  }
-  lines.push(
-    '',
-    'CPU per request (ms), the same rounds on the same index:',
-    '',
-    '| workload | ES, direct | ES, direct, x reference | ES behind the gateway | gateway process |',
-    '|---|---|---|---|---|',
-  );
-  for (const { label, gateway, direct } of rows) {
-    lines.push(`| ${label} | ${ms(direct.esCpuMs)} | ${(direct.esCpuMs / reference.esCpuMs).toFixed(2)}x | ${ms(gateway?.esCpuMs)} | ${ms(gateway?.gatewayCpuMs)} |`);
-  }
-  const plain = rows.find((r) => r.label === 'search rank')?.gateway;
-  const explain = rows.find((r) => r.label === 'search explain=1')?.gateway;
-  if (plain && explain) lines.push('', `explain=1 p50 / plain p50 (gateway): ${(explain.p50 / Math.max(plain.p50, 0.001)).toFixed(2)}x`);
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 runMain('bench-search', main);

@@ -10,8 +10,10 @@
  * the two codes on the same index (REF first), so the machine's drift falls on both, and each row
  * lists every run beside the median: the spread is the noise a difference must beat.
  *
- *   npm run bench:table -- --alias ALIAS [--against REF] [--pairs 2] [--rounds 1] [--set both|all]
+ *   npm run bench:table -- --alias ALIAS [--against REF] [--pairs 2] [--rounds 1] [--set both|all] [--split-cores]
  *
+ * `--split-cores`: the cost runs with Elasticsearch on half the cores and the rest (the gateway, the
+ * load generator) on the other half (scripts/lib/cpuSplit.ts), for every code alike.
  * ALIAS: a catalog kept by `bench-search --keep` (load one with `npm run bench:search -- --alias
  * NAME --count 100000 --approximate-embeddings --keep --rounds 1`). Both codes must accept its
  * mapping. `--set` as bench-relevance's (the sealed held-out set gives aggregates only).
@@ -22,10 +24,11 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { splitCores, type CoreSplit } from './lib/cpuSplit.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from './lib/benchTable.js';
 
-const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...]';
+const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores]';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 interface Code {
@@ -85,6 +88,7 @@ async function main(): Promise<void> {
         pairs: { type: 'string', default: '2' },
         rounds: { type: 'string', default: '1' },
         set: { type: 'string', default: 'both' },
+        'split-cores': { type: 'boolean', default: false },
       },
     },
     USAGE,
@@ -94,28 +98,35 @@ async function main(): Promise<void> {
   const rounds = numberOption('rounds', values.rounds, { min: 1, max: 20 });
   // bench-search would load a new catalog under a name it does not find: this command only measures.
   const elasticsearch = createElasticsearchClient(loadConfigOrFail().elasticsearchUrl);
-  const found = await elasticsearch.indices.existsAlias({ name: values.alias }).finally(() => elasticsearch.close());
+  const found = await elasticsearch.indices.existsAlias({ name: values.alias });
   if (!found) fail(`no alias ${values.alias} on Elasticsearch: keep a catalog first (npm run bench:search -- --alias ${values.alias} --count 100000 --approximate-embeddings --keep --rounds 1)`);
   const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), { label: describeHead(), dir: ROOT }];
   try {
-    await measure(codes, values.alias, values.set, pairs, rounds);
+    await measure(codes, values.alias, values.set, pairs, rounds, values['split-cores'] ? () => splitCores(elasticsearch) : undefined);
   } finally {
     for (const code of codes) if (code.worktree) removeWorktree(code.dir);
+    await elasticsearch.close();
   }
 }
 
-async function measure(codes: Code[], alias: string, set: string, pairs: number, rounds: number): Promise<void> {
+/** `split`: pins Elasticsearch and this process for the cost runs (the bench-search children inherit its cores). */
+async function measure(codes: Code[], alias: string, set: string, pairs: number, rounds: number, split?: () => Promise<CoreSplit>): Promise<void> {
   const relevance = new Map<Code, Relevance>();
   for (const code of codes) {
     process.stderr.write(`\n[bench-table] relevance, ${code.label}\n`);
     relevance.set(code, parseRelevance(await runScript(code, 'bench-relevance.ts', ['--set', set])));
   }
   const costs = new Map<Code, Cost[]>(codes.map((c) => [c, []]));
-  for (let pair = 1; pair <= pairs; pair++) {
-    for (const code of codes) {
-      process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
-      costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', alias, '--rounds', String(rounds)])));
+  const cores = await split?.();
+  try {
+    for (let pair = 1; pair <= pairs; pair++) {
+      for (const code of codes) {
+        process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
+        costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', alias, '--rounds', String(rounds)])));
+      }
     }
+  } finally {
+    cores?.restore();
   }
 
   const first = relevance.get(codes[0]!)!;
@@ -123,7 +134,8 @@ async function measure(codes: Code[], alias: string, set: string, pairs: number,
     [
       '',
       `catalog ${alias}; relevance: bench-relevance --set ${set} once per code; cost: bench-search, ${pairs} run(s) of ${rounds} round(s) per code, ` +
-        `alternating${codes.length > 1 ? ` (${codes[0]!.label} first)` : ''}; load average ${loadavg()[0]!.toFixed(2)} after`,
+        `alternating${codes.length > 1 ? ` (${codes[0]!.label} first)` : ''}; load average ${loadavg()[0]!.toFixed(2)} after` +
+        (cores ? `; ${cores.description}` : ''),
       '',
       tableHeader(first),
       ...codes.map((code) => tableRow(code.label, relevance.get(code)!, costs.get(code)!)),
