@@ -177,6 +177,7 @@ async function main(): Promise<void> {
     ];
     // A direct body is the main search only: its kNN search of its own is measured beside it (add the two).
     for (const [label, requests] of nearest) workloads.push({ label: `${label}: its kNN search of its own`, direct: { name: `${label}: kNN search of its own (direct ES)`, url: esUrl, requests } });
+    const referencePages = await countReferencePages(elasticsearch, alias, searchMix().map((q) => parse('search', q)));
     const targets = workloads.flatMap((w) => (w.gateway ? [w.direct, w.gateway] : [w.direct]));
     for (const target of targets) await measure(target, options, cpu, 3); // warm caches on both sides
     const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
@@ -187,7 +188,7 @@ async function main(): Promise<void> {
     const result = (target: Target | undefined) => (target ? median(runs.get(target.name)!) : undefined);
     printReport(
       workloads.map((w) => ({ label: w.label, direct: result(w.direct)!, gateway: result(w.gateway) })),
-      { ...options, ...(split ? { split: split.description } : {}) },
+      { ...options, referencePages, ...(split ? { split: split.description } : {}) },
       count,
       describeSettled(alias, settled),
     );
@@ -203,6 +204,24 @@ async function main(): Promise<void> {
     await dropRedisPrefix(redis, config.redisPrefix);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
+}
+
+/**
+ * How many of the mix's queries the reference query fills a page for, and how many it finds
+ * nothing for: a query the reference finds nothing for costs it no scoring and no fetch, while
+ * the ranked search returns the listings it finds by their keywords, routes and meaning, so those
+ * queries weigh on the multiple of the reference (docs/catalog-reads.md).
+ */
+async function countReferencePages(elasticsearch: ReturnType<typeof createElasticsearchClient>, alias: string, requests: ReadRequest[]): Promise<string> {
+  let [full, empty] = [0, 0];
+  for (const request of requests) {
+    const body = referenceSearchBody(request);
+    const response = await elasticsearch.search({ index: alias, ...body, filter_path: 'hits.hits._id' } as never);
+    const hits = (response as { hits?: { hits?: unknown[] } }).hits?.hits?.length ?? 0;
+    if (hits === body.size) full += 1;
+    if (hits === 0) empty += 1;
+  }
+  return `the reference query fills the page for ${full} of the mix's ${requests.length} queries and finds nothing for ${empty}`;
 }
 
 /** Generated listings through the write path, then (optionally) approximate embeddings. */

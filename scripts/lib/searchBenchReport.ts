@@ -10,6 +10,8 @@ export interface ReportOptions {
   connections: number;
   rounds: number;
   duration: number;
+  /** What the reference query finds for the mix (bench-search countReferencePages). */
+  referencePages?: string;
   /** How the cores were split between Elasticsearch and the rest (scripts/lib/cpuSplit.ts), if they were. */
   split?: string;
 }
@@ -26,6 +28,7 @@ export function printReport(rows: Row[], options: ReportOptions, count: number, 
   const lines = [
     `${count} listings, ${options.connections} connections, median of ${options.rounds} alternating ${options.duration} s runs per target; load average ${loadavg()[0]!.toFixed(2)} after`,
     settled,
+    ...(options.referencePages ? [options.referencePages] : []),
     ...(options.split ? [options.split] : []),
     '',
     '| workload | gateway p50 | gateway p99 | gateway req/s | direct ES p50 | direct ES p99 | direct ES req/s | p50 ratio | throughput ratio | errors |',
