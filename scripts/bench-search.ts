@@ -166,10 +166,12 @@ async function main(): Promise<void> {
       direct: { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q, label))) },
       gateway: { name: `${label} (gateway)`, url: service!.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) },
     });
+    // The mix's ranked searches as read requests: the reference query is built from each.
+    const searches = searchMix().map((q) => parse('search', q));
     const workloads: Workload[] = [
       {
         label: 'reference query',
-        direct: { name: 'reference query (direct ES)', url: esUrl, requests: searchMix().map((q) => post(parse('search', q), referenceSearchBody(parse('search', q)))) },
+        direct: { name: 'reference query (direct ES)', url: esUrl, requests: searches.map((request) => post(request, referenceSearchBody(request))) },
       },
       await pair('search rank', 'search', '/discovery/search', searchMix()),
       await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),
@@ -177,7 +179,7 @@ async function main(): Promise<void> {
     ];
     // A direct body is the main search only: its kNN search of its own is measured beside it (add the two).
     for (const [label, requests] of nearest) workloads.push({ label: `${label}: its kNN search of its own`, direct: { name: `${label}: kNN search of its own (direct ES)`, url: esUrl, requests } });
-    const referencePages = await countReferencePages(elasticsearch, alias, searchMix().map((q) => parse('search', q)));
+    const referencePages = await countReferencePages(elasticsearch, alias, searches);
     const targets = workloads.flatMap((w) => (w.gateway ? [w.direct, w.gateway] : [w.direct]));
     for (const target of targets) await measure(target, options, cpu, 3); // warm caches on both sides
     const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
