@@ -34,7 +34,7 @@ export interface QueryReading {
 /**
  * Text relevance, one bool of:
  * - the typed words (plus identifier words) on every boosted field (shipped: `phrase_text`, every
- *   text of the listing in one field, and `keywords.stemmed`, the words of its identifiers);
+ *   text of the listing in one field, its identifiers' words included);
  * - the same words fuzzily on those fields, for typos, at `typos.weight`, when some word of the
  *   query is in no listing (`typoPass`, decided by search/typoPass.ts);
  * - multi-word phrases of the synonym list that the query contains, as phrases (`phraseBoost`),

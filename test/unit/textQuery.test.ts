@@ -26,11 +26,11 @@ describe('unit: text relevance query', () => {
     const [words] = should(query) as [{ multi_match: { query: string; type: string; fields: string[] } }];
     assert.equal(words.multi_match.query, 'weather forecast');
     assert.equal(words.multi_match.type, 'cross_fields');
-    assert.deepEqual(words.multi_match.fields, ['phrase_text^1', 'keywords.stemmed^1.2']);
+    assert.deepEqual(words.multi_match.fields, ['phrase_text^1']);
   });
 
   it('a field boosted 0 is not searched at all', () => {
-    const query = textQuery('weather', with_({ fields: { phrase_text: 1, 'keywords.stemmed': 0 } }));
+    const query = textQuery('weather', with_({ fields: { phrase_text: 1, 'keywords.stemmed': 0, 'describe.title': 0 } }));
     assert.deepEqual((should(query)[0] as { multi_match: { fields: string[] } }).multi_match.fields, ['phrase_text^1']);
   });
 
