@@ -14,21 +14,27 @@
  *
  * `--split-cores`: the cost runs with Elasticsearch on half the cores and the rest (the gateway, the
  * load generator) on the other half (scripts/lib/cpuSplit.ts), for every code alike.
+ * `--shipped-tunables`: each code's cost runs read the ranking tunables that code ships (`_meta.ranking`
+ * of its mappings/listings.json, written to the kept catalog before its runs; the catalog's own put
+ * back at the end). Without it both codes read the catalog's stored tunables, as a deployment that
+ * upgrades does, so a change of a shipped default shows in relevance only. (The BM25 similarity
+ * stays the catalog's: changing it closes the index.)
  * ALIAS: a catalog kept by `bench-search --keep` (load one with `npm run bench:search -- --alias
  * NAME --count 100000 --approximate-embeddings --keep --rounds 1`). Both codes must accept its
  * mapping. `--set` as bench-relevance's (the sealed held-out set gives aggregates only).
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
+import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 import { splitCores, type CoreSplit } from './lib/cpuSplit.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
 import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from './lib/benchTable.js';
 
-const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores]';
+const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores] [--shipped-tunables]';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 interface Code {
@@ -89,6 +95,7 @@ async function main(): Promise<void> {
         rounds: { type: 'string', default: '1' },
         set: { type: 'string', default: 'both' },
         'split-cores': { type: 'boolean', default: false },
+        'shipped-tunables': { type: 'boolean', default: false },
       },
     },
     USAGE,
@@ -102,15 +109,43 @@ async function main(): Promise<void> {
   if (!found) fail(`no alias ${values.alias} on Elasticsearch: keep a catalog first (npm run bench:search -- --alias ${values.alias} --count 100000 --approximate-embeddings --keep --rounds 1)`);
   const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), { label: describeHead(), dir: ROOT }];
   try {
-    await measure(codes, values.alias, values.set, pairs, rounds, values['split-cores'] ? () => splitCores(elasticsearch) : undefined);
+    const tunables = values['shipped-tunables'] ? await shippedTunables(new RankingTunablesIndex(elasticsearch, values.alias)) : undefined;
+    try {
+      await measure(codes, values.alias, values.set, pairs, rounds, values['split-cores'] ? () => splitCores(elasticsearch) : undefined, tunables?.use);
+    } finally {
+      await tunables?.restore();
+    }
   } finally {
     for (const code of codes) if (code.worktree) removeWorktree(code.dir);
     await elasticsearch.close();
   }
 }
 
-/** `split`: pins Elasticsearch and this process for the cost runs (the bench-search children inherit its cores). */
-async function measure(codes: Code[], alias: string, set: string, pairs: number, rounds: number, split?: () => Promise<CoreSplit>): Promise<void> {
+/** A code's shipped ranking tunables: `_meta.ranking` of its mappings/listings.json. */
+function shippedRankingOf(code: Code): unknown {
+  const mapping = JSON.parse(readFileSync(join(code.dir, 'mappings', 'listings.json'), 'utf8')) as { mappings?: { _meta?: { ranking?: unknown } } };
+  const ranking = mapping.mappings?._meta?.ranking;
+  if (ranking === undefined) fail(`${code.label}: mappings/listings.json has no _meta.ranking`);
+  return ranking;
+}
+
+/** `use(code)` writes that code's shipped ranking into the catalog's `_meta`; `restore` puts the catalog's own back. */
+async function shippedTunables(store: RankingTunablesIndex): Promise<{ use: (code: Code) => Promise<void>; restore: () => Promise<void> }> {
+  const stored = await store.read();
+  return {
+    use: (code) => store.writeRankingMeta(stored.index, { ...stored.meta, ranking: shippedRankingOf(code) }),
+    restore: () => store.writeRankingMeta(stored.index, stored.meta),
+  };
+}
+
+/**
+ * `split`: pins Elasticsearch and this process for the cost runs (the bench-search children inherit its cores).
+ * `useTunables`: run before each code's cost run (`--shipped-tunables`).
+ */
+async function measure(
+  codes: Code[], alias: string, set: string, pairs: number, rounds: number,
+  split?: () => Promise<CoreSplit>, useTunables?: (code: Code) => Promise<void>,
+): Promise<void> {
   const relevance = new Map<Code, Relevance>();
   for (const code of codes) {
     process.stderr.write(`\n[bench-table] relevance, ${code.label}\n`);
@@ -122,6 +157,7 @@ async function measure(codes: Code[], alias: string, set: string, pairs: number,
     for (let pair = 1; pair <= pairs; pair++) {
       for (const code of codes) {
         process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
+        await useTunables?.(code);
         costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', alias, '--rounds', String(rounds)])));
       }
     }
@@ -134,7 +170,8 @@ async function measure(codes: Code[], alias: string, set: string, pairs: number,
     [
       '',
       `catalog ${alias}; relevance: bench-relevance --set ${set} once per code; cost: bench-search, ${pairs} run(s) of ${rounds} round(s) per code, ` +
-        `alternating${codes.length > 1 ? ` (${codes[0]!.label} first)` : ''}; load average ${loadavg()[0]!.toFixed(2)} after` +
+        `alternating${codes.length > 1 ? ` (${codes[0]!.label} first)` : ''}` +
+        `${useTunables ? ", each code's shipped tunables" : "; the catalog's stored tunables"}; load average ${loadavg()[0]!.toFixed(2)} after` +
         (cores ? `; ${cores.description}` : ''),
       '',
       tableHeader(first),
