@@ -1,5 +1,5 @@
 # The discovery service. Build: docker build -t paid-api-discovery .
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # onnxruntime-node ships its CPU binary in the npm package; its install script would fetch the CUDA
@@ -21,7 +21,7 @@ RUN npm run build && npm prune --omit=dev
 ARG EMBEDDING_MODEL=
 RUN bash scripts/services.sh model && test -s "$(bash scripts/services.sh model-file)"
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 # The model the build stage fetched (empty: the table's default).
 ARG EMBEDDING_MODEL=

@@ -8,7 +8,9 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE/.."
-[ -d node_modules ] || npm ci --no-audit --no-fund
+[ -x node_modules/.bin/node ] || ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+# The project's own Node.js (the `node` devDependency, Node 24 LTS) even when run as `bash scripts/test.sh`.
+export PATH="$PWD/node_modules/.bin:$PATH"
 
 files_given=false
 for arg in "$@"; do case "$arg" in *.ts) files_given=true ;; esac; done

@@ -1,5 +1,5 @@
 # Sourced by scripts/dev.sh and scripts/test.sh (after `set -euo pipefail`): from the repository
-# root, dependencies installed when missing, Elasticsearch and Redis answering (started with
+# root, dependencies installed when missing, the project's Node.js first on PATH, Elasticsearch and Redis answering (started with
 # scripts/services.sh when they do not), ELASTICSEARCH_URL and REDIS_URL exported for the service.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -7,7 +7,10 @@ cd "$ROOT"
 # onnxruntime-node's install script would fetch its CUDA provider from NuGet on linux/x64: the CPU
 # binary the embeddings use ships in the npm package. package.json's allowScripts denies the script;
 # npm 10, which predates allowScripts, reads the package's own switch, this environment variable.
-[ -d node_modules ] || ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+[ -x node_modules/.bin/node ] || ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+# The project runs on its own Node.js (the `node` devDependency, Node 24 LTS), whatever the
+# machine's is: `npm run` puts node_modules/.bin first, and so does this for a script run directly.
+export PATH="$ROOT/node_modules/.bin:$PATH"
 
 export ELASTICSEARCH_URL="${ELASTICSEARCH_URL:-http://127.0.0.1:9200}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
