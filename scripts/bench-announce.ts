@@ -119,7 +119,7 @@ async function main(): Promise<void> {
           const body = (await search.json()) as { results: Array<{ id: string }> };
           if (body.results.some((r) => r.id === id)) {
             latencies.push(performance.now() - started);
-            const record = await container.announcing.store.get(id);
+            const record = await container.probing.store.get(id);
             if (record?.lastProbedAt && record.announcedAt) probeDelays.push(record.lastProbedAt - record.announcedAt);
             return;
           }
@@ -163,9 +163,9 @@ async function main(): Promise<void> {
       latencyP99Ms: r.latency.p99,
     });
     const distinct = await cannon('distinct URLs, one probe each', `http://127.0.0.1:${sellerPort}/load/${tag}n`, true);
-    const backlog = await container.announcing.store.dueCount(Date.now());
+    const backlog = await container.probing.store.dueCount(Date.now());
     const drainStarted = Date.now();
-    while ((await container.announcing.store.dueCount(Date.now())) > 0 && Date.now() - drainStarted < 120_000) {
+    while ((await container.probing.store.dueCount(Date.now())) > 0 && Date.now() - drainStarted < 120_000) {
       await new Promise((r) => setTimeout(r, 250));
     }
     const drainedInMs = Date.now() - drainStarted;

@@ -12,7 +12,7 @@
  *
  * The embedding model is off (EMBEDDING_MODEL_DIR=/nonexistent): embeddings are not on the write path.
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { createRedisClient } from '../src/store/redis/client.js';

@@ -15,7 +15,7 @@ import { HELDOUT_SET_DIR, loadJudgedSet } from './lib/judgedSet.js';
 import { percentile } from './lib/latency.js';
 import { loadConfigOrFail, numberOption, parseCommandLine, runMain, fail } from './lib/cliOptions.js';
 import { createLogger } from '../src/logger.js';
-import { EMBEDDING_MODEL_NAMES } from '../src/semantic/embeddingModels.js';
+import { EMBEDDING_MODEL_NAMES } from '../src/config/embeddingModels.js';
 import { listingText } from '../src/semantic/listingText.js';
 import { OnnxEmbedder } from '../src/semantic/textEmbedder.js';
 import type { EmbeddedFields } from '../src/store/elasticsearch/listingEmbeddings.js';

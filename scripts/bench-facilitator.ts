@@ -18,7 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { getAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES as TYPES } from '../src/facilitator/exactScheme.js';
 import { Ledger } from '../src/store/redis/ledger.js';
 import { recoverTypedDataSignerUncached } from '../src/facilitator/recoverSigner.js';

@@ -14,7 +14,7 @@
  */
 import http from 'node:http';
 import { toListing } from '../src/catalog/listing.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { searchParamsFor } from '../src/search/queryBuilder.js';

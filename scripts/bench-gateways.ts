@@ -16,7 +16,7 @@
  * gateway's own work that more gateways share out. The listings get approximate embeddings
  * (scripts/lib/benchVectors.ts), as in bench-search.
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { createRedisClient } from '../src/store/redis/client.js';

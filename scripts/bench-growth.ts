@@ -27,7 +27,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
 import { dropRedisPrefix } from '../src/store/redis/client.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
       service = await startServiceProcess(env);
       const child = service.child;
       // Start-up work first: a catalog loaded before the change feed was marked complete is read
-      // once for the feed (src/lifecycle/feedSeeder.ts), and measured alongside it would count.
+      // once for the feed (src/changes/feedSeeder.ts), and measured alongside it would count.
       const seeding = Date.now();
       const feed = new ChangeLog(redis, config.redisPrefix);
       while (!(await feed.isSeeded())) {

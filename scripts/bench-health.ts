@@ -20,7 +20,7 @@
 import { spawn } from 'node:child_process';
 import { startServiceInProcess } from './lib/benchService.js';
 import { numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
 
 const { values } = parseCommandLine(
@@ -121,10 +121,10 @@ async function main(): Promise<void> {
     PROBE_MIN_INTERVAL_MS: '0',
   });
   const { container, config } = service;
-  const { announcing } = container;
+  const { probing, announce } = container;
   let checked = 0;
-  const metricsHook = announcing.prober.onResult;
-  announcing.prober.onResult = (result, reason) => {
+  const metricsHook = probing.prober.onResult;
+  probing.prober.onResult = (result, reason) => {
     checked += 1;
     metricsHook?.(result, reason);
   };
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     const ids: string[] = [];
     for (let i = 0; i < listings; i += 1) {
       const port = seller.ports[i % hosts]!;
-      const result = await announcing.service.announce({ resource: `http://127.0.0.1:${port}/h${tag}/item${i}` });
+      const result = await announce.announce({ resource: `http://127.0.0.1:${port}/h${tag}/item${i}` });
       ids.push(result.id);
     }
     await until('initial probes', () => checked >= listings);
@@ -168,8 +168,8 @@ async function main(): Promise<void> {
     cpu = cpuSeconds();
     const started = performance.now();
     const now = Date.now();
-    await Promise.all(ids.map((id) => announcing.store.postpone(id, now)));
-    announcing.probeWorker.wake();
+    await Promise.all(ids.map((id) => probing.store.postpone(id, now)));
+    probing.worker.wake();
     await until('health checks', () => checked >= listings);
     const checksDoneS = (performance.now() - started) / 1000;
     await until('writes and health flush', drained);

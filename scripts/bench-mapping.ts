@@ -11,7 +11,7 @@
  */
 import { buildListingDocument } from '../src/catalog/document.js';
 import { checkListingInput } from '../src/catalog/validation.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { loadIndexDefinition, type IndexDefinition } from '../src/store/elasticsearch/listingIndex.js';
 import { fail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';

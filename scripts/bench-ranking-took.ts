@@ -12,7 +12,7 @@
  * average before and after (took is in whole milliseconds, so the mean separates kinds better).
  */
 import { loadavg } from 'node:os';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { buildSearchBody, searchParamsFor } from '../src/search/queryBuilder.js';

@@ -143,14 +143,14 @@ async function main(): Promise<void> {
   try {
     process.stderr.write(`reach: ${resources} resources on ${hosts} hosts, PROBE_HOST_RATE ${rate}/s, PROBE_CONCURRENCY ${concurrency} ...\n`);
     const started = performance.now();
-    const report = (await container.reach.poller.pass(true)).bench;
+    const report = (await container.federation.poller.pass(true)).bench;
     const crawlMs = performance.now() - started;
     if (!report?.ok) throw new Error(`the crawl failed: ${JSON.stringify(report)}`);
     // Probed: every host request served, and nothing due in the next 10 s (listed ones come back in a day).
     let probedMs = 0;
     for (;;) {
       const stats = await world.stats();
-      const due = await container.announcing.store.dueCount(Date.now() + 10_000);
+      const due = await container.probing.store.dueCount(Date.now() + 10_000);
       if (stats.total >= resources && due === 0) {
         probedMs = performance.now() - started;
         break;

@@ -15,7 +15,7 @@
  * ALIAS is a kept catalog (bench-search --keep, bench-growth --keep). Only targets 127.0.0.1.
  */
 import { loadavg } from 'node:os';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logger.js';
 import { filterClauses, firstPageBody, searchParamsFor } from '../src/search/queryBuilder.js';
 import { FilterShare } from '../src/search/filterShare.js';

@@ -29,7 +29,7 @@
  * process (node + tsx) so the load generator and the gateway do not share one event loop.
  */
 import type { ChildProcess } from 'node:child_process';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { searchParamsFor } from '../src/search/queryBuilder.js';

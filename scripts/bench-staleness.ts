@@ -8,7 +8,7 @@
  */
 import { ElasticsearchStaleListingFinder } from '../src/store/elasticsearch/staleListings.js';
 import { ProbeStore } from '../src/store/redis/probeStore.js';
-import { StalenessWorker } from '../src/announce/stalenessWorker.js';
+import { StalenessWorker } from '../src/staleness/stalenessWorker.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
 import { generateListings } from './lib/listingGenerator.js';

@@ -16,7 +16,7 @@
  * ALIAS: a kept catalog (bench-search --alias, bench-growth --keep). Only targets 127.0.0.1.
  */
 import { loadavg } from 'node:os';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logger.js';
 import { buildCatalogSearch } from '../src/search/index.js';
 import { parseReadRequest } from '../src/search/readRequest.js';

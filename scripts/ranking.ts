@@ -11,7 +11,7 @@
  * Uses ELASTICSEARCH_URL and LISTINGS_ALIAS like the service. Running services pick a change up
  * within RANKING_REFRESH_MS (default 5 s).
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { changeSynonyms, flattenRanking, RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';

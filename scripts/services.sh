@@ -11,7 +11,7 @@
 #
 # Environment: ES_VERSION (default 8.19.7), ES_PORT (9200), ES_USER (elasticsearch),
 # ES_HEAP (512m), ES_JAVA_HOME, REDIS_URL (redis://127.0.0.1:6379), CACHE_DIR (.cache),
-# EMBEDDING_MODEL (the default of src/semantic/embeddingModels.json) and EMBEDDING_MODEL_DIR
+# EMBEDDING_MODEL (the default of src/config/embeddingModels.json) and EMBEDDING_MODEL_DIR
 # (.cache/models/<EMBEDDING_MODEL>), as the service reads them.
 set -euo pipefail
 

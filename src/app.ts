@@ -6,7 +6,7 @@ import compression from 'compression';
 import express, { type Express, type Router } from 'express';
 import type { Client } from '@elastic/elasticsearch';
 import type { RedisClient } from './store/redis/client.js';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import type { Logger } from './logger.js';
 import { errorHandler, notFound, requestContext } from './http/middleware.js';
 import { jsonBody } from './http/jsonBody.js';

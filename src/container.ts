@@ -6,7 +6,7 @@ import type { Router } from 'express';
 import { closedAfter, type BackgroundWorker } from './core/worker.js';
 import type { Clients } from './store/clients.js';
 import { storesFor, type Stores } from './store/stores.js';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import type { Logger } from './logger.js';
 import { buildCatalog, type CatalogQueue } from './catalog/index.js';
 import type { CatalogReader } from './catalog/reader.js';
@@ -14,19 +14,24 @@ import type { CatalogWriter } from './catalog/writer.js';
 import { buildRouters } from './http/index.js';
 import { buildCatalogSearch, type CatalogReadSide } from './search/index.js';
 import { buildPublishing, type Publishing } from './publish/index.js';
-import { buildAnnouncing, type Announcing } from './announce/index.js';
-import { registerAnnounceMetrics } from './announce/metrics.js';
-import { buildReach, type Reach } from './reach/index.js';
-import { registerReachMetrics } from './reach/metrics.js';
+import { buildAnnouncing } from './announce/index.js';
+import type { AnnounceService } from './announce/announceService.js';
+import { buildProbing, type Probing } from './probe/index.js';
+import { registerProbeMetrics } from './probe/metrics.js';
+import { buildStaleness } from './staleness/index.js';
+import { registerStalenessMetrics } from './staleness/metrics.js';
+import type { StalenessWorker } from './staleness/stalenessWorker.js';
+import { buildFederation, type Federation } from './federation/index.js';
+import { registerFederationMetrics } from './federation/metrics.js';
 import { registerReadCacheMetrics } from './search/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
 import { buildSignals, type SignalTracking } from './signals/index.js';
 import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
-import { buildLifecycle } from './lifecycle/index.js';
+import { buildChanges } from './changes/index.js';
 import { buildEmbeddingWorker, type EmbeddingWorker } from './semantic/index.js';
-import { HealthEnrollment } from './announce/healthEnrollment.js';
+import { HealthEnrollment } from './probe/healthEnrollment.js';
 import { systemClock } from './core/clock.js';
 
 export interface Container {
@@ -46,10 +51,14 @@ export interface Container {
   search: CatalogReadSide;
   /** Seller tokens and POST/DELETE /discovery/publish. */
   publishing: Publishing;
-  /** POST /discovery/announce, probes, re-probes, staleness, status and GET /discovery/resources/{id}. */
-  announcing: Announcing;
+  /** The probe calendar, the prober and its worker (re-probes are the active health checks). */
+  probing: Probing;
+  /** POST /discovery/announce and its status. */
+  announce: AnnounceService;
+  /** Removes listings nobody has seen for STALE_AFTER_DAYS. */
+  staleness: StalenessWorker;
   /** Upstream catalogs (crawled on a schedule) and origin manifests: both only queue probes. */
-  reach: Reach;
+  federation: Federation;
   /** Prometheus registry (GET /metrics); modules register their own metrics on `metrics.registry`. */
   metrics: Metrics;
   /** /supported, /verify, /settle on the test ledger. */
@@ -62,41 +71,44 @@ export interface Container {
 
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const stores = storesFor(clients, config);
-  const lifecycle = buildLifecycle(config, logger, stores);
+  const changeFeed = buildChanges(config, logger, stores);
   // Applied writes feed the change log and, without holding writes up, the health schedule.
   const enrollment = new HealthEnrollment(stores.redis.probes(), config.announce, systemClock);
   const catalog = buildCatalog(config, logger, stores, {
     applied: async (writes) => {
-      await lifecycle.observer.applied(writes);
+      await changeFeed.observer.applied(writes);
       await enrollment.applied(writes).catch((err: Error) => logger.warn('health enrollment failed', { err: err.message }));
     },
   });
-  const changes = lifecycle.attach(catalog.reader);
+  const changes = changeFeed.attach(catalog.reader);
   const metrics = createMetrics();
   const search = buildCatalogSearch(config, logger, stores, { onCacheOutcome: registerReadCacheMetrics(metrics) });
   const embeddings = buildEmbeddingWorker(config, logger, stores);
   const publishing = buildPublishing(config, { stores, writer: catalog.writer, reader: catalog.reader });
-  const announcing = buildAnnouncing(config, logger, { stores, writer: catalog.writer, reader: catalog.reader });
+  const probing = buildProbing(config, logger, { stores, writer: catalog.writer });
+  const announce = buildAnnouncing(config, { probing, reader: catalog.reader });
+  const staleness = buildStaleness(config, logger, { stores, writer: catalog.writer });
   registerQueueGauges(metrics, () => catalog.queue.stats());
-  registerAnnounceMetrics(metrics, announcing);
-  const reach = buildReach(config, logger, { stores, announce: announcing.service });
-  registerReachMetrics(metrics, reach);
+  registerProbeMetrics(metrics, probing);
+  registerStalenessMetrics(metrics, staleness);
+  const federation = buildFederation(config, logger, { stores, announce });
+  registerFederationMetrics(metrics, federation);
   const payments = buildPayments(config, logger, {
     stores,
     writer: catalog.writer,
     reader: catalog.reader,
     metrics,
-    probes: announcing.service,
+    probes: announce,
     boundHosts: publishing.boundHosts,
   });
   const { facilitator, signals } = payments;
   const routers = buildRouters({
     search: search.search,
     merchants: search.merchants,
-    listingById: new ListingById(catalog.reader, (id) => announcing.service.listingIdFor(id)),
+    listingById: new ListingById(catalog.reader, (id) => announce.listingIdFor(id)),
     changes,
-    announce: announcing.service,
-    reach: { origins: reach.origins, upstreams: reach.poller },
+    announce,
+    federation: { origins: federation.origins, upstreams: federation.poller },
     publish: publishing.service,
     tokens: publishing.tokens,
     facilitator: facilitator.service,
@@ -104,7 +116,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     bazaar: new BazaarDiscovery(search.search),
     rateLimits: { counter: stores.redis.rateLimitCounter(), rules: config.rateLimits, logger },
   });
-  const producers = [catalog.keeper, embeddings, lifecycle.seeder, search.ranking, announcing.probeWorker, announcing.staleness, reach.poller, ...payments.workers];
+  const producers = [catalog.keeper, embeddings, changeFeed.seeder, search.ranking, probing.worker, staleness, federation.poller, ...payments.workers];
   return {
     routers,
     workers: [catalog.worker, ...producers],
@@ -112,8 +124,10 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     catalog: { writer: catalog.writer, reader: catalog.reader, queue: catalog.queue },
     search,
     publishing,
-    announcing,
-    reach,
+    probing,
+    announce,
+    staleness,
+    federation,
     metrics,
     facilitator,
     signals,

@@ -1,7 +1,7 @@
 /** Process entry point: validated config, real clients, index bootstrap, HTTP server, graceful stop. */
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config/index.js';
 import { buildContainer } from './container.js';
 import { drainServer, stopBudget, trackRequestsInFlight } from './http/serverDrain.js';
 import { createLogger } from './logger.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { unmapIPv4 } from '../src/core/ipAddress.js';
-import { isPublicAddress, ProbeAllowList } from '../src/announce/addressPolicy.js';
-import { parseChallenge, requirementsDifference } from '../src/announce/challenge.js';
+import { isPublicAddress, ProbeAllowList } from '../src/probe/addressPolicy.js';
+import { parseChallenge, requirementsDifference } from '../src/probe/challenge.js';
 import { templateMatchesPath } from '../src/x402/routeTemplate.js';
 
 describe('announce: address policy, challenge reading, route templates', () => {

@@ -83,7 +83,7 @@ describe('announce: deduplication, request validation, availability', function (
     try {
       const store = new ProbeStore(down, 'down:');
       const service = new AnnounceService(h.config.announce, store, h.container.catalog.reader);
-      const app = createApp({ config: h.config, logger: h.logger, elasticsearch: h.elasticsearch, redis: down, routers: [announceRoutes({ announce: service, origins: h.container.reach.origins })] });
+      const app = createApp({ config: h.config, logger: h.logger, elasticsearch: h.elasticsearch, redis: down, routers: [announceRoutes({ announce: service, origins: h.container.federation.origins })] });
       const res = await request(app).post('/discovery/announce').send({ resource: 'https://seller.example.com/x' }).expect(503);
       assert.equal(res.body.code, 'announce_unavailable');
       assert.equal(res.headers['retry-after'], '5');

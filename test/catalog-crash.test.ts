@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { createLogger } from '../src/logger.js';
-import { appliedWritesRecorder } from '../src/lifecycle/index.js';
+import { changeRecorder } from '../src/changes/index.js';
 import { buildCatalog } from '../src/catalog/index.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { createRedisClient } from '../src/store/redis/client.js';
@@ -30,7 +30,7 @@ describe('catalog ingest after a crash', function () {
     const config = testConfig(shared);
     const redis = createRedisClient(config.redisUrl);
     const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
-    const crashed = buildCatalog(config, silent, storesFor({ elasticsearch, redis }, config), appliedWritesRecorder(new RedisStores(redis, config.redisPrefix)));
+    const crashed = buildCatalog(config, silent, storesFor({ elasticsearch, redis }, config), changeRecorder(new RedisStores(redis, config.redisPrefix)));
     const ids: string[] = [];
     for (let i = 0; i < 25; i++) ids.push((await crashed.writer.upsert(httpInput({ resource: `https://crash.example/r${i}` }), { source: 'announce' })).id);
     const stream = new WriteStream(redis, config.redisPrefix);
@@ -83,7 +83,7 @@ describe('catalog ingest after a crash', function () {
     const config = testConfig({ ...shared, CATALOG_STOP_WAIT_MS: '500' });
     const redis = createRedisClient(config.redisUrl);
     const stuckEs = createElasticsearchClient(`http://127.0.0.1:${(blackHole.address() as { port: number }).port}`);
-    const stuck = buildCatalog(config, silent, storesFor({ elasticsearch: stuckEs, redis }, config), appliedWritesRecorder(new RedisStores(redis, config.redisPrefix)));
+    const stuck = buildCatalog(config, silent, storesFor({ elasticsearch: stuckEs, redis }, config), changeRecorder(new RedisStores(redis, config.redisPrefix)));
     let next: Harness | undefined;
     try {
       const ids: string[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { buildCatalog, type Catalog } from '../src/catalog/index.js';
-import { appliedWritesRecorder } from '../src/lifecycle/index.js';
+import { changeRecorder } from '../src/changes/index.js';
 import { buildListingDocument } from '../src/catalog/document.js';
 import { encodeOperation, type CatalogOperation } from '../src/store/catalogOperations.js';
 import { createLogger } from '../src/logger.js';
@@ -51,7 +51,7 @@ describe('catalog write path durability', () => {
       const config = testConfig({ ...shared, ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOG_RETRY_BASE_MS: '20', CATALOG_RETRY_MAX_MS: '100', CATALOG_MAX_ATTEMPTS: '2' });
       const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 300 });
       const redis = createRedisClient(config.redisUrl);
-      deadCatalog = buildCatalog(config, silent, storesFor({ elasticsearch, redis }, config), appliedWritesRecorder(new RedisStores(redis, config.redisPrefix)));
+      deadCatalog = buildCatalog(config, silent, storesFor({ elasticsearch, redis }, config), changeRecorder(new RedisStores(redis, config.redisPrefix)));
       closeDead = async () => {
         await deadCatalog.worker.stop();
         await Promise.allSettled([elasticsearch.close(), redis.quit()]);
@@ -160,7 +160,7 @@ describe('catalog write path durability', () => {
     before(async () => {
       h = await startHarness({ CATALOG_RETRY_BASE_MS: '10', CATALOG_RETRY_MAX_MS: '50' }, { workers: false });
       es = interceptingClient(h.config.elasticsearchUrl);
-      catalog = buildCatalog(h.config, silent, storesFor({ elasticsearch: es.client, redis: h.redis }, h.config), appliedWritesRecorder(new RedisStores(h.redis, h.config.redisPrefix)));
+      catalog = buildCatalog(h.config, silent, storesFor({ elasticsearch: es.client, redis: h.redis }, h.config), changeRecorder(new RedisStores(h.redis, h.config.redisPrefix)));
       stream = new WriteStream(h.redis, h.config.redisPrefix);
       catalog.worker.start();
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { toListing } from '../src/catalog/listing.js';
 import type { Listing } from '../src/shapes/listing.js';
-import { ChangeFeedSeeder } from '../src/lifecycle/feedSeeder.js';
+import { ChangeFeedSeeder } from '../src/changes/feedSeeder.js';
 import { ChangeLog } from '../src/store/redis/changeLog.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
 import { drainQueue, openCatalogSession } from '../scripts/lib/catalogSession.js';

@@ -5,7 +5,7 @@ import { httpListing, seedUnembedded, waitSearchable } from './support/discovery
 
 import { setRanking } from '../src/search/rankingCommand.js';
 import { EmbeddingWorker } from '../src/semantic/embeddingWorker.js';
-import { EMBEDDING_MODEL_NAMES, UNNAMED_VECTORS_MODEL } from '../src/semantic/embeddingModels.js';
+import { EMBEDDING_MODEL_NAMES, UNNAMED_VECTORS_MODEL } from '../src/config/embeddingModels.js';
 import { embeddedTextHash, RETIRED_TEXT_HASHES } from '../src/semantic/listingText.js';
 import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
 import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';

@@ -70,7 +70,7 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
     const resource = { url: 'https://verified-only.example/quote', description: 'Attacker text', mimeType: '', serviceName: 'Attacker title' };
     assert.equal((await post('/verify', await exactRequest(payer, requirements(newWallet().address), {}, resource))).isValid, true);
     const id = httpListingId(resource.url);
-    const probe = await waitFor(async () => h.container.announcing.store.get(id));
+    const probe = await waitFor(async () => h.container.probing.store.get(id));
     assert.equal(probe.resource, resource.url);
     await appliedSoFar();
     assert.equal(await h.container.catalog.reader.get(id), undefined);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import express, { Router } from 'express';
 import request from 'supertest';
 import { createApp } from '../src/app.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logger.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { ensureListingIndex, IncompatibleIndexError, loadIndexDefinition } from '../src/store/elasticsearch/listingIndex.js';

@@ -62,7 +62,7 @@ describe('health for every listing kind: MCP tools and settlement-only listings 
     await world?.close();
   });
 
-  const store = () => world.h.container.announcing.store;
+  const store = () => world.h.container.probing.store;
   const listing = async (id: string) => (await request(world.h.app).get(`/discovery/resources/${id}`).expect(200)).body;
   /** Makes the listing's next check due now (the schedule would otherwise wait a health interval) and waits for its result. */
   async function checkNow(id: string, until: (health: Health | undefined) => boolean): Promise<Health> {

@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { loadConfig, ConfigError } from '../src/config.js';
-import { buildAnnouncing, type Announcing } from '../src/announce/index.js';
+import { loadConfig, ConfigError } from '../src/config/index.js';
+import { probingGateway, type ProbingGateway } from './support/probingGateway.js';
 import { HealthChecks } from '../src/store/redis/healthChecks.js';
 import { setRanking } from '../src/search/rankingCommand.js';
 import { discoveryTools } from '../src/mcp/discoveryTools.js';
@@ -41,14 +41,14 @@ describe('active health: unpaid re-checks, signals.health, the health factor and
   let seller: LocalServer;
   let clock: number;
   /** Announce modules on the same Redis and index, driven by the fake clock: two gateways. */
-  let gatewayA: Announcing;
-  let gatewayB: Announcing;
+  let gatewayA: ProbingGateway;
+  let gatewayB: ProbingGateway;
   let checks: HealthChecks;
   const id: Record<string, string> = {};
   const QUERY = 'narwhal tusk measurement';
 
   const gateway = () =>
-    buildAnnouncing(h.config, h.logger, {
+    probingGateway(h.config, h.logger, {
       stores: storesFor(h, h.config),
       writer: h.container.catalog.writer,
       reader: h.container.catalog.reader,

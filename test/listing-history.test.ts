@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import type { AppliedWrite } from '../src/store/catalogOperations.js';
 import { buildListingDocument } from '../src/catalog/document.js';
-import { ListingHistory } from '../src/lifecycle/history.js';
+import { ListingHistory } from '../src/changes/history.js';
 import { HistoryLog } from '../src/store/redis/historyLog.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';

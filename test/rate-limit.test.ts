@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import express from 'express';
 import request from 'supertest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/logger.js';
 import { errorHandler, requestContext } from '../src/http/middleware.js';
 import { bearerTokenKey, rateLimit } from '../src/http/rateLimit.js';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { loadConfig } from '../src/config.js';
-import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS } from '../src/semantic/embeddingModels.js';
+import { loadConfig } from '../src/config/index.js';
+import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS } from '../src/config/embeddingModels.js';
 
 /**
- * The embedding-model table (src/semantic/embeddingModels.json) is read by the service and by
+ * The embedding-model table (src/config/embeddingModels.json) is read by the service and by
  * scripts/services.sh: both must put a model in the same place. Runs the script (no Elasticsearch
  * or Redis needed, but a bash and a node process per check: kept out of the unit tests).
  */

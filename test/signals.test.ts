@@ -133,7 +133,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       stores: storesFor(h, config),
       reader: h.container.catalog.reader,
       metrics: createMetrics({ defaultMetrics: false }),
-      probes: h.container.announcing.service,
+      probes: h.container.announce,
       boundHosts: h.container.publishing.boundHosts,
     });
     // All at once, as the server used to stop them: the connection must still outlive its users.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import { httpListingId } from '../src/catalog/identity.js';
-import { buildAnnouncing, type Announcing } from '../src/announce/index.js';
+import { probingGateway, type ProbingGateway } from './support/probingGateway.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v1Challenge, v2Challenge, type LocalServer } from './support/sellers.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
@@ -16,7 +16,7 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
   let seller: LocalServer;
   let clock: number;
   /** A second announce module on the same Redis and index, driven by a fake clock. */
-  let later: Announcing;
+  let later: ProbingGateway;
 
   before(async () => {
     seller = await startServer();
@@ -29,7 +29,7 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
       // Health checks are re-probes; at a daily idle interval these tests see the daily re-probe period alone.
       HEALTH_IDLE_INTERVAL_MS: String(DAY),
     });
-    later = buildAnnouncing(h.config, h.logger, {
+    later = probingGateway(h.config, h.logger, {
       stores: storesFor(h, h.config),
       writer: h.container.catalog.writer,
       reader: h.container.catalog.reader,
@@ -229,7 +229,7 @@ describe('removal: re-probes and staleness (injectable clock)', function () {
     const own = await startServer();
     try {
       const announce = { ...h.config.announce, probeHostRatePerSecond: 2, probeAllow: [`127.0.0.1:${own.port}`] };
-      const paced = buildAnnouncing({ ...h.config, announce }, h.logger, {
+      const paced = probingGateway({ ...h.config, announce }, h.logger, {
         stores: storesFor(h, h.config),
         writer: h.container.catalog.writer,
         reader: h.container.catalog.reader,

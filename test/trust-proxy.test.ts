@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import request from 'supertest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/config/index.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 describe('TRUST_PROXY: whose X-Forwarded-For names the client', function () {

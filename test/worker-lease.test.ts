@@ -37,7 +37,7 @@ describe('leased background passes with several instances', () => {
   describe('two app instances on one Redis and one index', () => {
     const sweepsOf = (instance: Harness): { count: number } => {
       const seen = { count: 0 };
-      const worker = instance.container.announcing.staleness;
+      const worker = instance.container.staleness;
       const sweep = worker.sweep.bind(worker);
       worker.sweep = () => {
         seen.count += 1;
@@ -55,8 +55,8 @@ describe('leased background passes with several instances', () => {
       const sweepsB = sweepsOf(b);
       try {
         const started = Date.now();
-        a.container.announcing.staleness.start();
-        b.container.announcing.staleness.start();
+        a.container.staleness.start();
+        b.container.staleness.start();
         await sleep(4500);
         const periods = (Date.now() - started) / 1000;
         const total = sweepsA.count + sweepsB.count;
@@ -65,7 +65,7 @@ describe('leased background passes with several instances', () => {
         assert.ok(sweepsA.count === 0 || sweepsB.count === 0, `one holder: a=${sweepsA.count} b=${sweepsB.count}`);
         const [holder, holderSweeps, other, otherSweeps] = sweepsA.count > 0 ? [a, sweepsA, b, sweepsB] : [b, sweepsB, a, sweepsA];
 
-        await holder.container.announcing.staleness.stop();
+        await holder.container.staleness.stop();
         const stoppedAt = holderSweeps.count;
         await waitFor(async () => otherSweeps.count >= 2, 5000, 50);
         assert.equal(holderSweeps.count, stoppedAt, 'the stopped instance sweeps no more');

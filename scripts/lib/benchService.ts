@@ -9,7 +9,7 @@ import type http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { buildContainer, type Container } from '../../src/container.js';
 import { createLogger } from '../../src/logger.js';
 import { dropDeploymentData } from '../../src/store/deploymentData.js';

@@ -4,8 +4,8 @@
  * durable write queue is applied.
  */
 import { buildCatalog, type Catalog } from '../../src/catalog/index.js';
-import { appliedWritesRecorder, markFeedCompleteForNewIndex } from '../../src/lifecycle/index.js';
-import type { Config } from '../../src/config.js';
+import { changeRecorder, markFeedCompleteForNewIndex } from '../../src/changes/index.js';
+import type { Config } from '../../src/config/index.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch/client.js';
 import { ensureListingIndex } from '../../src/store/elasticsearch/listingIndex.js';
@@ -38,7 +38,7 @@ export async function openCatalogSession(env: Record<string, string | undefined>
     fail(`cannot prepare the listing index "${config.listingsAlias}" at ${config.elasticsearchUrl}: ${(err as Error).message}`, 1);
   }
   // Writes this session applies reach the change feed and listing history like the server's.
-  const catalog = buildCatalog(config, logger, storesFor({ elasticsearch, redis }, config), appliedWritesRecorder(new RedisStores(redis, config.redisPrefix)));
+  const catalog = buildCatalog(config, logger, storesFor({ elasticsearch, redis }, config), changeRecorder(new RedisStores(redis, config.redisPrefix)));
   return {
     config,
     logger,

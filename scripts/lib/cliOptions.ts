@@ -4,7 +4,7 @@
  * mistyped number is refused rather than running with NaN or a 100,000-listing default.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../../src/config.js';
+import { ConfigError, loadConfig, type Config } from '../../src/config/index.js';
 
 export function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n`);

@@ -23,7 +23,7 @@ import type { EmbeddedFields } from '../../src/store/elasticsearch/listingEmbedd
 import { derivedTextFields, type ListingText } from '../../src/catalog/document.js';
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
-import type { IndexLayout } from '../../src/config.js';
+import type { IndexLayout } from '../../src/config/index.js';
 import { settingsWithLayout } from '../../src/store/elasticsearch/indexLayout.js';
 import { loadIndexDefinition } from '../../src/store/elasticsearch/listingIndex.js';
 import { allWritesProcessed, primaryTerms, readCheckpoints, type Checkpoints } from '../../src/store/elasticsearch/shardCheckpoints.js';

@@ -11,7 +11,7 @@ import { canonicalizeHttpUrl, httpListingId, InvalidResourceError } from '../cat
 import type { CatalogReader } from '../catalog/reader.js';
 import type { Discovered } from '../shapes/listing.js';
 import { DomainError, InvalidInput, NotFound, Unavailable, type FieldError } from '../core/errors.js';
-import { ChallengeError, parseAnnouncedChallenge, paymentOf, type ParsedChallenge } from './challenge.js';
+import { ChallengeError, parseAnnouncedChallenge, paymentOf, type ParsedChallenge } from '../probe/challenge.js';
 import type { ProbeRecord, ProbeStatus, ProbeStore } from '../store/redis/probeStore.js';
 import type { AnnounceStatus } from '../shapes/announceStatus.js';
 import { isValidRouteTemplate, templateMatchesPath } from '../x402/routeTemplate.js';
@@ -114,7 +114,7 @@ export class AnnounceService {
   }
 
   /**
-   * Queues the probe of a resource another catalog or a site file names (src/reach): the same
+   * Queues the probe of a resource another catalog or a site file names (src/federation): the same
    * identity and queue as an announce, with the claim's provenance, and nothing queued for a
    * resource already verified or refused recently. An unusable claim is reported, never thrown.
    */

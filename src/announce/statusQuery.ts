@@ -8,7 +8,7 @@ export interface StatusQuery {
   id?: string;
   resource?: string;
   method?: string;
-  /** An announced origin (src/reach): its manifests and each resource they named. */
+  /** An announced origin (src/federation): its manifests and each resource they named. */
   origin?: string;
 }
 

@@ -2,7 +2,7 @@
  * The catalog module as the container wires it: the durable writer, the by-id reader, the write
  * queue's stats (for /metrics) and the ingest consumer.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Stores } from '../store/stores.js';
@@ -39,7 +39,7 @@ export function buildCatalog(
   stores: Stores,
   /**
    * Required: every process that applies writes (server, import, demo) must report them, or the
-   * change feed and listing history miss them (src/lifecycle `appliedWritesRecorder`).
+   * change feed and listing history miss them (src/changes `changeRecorder`).
    */
   observer: AppliedWritesObserver,
   clock: Clock = systemClock,

@@ -7,7 +7,7 @@
  * this live consumer (a lost delivery or acknowledgement) at the next claim check (a second),
  * entries a live but stuck one holds after `claimIdleMs`.
  */
-import type { CatalogIngestSettings } from '../config.js';
+import type { CatalogIngestSettings } from '../config/index.js';
 import type { BackgroundWorker } from '../core/worker.js';
 import type { Logger } from '../logger.js';
 import { systemClock, type Clock } from '../core/clock.js';

@@ -26,7 +26,7 @@ export interface WriteContext {
     published?: 'sdk' | 'manual';
     /** An import: the source the operator named (default: the write's `source`). */
     importedFrom?: string;
-    /** The upstream or manifest that first named the resource (src/reach); a stored one is kept. */
+    /** The upstream or manifest that first named the resource (src/federation); a stored one is kept. */
     discovered?: Discovered;
   };
 }

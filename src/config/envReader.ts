@@ -1,5 +1,5 @@
 /**
- * Reading environment variables for the configuration (src/config.ts): each variable through a
+ * Reading environment variables for the configuration (src/config/index.ts): each variable through a
  * parser that reports a problem instead of throwing, so every bad value is listed at once.
  */
 

@@ -5,11 +5,11 @@
  * hot-path connection, which the container opens and closes after its users).
  */
 import { formatEther } from 'viem';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { ProbeAllowList } from '../announce/addressPolicy.js';
+import { ProbeAllowList } from '../probe/addressPolicy.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
 import type { SignalRecorder } from '../signals/counters.js';

@@ -8,7 +8,7 @@
  * never change or delay the answer beyond a Redis round trip.
  */
 import { keccak256, stringToHex } from 'viem';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';

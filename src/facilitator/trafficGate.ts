@@ -10,8 +10,8 @@
  *   publish writes there.
  */
 import type { ListingInput } from '../shapes/listingInput.js';
-import type { ProbeAllowList } from '../announce/addressPolicy.js';
-import { checkFetchTarget, FetchFailure } from '../announce/safeFetch.js';
+import type { ProbeAllowList } from '../probe/addressPolicy.js';
+import { checkFetchTarget, FetchFailure } from '../probe/safeFetch.js';
 
 /** The publish module's view of seller-token hosts (BoundHosts). */
 export interface HostBindings {

@@ -15,9 +15,9 @@ import type { CatalogSearch } from '../search/catalogSearch.js';
 import type { ListingById } from '../search/listingById.js';
 import { edgeRateLimits, rateLimit, type WindowCounter } from './rateLimit.js';
 import { announceRoutes } from './routes/announce.js';
-import { reachRoutes } from './routes/reach.js';
-import type { OriginAnnouncer } from '../reach/originAnnouncer.js';
-import type { UpstreamStatus } from '../reach/upstreamPoller.js';
+import { federationRoutes } from './routes/federation.js';
+import type { OriginAnnouncer } from '../federation/originAnnouncer.js';
+import type { UpstreamStatus } from '../federation/upstreamPoller.js';
 import { discoveryRoutes, listingRoutes } from './routes/discovery.js';
 import { facilitatorRoutes } from './routes/facilitator.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -29,19 +29,19 @@ import { discoveryTools } from '../mcp/discoveryTools.js';
 import type { BazaarDiscovery } from '../bazaar/bazaarDiscovery.js';
 import { webRoutes } from './routes/web.js';
 import type { MerchantView } from '../search/merchantView.js';
-import { lifecycleRoutes } from './routes/lifecycle.js';
-import type { ChangeFeed } from '../lifecycle/changeFeed.js';
-import type { HistoryReader } from '../lifecycle/historyReader.js';
+import { changesRoutes } from './routes/changes.js';
+import type { ChangeFeed } from '../changes/changeFeed.js';
+import type { HistoryReader } from '../changes/historyReader.js';
 
 export interface HttpServices {
   search: CatalogSearch;
   merchants: MerchantView;
   listingById: ListingById;
-  /** The change feed for mirrors and listing history (src/lifecycle). */
+  /** The change feed for mirrors and listing history (src/changes). */
   changes: { feed: ChangeFeed; history: HistoryReader };
   announce: AnnounceService;
-  /** Upstream catalogs and origin manifests (src/reach). */
-  reach: { origins: OriginAnnouncer; upstreams: { statuses(): Promise<UpstreamStatus[]> } };
+  /** Upstream catalogs and origin manifests (src/federation). */
+  federation: { origins: OriginAnnouncer; upstreams: { statuses(): Promise<UpstreamStatus[]> } };
   publish: PublishService;
   tokens: SellerTokenStore;
   facilitator: FacilitatorService;
@@ -78,10 +78,10 @@ export function buildRouters(services: HttpServices): Router[] {
     edgeRateLimits({ counter, rules, logger }),
     discoveryRoutes(services.search, services.merchants),
     listingRoutes(services.listingById),
-    lifecycleRoutes(services.changes),
+    changesRoutes(services.changes),
     publishRoutes({ publish: services.publish, tokens: services.tokens, limits: perToken }),
-    announceRoutes({ announce: services.announce, origins: services.reach.origins, ...(announceLimit ? { announceLimit } : {}) }),
-    reachRoutes(services.reach.upstreams),
+    announceRoutes({ announce: services.announce, origins: services.federation.origins, ...(announceLimit ? { announceLimit } : {}) }),
+    federationRoutes(services.federation.upstreams),
     facilitator,
     // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
     bazaarRoutes({ discovery: services.bazaar, facilitator }),

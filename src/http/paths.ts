@@ -10,7 +10,7 @@ export const PATHS = {
   mcpTools: '/mcp/tools',
   announce: '/discovery/announce',
   announceStatus: '/discovery/announce/status',
-  /** The upstream catalogs this service lists from, with their crawl state (src/reach). */
+  /** The upstream catalogs this service lists from, with their crawl state (src/federation). */
   reach: '/discovery/reach',
   publish: '/discovery/publish',
   unpublish: '/discovery/publish/:id',

@@ -9,7 +9,7 @@ import { merchantViewSchema } from '../shapes/merchant.js';
 import { mcpListingSchema } from '../shapes/listingInput.js';
 import { announceStatusSchema, probeStatusSchema } from '../shapes/announceStatus.js';
 import type { OpenApiObject } from './builders.js';
-import { reachSchemas } from './reachSchemas.js';
+import { reachSchemas } from './federationSchemas.js';
 
 const ISO_TIME = { type: 'string', format: 'date-time' } as const;
 

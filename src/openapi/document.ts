@@ -11,16 +11,16 @@ import { components } from './components.js';
 import { bazaarPaths } from './paths/bazaar.js';
 import { catalogPaths } from './paths/catalog.js';
 import { facilitatorPaths } from './paths/facilitator.js';
-import { lifecyclePaths } from './paths/lifecycle.js';
+import { changesPaths } from './paths/changes.js';
 import { sellerPaths } from './paths/sellers.js';
 import { servicePaths } from './paths/service.js';
-import { reachPaths } from './paths/reach.js';
+import { federationPaths } from './paths/federation.js';
 
-const SECTIONS: Array<Record<string, OpenApiObject>> = [catalogPaths, lifecyclePaths, sellerPaths, reachPaths, facilitatorPaths, bazaarPaths, servicePaths];
+const SECTIONS: Array<Record<string, OpenApiObject>> = [catalogPaths, changesPaths, sellerPaths, federationPaths, facilitatorPaths, bazaarPaths, servicePaths];
 
 const TAGS = [
   { name: 'catalog', description: 'Catalog reads: filtering, ranked search, one listing (docs/catalog-reads.md).' },
-  { name: 'lifecycle', description: 'Change feed for mirrors and listing history (docs/lifecycle.md).' },
+  { name: 'lifecycle', description: 'Change feed for mirrors and listing history (docs/changes.md).' },
   { name: 'sellers', description: 'Announce and its status, publish and unpublish MCP tools (docs/announce.md, docs/sdk.md).' },
   { name: 'facilitator', description: 'x402 facilitator on the test ledger (docs/facilitator.md).' },
   { name: 'x402', description: 'The x402 Bazaar surface: Bazaar discovery and the facilitator under /x402 (README "x402 Bazaar surface").' },

@@ -1,5 +1,5 @@
 /** The publishing module as the container wires it: seller tokens and the publish service. */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import type { Stores } from '../store/stores.js';

@@ -85,7 +85,7 @@ export class Announcer {
   }
 
   /**
-   * Announces the seller's whole origin at once (docs/reach.md): the service reads its
+   * Announces the seller's whole origin at once (docs/federation.md): the service reads its
    * /.well-known/x402 and /openapi.json and queues every resource they name for its probe. One
    * request, answered with each manifest and resource and what became of it; follow the probes
    * with `originStatus`.

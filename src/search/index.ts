@@ -2,7 +2,7 @@
  * The catalog read side, assembled: the search service, the ranking-tunables cache (a background
  * worker that re-reads the index) and the cursor codec.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { CatalogSearch } from './catalogSearch.js';
 import { MerchantView } from './merchantView.js';

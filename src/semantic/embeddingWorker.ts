@@ -15,7 +15,7 @@ import { PeriodicTask } from '../core/worker.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { EmbeddingWriteOutcome, ListingEmbeddingStore, PendingEmbedding } from '../store/elasticsearch/listingEmbeddings.js';
-import { UNNAMED_VECTORS_MODEL } from './embeddingModels.js';
+import { UNNAMED_VECTORS_MODEL } from '../config/embeddingModels.js';
 import type { Embedder } from './textEmbedder.js';
 import { embeddedTextHash, listingText, RETIRED_TEXT_HASHES } from './listingText.js';
 import { vectorDigits } from './vectorDigits.js';

@@ -2,7 +2,7 @@
  * The semantic module as the container wires it: the embedding worker that gives stored listings
  * their vectors (the query side, QueryEmbeddings, is built by src/search).
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../store/stores.js';
 import { EmbeddingWorker } from './embeddingWorker.js';

@@ -11,7 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../logger.js';
-import { embeddingModel, prefixed, type EmbeddingModelSpec, type EmbeddingRole } from './embeddingModels.js';
+import { embeddingModel, prefixed, type EmbeddingModelSpec, type EmbeddingRole } from '../config/embeddingModels.js';
 
 export const EMBEDDING_DIMENSIONS = 384;
 

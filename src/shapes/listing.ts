@@ -29,7 +29,7 @@ const debugSchema = {
 
 /**
  * Where the service first heard of a listing when another catalog (an upstream) or a seller's site
- * file (a manifest) named it (issue 25; docs/reach.md). The listing itself is what the resource's
+ * file (a manifest) named it (issue 25; docs/federation.md). The listing itself is what the resource's
  * own 402 says; `claims` are the source's words about it (tags, service name, icon), kept apart
  * and never taken as the seller's declaration. `provenance.discovered`: absent for listings
  * announced, published or paid for directly; the first source wins.
@@ -65,7 +65,7 @@ const instant = { type: 'string', format: 'date-time' } as const;
 /**
  * The evidence a listing stands on (issue 24), each kind with its times; a kind the catalog has not
  * seen is absent. Written by the paths that saw it: the probe, the signals flush, publish, import,
- * and (`discovered`) the upstream crawler and the manifest reader (src/reach).
+ * and (`discovered`) the upstream crawler and the manifest reader (src/federation).
  */
 export const provenanceSchema = {
   type: 'object',
@@ -207,7 +207,7 @@ export type Health = NonNullable<FromSchema<typeof healthSchema>>;
 
 /** What a listing stands on (provenanceSchema). */
 export type Provenance = FromSchema<typeof provenanceSchema>;
-/** Where the service first heard of a listing another catalog or a manifest named (src/reach). */
+/** Where the service first heard of a listing another catalog or a manifest named (src/federation). */
 export type Discovered = NonNullable<Provenance['discovered']>;
 
 /** Only with `explain=1`: the factors of the score (docs/catalog-reads.md). */

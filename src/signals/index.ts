@@ -4,7 +4,7 @@
  * changed blocks into the catalog. It uses the Redis adapters it is given (the facilitator's
  * hot-path connection, so that recording rides the same auto-pipelined writes as the payment).
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { BackgroundWorker } from '../core/worker.js';

@@ -117,7 +117,7 @@ export function decodeOperation(payload: string): CatalogOperation | undefined {
 /**
  * Told about the writes Elasticsearch accepted, before their stream entries are acknowledged (so a
  * crash in between replays them: observers see every applied write at least once, in stream order
- * per listing). The change feed and listing history (src/lifecycle) are built on it.
+ * per listing). The change feed and listing history (src/changes) are built on it.
  */
 export interface AppliedWritesObserver {
   applied(writes: AppliedWrite[]): Promise<void>;

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import { createApp } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { buildContainer, type Container } from '../../src/container.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { createElasticsearchClient, type ElasticsearchClient } from '../../src/store/elasticsearch/client.js';

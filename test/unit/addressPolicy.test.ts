@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { AllowListError, isPublicAddress, mayConnect, ProbeAllowList } from '../../src/announce/addressPolicy.js';
+import { AllowListError, isPublicAddress, mayConnect, ProbeAllowList } from '../../src/probe/addressPolicy.js';
 import { unmapIPv4 } from '../../src/core/ipAddress.js';
 
 describe('unit: SSRF address rules of the probe', () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { bazaarMetadataOf, cleanIconUrl } from '../../src/x402/bazaarMetadata.js';
-import { parseChallenge } from '../../src/announce/challenge.js';
+import { parseChallenge } from '../../src/probe/challenge.js';
 import { sightingOf } from '../../src/facilitator/trafficSighting.js';
 
 const accept = {

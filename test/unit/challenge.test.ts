@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   ChallengeError, parseAnnouncedChallenge, parseChallenge, paymentOf, requirementKey, requirementsDifference,
-} from '../../src/announce/challenge.js';
+} from '../../src/probe/challenge.js';
 import { encodeBase64Json } from '../../src/x402/wire.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { InvalidInput } from '../../src/core/errors.js';
-import { ChangeFeed, feedRelevant } from '../../src/lifecycle/changeFeed.js';
-import { ChangeTokenCodec } from '../../src/lifecycle/changeToken.js';
+import { ChangeFeed, feedRelevant } from '../../src/changes/changeFeed.js';
+import { ChangeTokenCodec } from '../../src/changes/changeToken.js';
 import { httpInput, mcpInput } from '../support/listings.js';
 import { fakeCatalogWriter } from './fakes/catalogWriter.js';
 import { fakeChangeLog } from './fakes/changeLog.js';

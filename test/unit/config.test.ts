@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { parseRateRule } from '../../src/config/rateLimitSettings.js';
 
 /** The problems a configuration is refused with, one line per variable. */

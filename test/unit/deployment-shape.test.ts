@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { clusterSeeds } from '../../src/core/redisTarget.js';
 import { PATHS } from '../../src/http/paths.js';
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { buildSearchBody } from '../../src/search/queryBuilder.js';
 import { shippedRanking } from '../../src/search/rankingSettings.js';
 import { parseReadRequest } from '../../src/search/readRequest.js';
-import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS, prefixed } from '../../src/semantic/embeddingModels.js';
+import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS, prefixed } from '../../src/config/embeddingModels.js';
 import { OtherModelVectors } from '../../src/semantic/otherModelVectors.js';
 
 /**
- * The embedding-model table (src/semantic/embeddingModels.json): a name the table does not know
+ * The embedding-model table (src/config/embeddingModels.json): a name the table does not know
  * must stop the service at startup rather than turn semantic retrieval off silently. That
  * scripts/services.sh puts each model where the service looks is test/services-script.test.ts
  * (it runs the script: a process per check, too slow for the unit loop).

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { InvalidInput } from '../../src/core/errors.js';
-import { ChangeTokenCodec } from '../../src/lifecycle/changeToken.js';
-import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, HISTORY_MAX_LIMIT, parseFeedRequest, parseHistoryRequest } from '../../src/lifecycle/feedRequest.js';
+import { ChangeTokenCodec } from '../../src/changes/changeToken.js';
+import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, HISTORY_MAX_LIMIT, parseFeedRequest, parseHistoryRequest } from '../../src/changes/feedRequest.js';
 import { CursorCodec } from '../../src/search/cursor.js';
 import { parseReadRequest } from '../../src/search/readRequest.js';
 

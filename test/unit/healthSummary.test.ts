@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { summarizeChecks } from '../../src/signals/health.js';
-import { HealthSchedule } from '../../src/announce/healthSchedule.js';
+import { HealthSchedule } from '../../src/probe/healthSchedule.js';
 
 describe('unit: signals.health from the checks of the window', () => {
   it('never checked: no health at all (not a perfect one)', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { buildListingDocument } from '../../src/catalog/document.js';
-import { entryAfter, ListingHistory } from '../../src/lifecycle/history.js';
+import { entryAfter, ListingHistory } from '../../src/changes/history.js';
 import type { AppliedWrite } from '../../src/store/catalogOperations.js';
 import { httpInput, mcpInput } from '../support/listings.js';
 import { fakeHistoryLog } from './fakes/historyLog.js';

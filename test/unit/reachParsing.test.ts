@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { claimOfEntry, lastUpdatedIso } from '../../src/reach/claims.js';
-import { ManifestShapeError, parseOpenApi, parseWellKnown } from '../../src/reach/manifest.js';
-import { pageUrl, parseUpstreamPage, UpstreamShapeError } from '../../src/reach/upstreamPage.js';
+import { claimOfEntry, lastUpdatedIso } from '../../src/federation/claims.js';
+import { ManifestShapeError, parseOpenApi, parseWellKnown } from '../../src/federation/manifest.js';
+import { pageUrl, parseUpstreamPage, UpstreamShapeError } from '../../src/federation/upstreamPage.js';
 
 describe('unit: reach parsing (upstream pages, manifests)', () => {
   it('lastUpdated as epoch seconds, milliseconds, digit strings or ISO; anything else is dropped', () => {

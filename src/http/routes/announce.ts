@@ -2,13 +2,13 @@
 import { Router, type RequestHandler } from 'express';
 import type { AnnounceService } from '../../announce/announceService.js';
 import { parseStatusQuery } from '../../announce/statusQuery.js';
-import type { OriginAnnouncer } from '../../reach/originAnnouncer.js';
+import type { OriginAnnouncer } from '../../federation/originAnnouncer.js';
 import { isObject } from '../../core/json.js';
 import { announceStatusPath, originStatusPath, PATHS } from '../paths.js';
 
 export interface AnnounceRouteDeps {
   announce: AnnounceService;
-  /** An announce of `origin` (instead of `resource`) reads the origin's manifests (src/reach). */
+  /** An announce of `origin` (instead of `resource`) reads the origin's manifests (src/federation). */
   origins: OriginAnnouncer;
   /** Applied to POST /discovery/announce only. */
   announceLimit?: RequestHandler;

@@ -26,7 +26,7 @@ export const sellerPaths: Record<string, OpenApiObject> = {
       tags: ['sellers'],
       summary: 'Announce a paid HTTP resource (or an origin, whose manifests name them); the service probes each and lists it if it answers 402',
       requestBody: jsonBody(
-        'The resource and, optionally, the 402 it serves; or `origin` alone: its /.well-known/x402 and /openapi.json are read and every resource they name is queued (docs/reach.md).',
+        'The resource and, optionally, the 402 it serves; or `origin` alone: its /.well-known/x402 and /openapi.json are read and every resource they name is queued (docs/federation.md).',
         { oneOf: [ref('AnnounceRequest'), ref('OriginAnnounceRequest')] },
       ),
       responses: {

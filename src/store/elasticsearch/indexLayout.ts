@@ -5,7 +5,7 @@
  * dynamic setting and is applied to the live index when the service starts.
  */
 import type { Client } from '@elastic/elasticsearch';
-import type { IndexLayout } from '../../config.js';
+import type { IndexLayout } from '../../config/index.js';
 
 /** The index settings of mappings/listings.json with the layout's shard and replica counts. */
 export function settingsWithLayout(settings: Record<string, unknown>, layout: IndexLayout | undefined): Record<string, unknown> {

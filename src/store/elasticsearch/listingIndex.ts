@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@elastic/elasticsearch';
 import { errors } from '@elastic/elasticsearch';
-import type { IndexLayout } from '../../config.js';
+import type { IndexLayout } from '../../config/index.js';
 import { settingsWithLayout } from './indexLayout.js';
 import { elasticsearchAnswers } from './client.js';
 

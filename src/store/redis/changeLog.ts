@@ -1,5 +1,5 @@
 /**
- * Redis side of the change feed (docs/lifecycle.md): a compacted stream with one entry per listing,
+ * Redis side of the change feed (docs/changes.md): a compacted stream with one entry per listing,
  * the entry of its latest applied change. Appending a change adds a new entry (stream ids only grow,
  * so a reader positioned at an id never misses an entry appended later) and deletes the listing's
  * previous entry, so the stream holds at most one entry per listing ever written and a reader

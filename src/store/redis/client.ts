@@ -24,7 +24,7 @@ function connectionOptions(options: { lazyConnect?: boolean }): RedisOptions {
 
 /**
  * The one place a Redis connection is made: a single server for `redis://` and `rediss://` URLs
- * (the default), ioredis' Cluster client for `redis+cluster://` seed lists (config.ts turns
+ * (the default), ioredis' Cluster client for `redis+cluster://` seed lists (config/index.ts turns
  * REDIS_CLUSTER_NODES into one).
  */
 export function createRedisClient(url: string, options: { lazyConnect?: boolean } = {}): RedisClient {

@@ -1,7 +1,7 @@
 /**
- * Redis side of listing history (docs/lifecycle.md): per listing, a capped list of events (newest
+ * Redis side of listing history (docs/changes.md): per listing, a capped list of events (newest
  * first) and the state the next write is compared with. Payloads are opaque JSON strings here;
- * src/lifecycle/history.ts owns their meaning.
+ * src/changes/history.ts owns their meaning.
  */
 import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';

@@ -32,7 +32,7 @@ export interface ProbeRecord {
   nextProbeAt?: number;
   /** Consecutive transient failures (timeouts, refused connections, 5xx) of a listed resource. */
   failures: number;
-  /** JSON of the upstream or manifest that first claimed the resource (src/reach), kept from its first claim. */
+  /** JSON of the upstream or manifest that first claimed the resource (src/federation), kept from its first claim. */
   provenance?: string;
   /**
    * A health-only record (README "Active health"): a listing nobody announced (known from
@@ -68,7 +68,7 @@ export interface EnqueueRequest {
   expected?: string;
   now: number;
   minIntervalMs: number;
-  /** JSON of the upstream or manifest claiming it (src/reach): set once, by the first claim of an unlisted record. */
+  /** JSON of the upstream or manifest claiming it (src/federation): set once, by the first claim of an unlisted record. */
   provenance?: string;
   /**
    * A claim rather than an announce: nothing is queued for a listed record (already verified) nor

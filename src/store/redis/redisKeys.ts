@@ -123,10 +123,10 @@ export function redisKeys(prefix: string) {
     cursorSecret: inGroup('cursor', 'cursor-secret'),
     /** Which instance runs a leased periodic pass (store/redis/lease.ts). */
     lease: (worker: string) => inGroup('lease', `lease:${worker}`),
-    /** An upstream catalog's crawl state and counts, and its pages' validators (src/reach). */
+    /** An upstream catalog's crawl state and counts, and its pages' validators (src/federation). */
     reachUpstream: (name: string) => inGroup('reach', `reach:upstream:${name}`),
     reachPages: (name: string) => inGroup('reach', `reach:pages:${name}`),
-    /** What announcing an origin found in its manifests (src/reach/originAnnouncer.ts). */
+    /** What announcing an origin found in its manifests (src/federation/originAnnouncer.ts). */
     reachOrigin: (origin: string) => inGroup('reach', `reach:origin:${origin}`),
     rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
     /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */

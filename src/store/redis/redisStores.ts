@@ -17,7 +17,7 @@ import { PayerPaymentCounter } from './payerPayments.js';
 import { ProbeStore } from './probeStore.js';
 import { PublishOwners } from './publishOwners.js';
 import { RateLimitCounter } from './rateLimitCounter.js';
-import { ReachStore } from './reachStore.js';
+import { FederationStore } from './federationStore.js';
 import { SellerTokenRecords } from './sellerTokens.js';
 import { SettlementStore } from './settlementStore.js';
 import { SignalStore } from './signalStore.js';
@@ -64,8 +64,8 @@ export class RedisStores {
     return new ProbeStore(this.redis, this.prefix);
   }
 
-  reach(): ReachStore {
-    return new ReachStore(this.redis, this.prefix);
+  federation(): FederationStore {
+    return new FederationStore(this.redis, this.prefix);
   }
 
   healthChecks(): HealthChecks {

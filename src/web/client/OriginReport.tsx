@@ -1,5 +1,5 @@
 /**
- * What announcing an origin found (docs/reach.md): each manifest the service read, and each
+ * What announcing an origin found (docs/federation.md): each manifest the service read, and each
  * resource it named with its probe's outcome in the seller's words.
  */
 import type { OriginStatus } from './api.js';

@@ -12,7 +12,7 @@ export interface Page {
   nextCursor?: string;
 }
 
-/** GET /discovery/announce/status?origin=: what an origin announce read and each resource's probe outcome (docs/reach.md). */
+/** GET /discovery/announce/status?origin=: what an origin announce read and each resource's probe outcome (docs/federation.md). */
 export interface OriginStatus {
   origin: string;
   announcedAt: string;

@@ -1,6 +1,6 @@
-/** Listing lifecycle (docs/lifecycle.md): the change feed for mirrors and one listing's history. */
+/** Listing lifecycle (docs/changes.md): the change feed for mirrors and one listing's history. */
 import { LISTING_ID_SOURCE } from '../../core/listingId.js';
-import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, HISTORY_MAX_LIMIT } from '../../lifecycle/feedRequest.js';
+import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, HISTORY_MAX_LIMIT } from '../../changes/feedRequest.js';
 import { json, operation, pathParameter, queryParameter, ref, type OpenApiObject } from '../builders.js';
 import { DEMO_TRANSLATION_ID } from './catalog.js';
 
@@ -75,7 +75,7 @@ const historyPage = {
   },
 } as const;
 
-export const lifecyclePaths: Record<string, OpenApiObject> = {
+export const changesPaths: Record<string, OpenApiObject> = {
   '/discovery/changes': {
     get: operation('listChanges', {
       tags: ['lifecycle'],

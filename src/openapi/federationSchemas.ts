@@ -1,4 +1,4 @@
-/** The response and request shapes of reach (docs/reach.md): origin announces and the upstream status. */
+/** The response and request shapes of reach (docs/federation.md): origin announces and the upstream status. */
 import { LISTING_ID_SOURCE } from '../core/listingId.js';
 
 const ISO_TIME = { type: 'string', format: 'date-time' } as const;

@@ -4,11 +4,11 @@
  * under a Redis lease of its own, so among several instances one crawls an upstream at a time
  * and its pages are requested one after another. Upstreams are crawled side by side.
  */
-import type { ReachSettings } from '../config/reachSettings.js';
+import type { FederationSettings } from '../config/federationSettings.js';
 import type { Clock } from '../core/clock.js';
 import { PeriodicTask, type BackgroundWorker, type PassLease } from '../core/worker.js';
 import type { Logger } from '../logger.js';
-import type { ReachStore, UpstreamRecord } from '../store/redis/reachStore.js';
+import type { FederationStore, UpstreamRecord } from '../store/redis/federationStore.js';
 import { ITEM_OUTCOMES, type CrawlReport, type ItemOutcome, type UpstreamCrawler } from './upstreamCrawler.js';
 
 export type UpstreamState = 'never' | 'crawling' | 'ok' | 'error';
@@ -39,9 +39,9 @@ export class UpstreamPoller implements BackgroundWorker {
   private stopping = false;
 
   constructor(
-    private readonly settings: ReachSettings,
+    private readonly settings: FederationSettings,
     private readonly crawlers: UpstreamCrawler[],
-    private readonly store: ReachStore,
+    private readonly store: FederationStore,
     private readonly leaseFor: (upstream: string) => PassLease,
     private readonly logger: Logger,
     private readonly now: Clock,

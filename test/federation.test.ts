@@ -14,7 +14,7 @@ import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { answers, startServer, v2Challenge, type LocalServer } from './support/sellers.js';
 import { listen, type Listening } from './support/sdkWorld.js';
 
-describe('reach: upstream catalogs and site manifests', function () {
+describe('federation: upstream catalogs and site manifests', function () {
   this.timeout(60_000);
   let sellers: LocalServer;
   let upstream: Listening;
@@ -108,7 +108,7 @@ describe('reach: upstream catalogs and site manifests', function () {
   });
 
   it('a CDP-shaped upstream: pages by cursor, one request at a time; only what answers a valid 402 is listed, with the upstream as provenance', async () => {
-    const reports = await h.container.reach.poller.pass(true, ['cdp']);
+    const reports = await h.container.federation.poller.pass(true, ['cdp']);
     assert.equal(reports.cdp?.ok, true, JSON.stringify(reports.cdp));
     assert.equal(reports.cdp?.pages, 2);
     assert.deepEqual(reports.cdp?.counts, { queued: 4, pending: 0, verified: 0, refused: 0, skipped: 1, invalid: 0 });
@@ -149,7 +149,7 @@ describe('reach: upstream catalogs and site manifests', function () {
 
   it('the next crawl asks with the pages\' ETags: unchanged pages cost a 304 and queue nothing', async () => {
     const before = seen.length;
-    const reports = await h.container.reach.poller.pass(true, ['cdp']);
+    const reports = await h.container.federation.poller.pass(true, ['cdp']);
     assert.equal(reports.cdp?.ok, true);
     assert.equal(reports.cdp?.notModified, 2);
     assert.equal(reports.cdp?.counts.queued, 0);
@@ -158,13 +158,13 @@ describe('reach: upstream catalogs and site manifests', function () {
 
   it('garbage and unreachable upstreams: a clear error state and backoff, no listing removed, no 5xx', async () => {
     const live = httpListingId(paid('/forecast'), 'GET');
-    const reports = await h.container.reach.poller.pass(true, ['garbage', 'down', 'busy']);
+    const reports = await h.container.federation.poller.pass(true, ['garbage', 'down', 'busy']);
     assert.equal(reports.garbage?.ok, false);
     assert.match(reports.garbage!.error!, /not JSON/);
     assert.equal(reports.down?.ok, false);
     assert.match(reports.down!.error!, /ECONNREFUSED|refused/i);
     // Not due again until the backoff ran out.
-    const again = await h.container.reach.poller.pass(false);
+    const again = await h.container.federation.poller.pass(false);
     assert.equal(again.garbage, undefined);
     assert.equal(again.down, undefined);
 
@@ -202,7 +202,7 @@ describe('reach: upstream catalogs and site manifests', function () {
       };
       const expected = await ids(h.app);
       assert.equal(expected.length, 2);
-      const report = (await mirror.container.reach.poller.pass(true)).main;
+      const report = (await mirror.container.federation.poller.pass(true)).main;
       assert.equal(report?.ok, true, JSON.stringify(report));
       assert.equal(report?.counts.queued, 2);
       await waitFor(async () => JSON.stringify(await ids(mirror.app)) === JSON.stringify(expected), 20_000, 200);
@@ -221,12 +221,12 @@ describe('reach: upstream catalogs and site manifests', function () {
     const tidesId = httpListingId(paid('/tides'), 'GET');
     tidesGone = true;
     sellers.route('/tides', answers.status(200));
-    const report = (await h.container.reach.poller.pass(true, ['cdp'])).cdp;
+    const report = (await h.container.federation.poller.pass(true, ['cdp'])).cdp;
     assert.equal(report?.ok, true);
     assert.equal(report?.notModified, 0);
     await request(h.app).get(`/discovery/resources/${tidesId}`).expect(200);
     // Its next health check (run now rather than at its scheduled time) finds no 402.
-    await h.container.announcing.prober.probe(tidesId);
+    await h.container.probing.prober.probe(tidesId);
     await waitFor(async () => (await request(h.app).get(`/discovery/resources/${tidesId}`)).status === 404, 15_000, 100);
     const state = (await request(h.app).get('/discovery/announce/status').query({ id: tidesId }).expect(200)).body;
     assert.equal(state.status, 'rejected');
@@ -234,7 +234,7 @@ describe('reach: upstream catalogs and site manifests', function () {
   });
 
   it('a stopping service ends a long crawl after the current page, due again at once', async () => {
-    const poller = h.container.reach.poller;
+    const poller = h.container.federation.poller;
     const crawl = poller.pass(true, ['slow']);
     await waitFor(async () => slowPagesServed() >= 2, 10_000, 20);
     await poller.stop();

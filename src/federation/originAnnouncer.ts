@@ -7,14 +7,14 @@
  */
 import { Ajv } from 'ajv';
 import type { AnnounceSettings } from '../config/announceSettings.js';
-import type { ReachSettings } from '../config/reachSettings.js';
+import type { FederationSettings } from '../config/federationSettings.js';
 import type { Clock } from '../core/clock.js';
 import { InvalidInput, NotFound, RateLimited } from '../core/errors.js';
 import type { AnnounceService } from '../announce/announceService.js';
-import { ProbeAllowList } from '../announce/addressPolicy.js';
-import { FetchFailure, safeFetch } from '../announce/safeFetch.js';
+import { ProbeAllowList } from '../probe/addressPolicy.js';
+import { FetchFailure, safeFetch } from '../probe/safeFetch.js';
 import type { ProbeStore } from '../store/redis/probeStore.js';
-import type { ReachStore } from '../store/redis/reachStore.js';
+import type { FederationStore } from '../store/redis/federationStore.js';
 import { ManifestShapeError, parseOpenApi, parseWellKnown, type ManifestContent } from './manifest.js';
 import { outcomeOf, type ItemOutcome } from './upstreamCrawler.js';
 
@@ -77,9 +77,9 @@ export class OriginAnnouncer {
   private readonly allowList: ProbeAllowList;
 
   constructor(
-    private readonly settings: ReachSettings,
+    private readonly settings: FederationSettings,
     private readonly probe: AnnounceSettings,
-    private readonly store: ReachStore,
+    private readonly store: FederationStore,
     private readonly announce: AnnounceService,
     private readonly probes: ProbeStore,
     private readonly now: Clock,

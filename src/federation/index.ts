@@ -1,9 +1,9 @@
 /**
- * The reach module as the container wires it (issue 25; docs/reach.md): the upstream crawls and
+ * The reach module as the container wires it (issue 25; docs/federation.md): the upstream crawls and
  * their schedule, and the origin announcer that reads sellers' manifests. Both only queue probes
  * through the announce path; what gets listed is decided by the probe alone.
  */
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../store/stores.js';
 import type { AnnounceService } from '../announce/announceService.js';
@@ -12,17 +12,17 @@ import { UpstreamCrawler, type CrawlObserver } from './upstreamCrawler.js';
 import { UpstreamPoller } from './upstreamPoller.js';
 import { OriginAnnouncer } from './originAnnouncer.js';
 
-export interface Reach {
+export interface Federation {
   poller: UpstreamPoller;
   origins: OriginAnnouncer;
-  /** Set by registerReachMetrics before the workers start. */
+  /** Set by registerFederationMetrics before the workers start. */
   observer: CrawlObserver;
 }
 
-export function buildReach(config: Config, logger: Logger, deps: { stores: Stores; announce: AnnounceService; now?: Clock }): Reach {
+export function buildFederation(config: Config, logger: Logger, deps: { stores: Stores; announce: AnnounceService; now?: Clock }): Federation {
   const now = deps.now ?? systemClock;
-  const store = deps.stores.redis.reach();
-  const settings = config.reach;
+  const store = deps.stores.redis.federation();
+  const settings = config.federation;
   const observer: CrawlObserver = {};
   const relay: CrawlObserver = {
     onPage: (upstream, result) => observer.onPage?.(upstream, result),

@@ -1,5 +1,5 @@
 /**
- * What the reach feature keeps in Redis (src/reach): each upstream catalog's crawl state and the
+ * What the reach feature keeps in Redis (src/federation): each upstream catalog's crawl state and the
  * counts of its last crawl (one hash, read by GET /discovery/reach and /metrics), its pages'
  * validators for conditional requests (ETag, Last-Modified) with the page that followed, and
  * what announcing an origin found in its manifests (kept a week for the status lookup).
@@ -7,7 +7,7 @@
 import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
-/** An upstream's stored state: every field a string, as Redis keeps it (src/reach reads it). */
+/** An upstream's stored state: every field a string, as Redis keeps it (src/federation reads it). */
 export type UpstreamRecord = Record<string, string>;
 
 export interface PageValidators {
@@ -19,7 +19,7 @@ export interface PageValidators {
 
 const ORIGIN_TTL_MS = 7 * 86_400_000;
 
-export class ReachStore {
+export class FederationStore {
   private readonly keys: RedisKeys;
 
   constructor(

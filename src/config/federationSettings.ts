@@ -1,4 +1,4 @@
-/** Upstream catalogs and origin manifests (src/reach): their settings from the environment and REACH_CONFIG. */
+/** Upstream catalogs and origin manifests (src/federation): their settings from the environment and REACH_CONFIG. */
 import { readFileSync } from 'node:fs';
 import { checkUrl, commaList, type Env, type EnvReader } from './envReader.js';
 
@@ -13,7 +13,7 @@ export interface UpstreamSettings {
   pageSize: number;
 }
 
-export interface ReachSettings {
+export interface FederationSettings {
   upstreams: UpstreamSettings[];
   /** How often the poller looks for an upstream whose crawl is due. */
   tickMs: number;
@@ -67,7 +67,7 @@ function readUpstreamFile(path: string, defaults: Pick<UpstreamSettings, 'interv
   });
 }
 
-export function readReachSettings(read: EnvReader, env: Env): ReachSettings {
+export function readFederationSettings(read: EnvReader, env: Env): FederationSettings {
   const defaults = {
     intervalMs: read.integer('REACH_INTERVAL_MS', 3_600_000, 1000, 7 * 86_400_000),
     pageSize: read.integer('REACH_PAGE_SIZE', 100, 1, 1000),

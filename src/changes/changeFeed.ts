@@ -1,5 +1,5 @@
 /**
- * The change feed for mirrors (GET /discovery/changes, docs/lifecycle.md). Every write the ingest
+ * The change feed for mirrors (GET /discovery/changes, docs/changes.md). Every write the ingest
  * consumer applied to Elasticsearch is logged, after it was applied, in a compacted Redis stream
  * (src/store/redis/changeLog.ts); a page is the next entries after the token's position with each
  * listing's current stored document, read in real time (mget: no refresh wait), so a change is

@@ -3,14 +3,14 @@
  * the query, ask the service.
  */
 import { Router } from 'express';
-import type { ChangeFeed } from '../../lifecycle/changeFeed.js';
-import { parseFeedRequest, parseHistoryRequest } from '../../lifecycle/feedRequest.js';
-import type { HistoryReader } from '../../lifecycle/historyReader.js';
+import type { ChangeFeed } from '../../changes/changeFeed.js';
+import { parseFeedRequest, parseHistoryRequest } from '../../changes/feedRequest.js';
+import type { HistoryReader } from '../../changes/historyReader.js';
 import { NotFound } from '../../core/errors.js';
 import { isListingId } from '../../core/listingId.js';
 import { PATHS } from '../paths.js';
 
-export function lifecycleRoutes(deps: { feed: ChangeFeed; history: HistoryReader }): Router {
+export function changesRoutes(deps: { feed: ChangeFeed; history: HistoryReader }): Router {
   const router = Router();
   router.get(PATHS.changes, async (req, res) => {
     res.json(await deps.feed.page(parseFeedRequest(req.query as Record<string, unknown>)));

@@ -6,14 +6,14 @@
  * remove a listing: a failed crawl only records its error and when the next attempt is due
  * (exponential backoff, or the upstream's Retry-After when longer).
  */
-import type { ReachSettings, UpstreamSettings } from '../config/reachSettings.js';
+import type { FederationSettings, UpstreamSettings } from '../config/federationSettings.js';
 import type { PassLease } from '../core/worker.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { ClaimRequest, ClaimResult } from '../announce/announceService.js';
-import { ProbeAllowList } from '../announce/addressPolicy.js';
-import { FetchFailure, safeFetch, type SafeResponse } from '../announce/safeFetch.js';
-import type { ReachStore } from '../store/redis/reachStore.js';
+import { ProbeAllowList } from '../probe/addressPolicy.js';
+import { FetchFailure, safeFetch, type SafeResponse } from '../probe/safeFetch.js';
+import type { FederationStore } from '../store/redis/federationStore.js';
 import type { ResourceClaim } from './claims.js';
 import { pageKey, pageUrl, parseUpstreamPage, UpstreamShapeError, type PageRequest } from './upstreamPage.js';
 
@@ -65,9 +65,9 @@ export class UpstreamCrawler {
   private readonly allowList: ProbeAllowList;
 
   constructor(
-    private readonly settings: ReachSettings,
+    private readonly settings: FederationSettings,
     readonly upstream: UpstreamSettings,
-    private readonly store: ReachStore,
+    private readonly store: FederationStore,
     private readonly queue: ClaimQueue,
     probeAllow: string[],
     private readonly logger: Logger,

@@ -1,11 +1,11 @@
-/** Prometheus metrics of reach: upstream pages and items by outcome, and each upstream's crawl state. */
+/** Prometheus metrics of federation: upstream pages and items by outcome, and each upstream's crawl state. */
 import { Counter } from 'prom-client';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
-import type { Reach } from './index.js';
+import type { Federation } from './index.js';
 
 const STATES = ['never', 'crawling', 'ok', 'error'] as const;
 
-export function registerReachMetrics(metrics: Metrics, reach: Reach): void {
+export function registerFederationMetrics(metrics: Metrics, federation: Federation): void {
   const pages = new Counter({
     name: 'reach_upstream_pages_total',
     help: 'Upstream catalog pages fetched, by upstream and result (ok, not_modified, error)',
@@ -18,25 +18,25 @@ export function registerReachMetrics(metrics: Metrics, reach: Reach): void {
     labelNames: ['upstream', 'outcome'],
     registers: [metrics.registry],
   });
-  reach.observer.onPage = (upstream, result) => pages.inc({ upstream, result });
-  reach.observer.onItems = (upstream, outcome, count) => {
+  federation.observer.onPage = (upstream, result) => pages.inc({ upstream, result });
+  federation.observer.onItems = (upstream, outcome, count) => {
     if (count > 0) items.inc({ upstream, outcome }, count);
   };
   registerSampledGauge(
     metrics,
     { name: 'reach_upstream_state', help: "1 for each upstream's current crawl state (never, crawling, ok, error)", labelNames: ['upstream', 'state'] },
-    async () => (await reach.poller.statuses()).flatMap((s) => STATES.map((state) => ({ labels: { upstream: s.name, state }, value: s.state === state ? 1 : 0 }))),
+    async () => (await federation.poller.statuses()).flatMap((s) => STATES.map((state) => ({ labels: { upstream: s.name, state }, value: s.state === state ? 1 : 0 }))),
   );
   registerSampledGauge(
     metrics,
     { name: 'reach_upstream_failures', help: 'Consecutive failed crawls of each upstream (0 after a success)', labelNames: ['upstream'] },
-    async () => (await reach.poller.statuses()).map((s) => ({ labels: { upstream: s.name }, value: s.failures })),
+    async () => (await federation.poller.statuses()).map((s) => ({ labels: { upstream: s.name }, value: s.failures })),
   );
   registerSampledGauge(
     metrics,
     { name: 'reach_upstream_last_crawl_items', help: "Entries of each upstream's last crawl, by outcome", labelNames: ['upstream', 'outcome'] },
     async () =>
-      (await reach.poller.statuses()).flatMap((s) =>
+      (await federation.poller.statuses()).flatMap((s) =>
         Object.entries(s.lastCrawl)
           .filter(([key]) => key !== 'pages' && key !== 'notModified')
           .map(([outcome, value]) => ({ labels: { upstream: s.name, outcome }, value })),

@@ -1,5 +1,5 @@
 /**
- * Listing history (GET /discovery/resources/{id}/history, docs/lifecycle.md): first seen, price
+ * Listing history (GET /discovery/resources/{id}/history, docs/changes.md): first seen, price
  * changes, schema and description changes, removals and relistings, with dates. Derived from the
  * writes the ingest consumer applied: each write is compared with the listing's last recorded
  * state. Writes to one listing reach here in stream order (never two batches with the same listing

@@ -1,7 +1,7 @@
-/** The upstream catalogs this service lists from (docs/reach.md). */
+/** The upstream catalogs this service lists from (docs/federation.md). */
 import { json, operation, ref, type OpenApiObject } from '../builders.js';
 
-export const reachPaths: Record<string, OpenApiObject> = {
+export const federationPaths: Record<string, OpenApiObject> = {
   '/discovery/reach': {
     get: operation('reachStatus', {
       tags: ['operations'],

@@ -291,7 +291,7 @@ export class Prober {
   }
 }
 
-/** The upstream or manifest that claimed the record (src/reach), as the listing will carry it. */
+/** The upstream or manifest that claimed the record (src/federation), as the listing will carry it. */
 function discoveredOf(record: ProbeRecord): Discovered | undefined {
   if (!record.provenance) return undefined;
   try {

@@ -4,12 +4,12 @@
  * fixes a deployment in one go instead of one restart per typo.
  */
 import { isIP } from 'node:net';
-import { readAnnounceSettings, type AnnounceSettings } from './config/announceSettings.js';
-import { checkUrlList, ConfigError, EnvReader, type Env } from './config/envReader.js';
-import { readRateRule, type RateLimitSettings } from './config/rateLimitSettings.js';
-import { readReachSettings, type ReachSettings } from './config/reachSettings.js';
-import { clusterUrl, redisUrlProblem } from './core/redisTarget.js';
-import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, defaultModelDirectory } from './semantic/embeddingModels.js';
+import { readAnnounceSettings, type AnnounceSettings } from './announceSettings.js';
+import { checkUrlList, ConfigError, EnvReader, type Env } from './envReader.js';
+import { readRateRule, type RateLimitSettings } from './rateLimitSettings.js';
+import { readFederationSettings, type FederationSettings } from './federationSettings.js';
+import { clusterUrl, redisUrlProblem } from '../core/redisTarget.js';
+import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, defaultModelDirectory } from './embeddingModels.js';
 
 /** What loadConfig throws: every problem found, one line each. */
 export { ConfigError };
@@ -39,7 +39,7 @@ export interface Config {
   readCacheEntries: number;
   /** JSON responses at least this large are compressed for clients that accept it (README "Compression"). */
   compressMinBytes: number;
-  /** Which sentence-embedding model semantic retrieval runs (src/semantic/embeddingModels.ts). */
+  /** Which sentence-embedding model semantic retrieval runs (src/config/embeddingModels.ts). */
   embeddingModel: string;
   /** Where that model is unpacked (scripts/services.sh); missing: semantic retrieval off. */
   embeddingModelDir: string;
@@ -50,8 +50,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Announce, probe, re-probe and staleness (issue 5; docs/announce.md). */
   announce: AnnounceSettings;
-  /** Upstream catalogs and site manifests (issue 25; docs/reach.md). */
-  reach: ReachSettings;
+  /** Upstream catalogs and site manifests (issue 25; docs/federation.md). */
+  federation: FederationSettings;
   /** Redis rate limits per route; `undefined` means off (docs/announce.md). */
   rateLimits: RateLimitSettings;
   /** Facilitator (issue 4): CAIP-2 networks settled on the service's own test ledger. */
@@ -198,7 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
       undefined,
     shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     announce: readAnnounceSettings(read),
-    reach: readReachSettings(read, env),
+    federation: readFederationSettings(read, env),
     rateLimits: {
       announce: readRateRule(read, 'RATE_LIMIT_ANNOUNCE', '600/1m'),
       publish: readRateRule(read, 'RATE_LIMIT_PUBLISH', '60/1m'),
