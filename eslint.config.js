@@ -48,7 +48,11 @@ const CLIENT_BAN = [
     message: 'The client modules of src/store are for src/store and the composition root: use a store adapter (src/store/stores.ts).',
   },
 ];
-const COMPOSITION_ROOT = ['src/container.ts', 'src/app.ts', 'src/server.ts'];
+/**
+ * Where clients are made: the service's composition root, the operator commands' (src/cli: their
+ * options and the catalog session they share) and the lab's door, which hands the lab what it may use.
+ */
+const COMPOSITION_ROOT = ['src/container.ts', 'src/app.ts', 'src/server.ts', 'src/cli/**', 'src/door.ts'];
 
 /**
  * One `no-restricted-imports` config for `files`. In flat config a later object's rule replaces an
@@ -120,6 +124,19 @@ export default tseslint.config(
   }),
   floor(['src/shapes/**/*.ts', 'src/x402/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store', 'sdk'], 'Wire shapes sit below everything but the ground floor.'),
   floor(['src/sdk/**/*.ts'], [...FEATURES, ...TRANSPORTS, 'store'], 'The seller SDK is a client of the HTTP API: it imports only core, shapes and x402.'),
+  // The lab (benchmarks, tuning, soak, fuzz, chaos) reaches the service through one door, src/door.ts,
+  // and never through the operator scripts.
+  {
+    files: ['lab/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/src/**', '!**/src/door', '!**/src/door.js'], message: 'The lab reaches the service only through src/door.ts: export what a tool needs there.' },
+          { group: ['**/scripts/**'], message: 'The lab does not import the operator scripts: run them as commands (or move what both need into src/ behind src/door.ts).' },
+        ],
+      }],
+    },
+  },
   // test/unit runs with Elasticsearch and Redis stopped (npm run test:unit): no client, no harness.
   {
     files: ['test/unit/**/*.ts'],

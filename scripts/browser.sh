@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The browser the web catalog's tests and `npm run screenshots` drive: Debian's chromium (driven by
+# The browser the web catalog's tests and `npm run bench -- screenshots` drive: Debian's chromium (driven by
 # playwright-core; no browser is ever downloaded). `ensure` installs it with apt-get when it is
 # missing and this runs as root, as scripts/services.sh does for its packages.
 #   scripts/browser.sh ensure|path

@@ -3,8 +3,8 @@
  *   npm run dead-letters -- list [--count 100]     oldest first: listing id, attempts, reason
  *   npm run dead-letters -- requeue [--count 1000] put them back on the write stream (after a fix)
  */
-import { openCatalogSession } from './lib/catalogSession.js';
-import { fail, parseCommandLine } from './lib/cliOptions.js';
+import { openCatalogSession } from '../src/cli/catalogSession.js';
+import { fail, parseCommandLine } from '../src/cli/options.js';
 
 const USAGE = 'usage: dead-letters list|requeue [--count N]';
 

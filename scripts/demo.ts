@@ -11,8 +11,8 @@ import { buildListingDocument } from '../src/catalog/document.js';
 import { importListings, parseListingFile, type ParsedEntry } from '../src/catalog/transfer.js';
 import { validateListingInput } from '../src/catalog/validation.js';
 import type { ListingInput } from '../src/shapes/listingInput.js';
-import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
-import { fail } from './lib/cliOptions.js';
+import { drainQueue, openCatalogSession } from '../src/cli/catalogSession.js';
+import { fail } from '../src/cli/options.js';
 
 const CANDIDATES = ['../demo/catalog.json', '../../demo/catalog.json'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
 

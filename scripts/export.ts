@@ -9,8 +9,8 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { exportedListing } from '../src/catalog/transfer.js';
 import { scanLiveListings } from '../src/store/elasticsearch/listingScan.js';
-import { openCatalogSession } from './lib/catalogSession.js';
-import { fail } from './lib/cliOptions.js';
+import { openCatalogSession } from '../src/cli/catalogSession.js';
+import { fail } from '../src/cli/options.js';
 
 async function write(out: Writable, text: string): Promise<void> {
   if (!out.write(text)) await once(out, 'drain');

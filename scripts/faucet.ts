@@ -12,7 +12,7 @@
 import { formatEther, formatUnits, getAddress, isAddress, parseEther, parseUnits } from 'viem';
 import { Ledger, MAX_LEDGER_AMOUNT } from '../src/store/redis/ledger.js';
 import { createRedisClient } from '../src/store/redis/client.js';
-import { fail, loadConfigOrFail, parseCommandLine } from './lib/cliOptions.js';
+import { fail, loadConfigOrFail, parseCommandLine } from '../src/cli/options.js';
 
 const USAGE = `usage:
   faucet fund ADDRESS AMOUNT [--base-units] [--asset TOKEN] [--decimals N] [--network CAIP2]

@@ -10,8 +10,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { importListings, parseListingFile } from '../src/catalog/transfer.js';
-import { drainQueue, openCatalogSession } from './lib/catalogSession.js';
-import { fail, parseCommandLine } from './lib/cliOptions.js';
+import { drainQueue, openCatalogSession } from '../src/cli/catalogSession.js';
+import { fail, parseCommandLine } from '../src/cli/options.js';
 
 const USAGE = 'usage: import FILE [--source NAME] [--no-wait]   (FILE: a JSON array or JSON lines of listings; - for stdin)';
 

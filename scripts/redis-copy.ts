@@ -11,7 +11,7 @@
 import { CLUSTER_SCHEME, clusterUrl, redisUrlProblem } from '../src/core/redisTarget.js';
 import { createRedisClient, redisAnswers, type RedisClient } from '../src/store/redis/client.js';
 import { copyDeployment, CopyRefused, type CopyReport } from './lib/redisCopy.js';
-import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../src/cli/options.js';
 
 const USAGE = 'usage: redis:copy --to <redis+cluster://host:port,... | host:port,host:port | redis://host:port> [--replace] [--dry-run] [--batch N]';
 

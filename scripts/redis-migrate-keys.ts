@@ -5,7 +5,7 @@
  */
 import { migrateKeysToHashTags } from './lib/keyMigration.js';
 import { createRedisClient } from '../src/store/redis/client.js';
-import { loadConfigOrFail } from './lib/cliOptions.js';
+import { loadConfigOrFail } from '../src/cli/options.js';
 
 const config = loadConfigOrFail();
 const redis = createRedisClient(config.redisUrl);

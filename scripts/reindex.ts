@@ -6,7 +6,7 @@
  */
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { reindexListings, ReindexError, type ReindexProgress } from './lib/listingReindex.js';
-import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from './lib/cliOptions.js';
+import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../src/cli/options.js';
 
 const { values } = parseCommandLine(
   { options: { restart: { type: 'boolean', default: false }, 'page-size': { type: 'string', default: '1000' } } },

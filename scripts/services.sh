@@ -30,7 +30,7 @@ ES_URL="http://127.0.0.1:${ES_PORT}"
 REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
 # Semantic retrieval's models (README "Semantic retrieval"): the table the service reads, each a
 # quantized ONNX model and its tokenizer packaged in a langchain4j jar on Maven Central.
-MODEL_TABLE="$ROOT/src/semantic/embeddingModels.json"
+MODEL_TABLE="$ROOT/src/config/embeddingModels.json"
 
 log() { printf '[services] %s\n' "$*" >&2; }
 die() { printf '[services] error: %s\n' "$*" >&2; exit 1; }

@@ -7,7 +7,7 @@
  */
 import { InvalidTokenRequestError, SellerTokenStore, type SellerToken } from '../src/publish/sellerTokens.js';
 import { createRedisClient } from '../src/store/redis/client.js';
-import { fail, loadConfigOrFail, parseCommandLine } from './lib/cliOptions.js';
+import { fail, loadConfigOrFail, parseCommandLine } from '../src/cli/options.js';
 import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
 const USAGE = `usage:

@@ -5,7 +5,7 @@ import type { Listing } from '../src/shapes/listing.js';
 import { ChangeFeedSeeder } from '../src/changes/feedSeeder.js';
 import { ChangeLog } from '../src/store/redis/changeLog.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
-import { drainQueue, openCatalogSession } from '../scripts/lib/catalogSession.js';
+import { drainQueue, openCatalogSession } from '../src/cli/catalogSession.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
 import { ElasticsearchStores } from '../src/store/elasticsearch/elasticsearchStores.js';

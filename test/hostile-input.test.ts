@@ -109,7 +109,7 @@ describe('hostile client input: 4xx problems, never a 500', function () {
       assert.match(res.body.errors[0].path, /^paymentPayload\.0\.0/);
     });
 
-    it('/settle with a network object carrying its own toString (found by npm run fuzz): an answer, not a 500', async () => {
+    it('/settle with a network object carrying its own toString (found by npm run bench -- fuzz): an answer, not a 500', async () => {
       const res = await request(h.app)
         .post('/settle')
         .send({ x402Version: 1, paymentPayload: { x402Version: 1 }, paymentRequirements: { network: { toString: 1941415681 } } });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { validateListingInput } from '../src/catalog/validation.js';
-import { entriesAsOf, HELDOUT_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, type JudgedSet } from '../scripts/lib/judgedSet.js';
-import { ndcgAt, precisionAt, reciprocalRank, summarize } from '../scripts/lib/relevanceMetrics.js';
+import { entriesAsOf, HELDOUT_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, type JudgedSet } from '../lab/lib/judgedSet.js';
+import { ndcgAt, precisionAt, reciprocalRank, summarize } from '../lab/lib/relevanceMetrics.js';
 
 /**
  * What every judged set must be: each listing one the import accepts, both listing types, at least

@@ -15,7 +15,7 @@ interface Result {
  * floor and a boost to it without the boost, so once the window was full it skipped the
  * neighbours: a listing found by meaning alone never reached the page while many listings matched
  * a word of the query. The weight now sits on a function_score around the clause
- * (search/semanticFusion.ts). Before the fix, `npm run bench:window` kept 0.889 of the exact top
+ * (search/semanticFusion.ts). Before the fix, `npm run bench -- window` kept 0.889 of the exact top
  * 10 at 100k listings with a window of 300; after it, 0.998.
  */
 describe('ranked search: a listing found by meaning alone is not skipped by the rank window', () => {

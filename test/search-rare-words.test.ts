@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
 import { seedUnembedded } from './support/discoveryFixtures.js';
-import { generateListings } from '../scripts/lib/listingGenerator.js';
-import { toolInput, toolMark } from '../scripts/lib/soakTraffic.js';
+import { generateListings } from '../lab/lib/listingGenerator.js';
+import { toolInput, toolMark } from '../lab/soak/soakTraffic.js';
 
 /**
  * A query of words only a few listings have names something (a brand, a code, a made-up word) and

@@ -11,7 +11,7 @@ import { ListingHistory } from './history.js';
 
 /**
  * What every ingest consumer reports its applied writes to (the server's and those of import and
- * the demo loader, scripts/lib/catalogSession.ts): listing history and the change log.
+ * the demo loader, src/cli/catalogSession.ts): listing history and the change log.
  */
 export function changeRecorder(redis: RedisStores): AppliedWritesObserver {
   const log = redis.changeLog();

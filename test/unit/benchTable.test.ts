@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { parseCost, parseRelevance, tableHeader, tableRow } from '../../scripts/lib/benchTable.js';
+import { parseCost, parseRelevance, tableHeader, tableRow } from '../../lab/lib/benchTable.js';
 
 // Excerpts of real reports (2026-11-27), with the tables that precede the ones read.
 const RELEVANCE = `
@@ -36,7 +36,7 @@ CPU per request (ms), the same rounds on the same index:
 explain=1 p50 / plain p50 (gateway): 1.12x
 `;
 
-describe('unit: the benchmark table (scripts/lib/benchTable.ts)', () => {
+describe('unit: the benchmark table (lab/lib/benchTable.ts)', () => {
   it('reads the full ranking of every set from the side-by-side table, not the per-set tables before it', () => {
     assert.deepEqual(parseRelevance(RELEVANCE), {
       tuning: { ndcg10: 0.925, grade0First: 1, spamFirst: 0 },

@@ -1,0 +1,284 @@
+/**
+ * Search benchmark (docs/catalog-reads.md, "Cost"): the service's read endpoints against the very
+ * same Elasticsearch queries sent straight to Elasticsearch, at the same concurrency, in one run,
+ * with a fixed reference query (lab/lib/referenceQuery.ts) measured in the same rounds on the
+ * same index: every workload's Elasticsearch CPU per request is reported absolute and as a
+ * multiple of the reference's, so a ratio cannot hide growth of its own baseline.
+ *
+ *   npx tsx lab/bench/search.ts                        load 100,000 generated listings into a
+ *                                                          scratch index, measure, delete it
+ *   npx tsx lab/bench/search.ts --alias listings-bench reuse an index (loaded into it first when
+ *                                                          the alias does not exist yet; kept)
+ *   options: --count N (default 100000) --connections N (16) --duration S (10 per round)
+ *            --rounds N (3) --keep --force-merge N (segments, before measuring)
+ *            --skewed N   also measure the read cache: a second gateway with it on (as shipped) serves
+ *                         a Zipf-skewed mix of N distinct queries; reports its hit ratio and the CPU
+ *                         per request next to the same mix with the cache off
+ *            --approximate-embeddings  load without the model, then give every listing an
+ *                                      approximate embedding (lab/lib/benchVectors.ts):
+ *                                      minutes instead of a quarter of an hour for 100k
+ *            --split-cores  Elasticsearch on half the cores, the gateway and the load generator
+ *                           on the other half, as gateways on hosts of their own
+ *                           (lab/lib/cpuSplit.ts)
+ *
+ * Measurements start only once the index has no merge running (lab/lib/indexSettle.ts): a
+ * freshly loaded index measures its merges too. CPU per request is Elasticsearch's whole-node CPU
+ * (node stats) and the gateway process's (/proc): point ELASTICSEARCH_URL at a node nothing else
+ * uses. The machine is shared, so load drifts during a run: the workloads alternate for several
+ * rounds and each figure is the median. Only targets 127.0.0.1. The service runs as a child
+ * process (node + tsx) so the load generator and the gateway do not share one event loop.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { loadConfig } from '../../src/door.js';
+import { createLogger } from '../../src/door.js';
+import { buildCatalogSearch } from '../../src/door.js';
+import { searchParamsFor } from '../../src/door.js';
+import { parseReadRequest, type ReadEndpoint, type ReadRequest } from '../../src/door.js';
+import { createElasticsearchClient, elasticsearchNodeUrls } from '../../src/door.js';
+import { createRedisClient } from '../../src/door.js';
+import { dropDeploymentIndices } from '../../src/door.js';
+import { dropRedisPrefix } from '../../src/door.js';
+import { storesFor } from '../../src/door.js';
+import { loadGeneratedListings } from '../lib/benchCatalog.js';
+import { addApproximateEmbeddings } from '../lib/benchVectors.js';
+import { sharedEmbedder } from '../../src/door.js';
+import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
+import { startServiceProcess } from '../lib/benchService.js';
+import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
+import { printReport } from '../lib/searchBenchReport.js';
+import { numberOption, parseCommandLine, runMain } from '../../src/door.js';
+import { describeSettled, settleIndex } from '../lib/indexSettle.js';
+import { referenceSearchBody } from '../lib/referenceQuery.js';
+import { distinctSearchQueries, resourcesMix, searchMix, zipfSequence } from '../lib/searchQueryMix.js';
+
+interface Options {
+  alias?: string;
+  count: number;
+  connections: number;
+  duration: number;
+  rounds: number;
+  keep: boolean;
+  forceMerge?: number;
+  skewed: number;
+  approximateEmbeddings: boolean;
+  splitCores: boolean;
+}
+
+function readOptions(): Options {
+  const { values } = parseCommandLine(
+    {
+      options: {
+        alias: { type: 'string' },
+        count: { type: 'string', default: '100000' },
+        connections: { type: 'string', default: '16' },
+        duration: { type: 'string', default: '10' },
+        rounds: { type: 'string', default: '3' },
+        keep: { type: 'boolean', default: false },
+        'force-merge': { type: 'string' },
+        skewed: { type: 'string', default: '0' },
+        'approximate-embeddings': { type: 'boolean', default: false },
+        'split-cores': { type: 'boolean', default: false },
+      },
+    },
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores]',
+  );
+  return {
+    ...(values.alias !== undefined ? { alias: values.alias } : {}),
+    count: numberOption('count', values.count),
+    connections: numberOption('connections', values.connections),
+    duration: numberOption('duration', values.duration, { integer: false }),
+    rounds: numberOption('rounds', values.rounds),
+    keep: values.keep,
+    ...(values['force-merge'] !== undefined ? { forceMerge: numberOption('force-merge', values['force-merge']) } : {}),
+    skewed: numberOption('skewed', values.skewed, { min: 0, max: 10_000 }),
+    approximateEmbeddings: values['approximate-embeddings'],
+    splitCores: values['split-cores'],
+  };
+}
+
+type DirectRequest = Target['requests'][number];
+
+interface Workload {
+  label: string;
+  direct: Target;
+  gateway?: Target;
+}
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  const stamp = Date.now().toString(36);
+  const alias = options.alias ?? `bench-search-${stamp}`;
+  const env: Record<string, string> = {
+    LISTINGS_ALIAS: alias,
+    LISTINGS_INDEX: `${alias}-v1`,
+    REDIS_PREFIX: `bench-search:${stamp}:`,
+    CURSOR_SECRET: `bench-search-secret-${stamp}`,
+    // The engine's cost per search: every request goes to Elasticsearch (--skewed measures the read cache).
+    READ_CACHE_MS: '0',
+  };
+  const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 300_000 });
+  const redis = createRedisClient(config.redisUrl);
+  const scratch = options.alias === undefined && !options.keep;
+  let service: { child: ChildProcess; url: string } | undefined;
+  let cached: { child: ChildProcess; url: string } | undefined;
+  let split: CoreSplit | undefined;
+  try {
+    if (!(await elasticsearch.indices.existsAlias({ name: alias }))) await load(options, env, elasticsearch, alias);
+    else if (options.approximateEmbeddings) await embed(options, env, elasticsearch, alias); // finishes an interrupted load
+    const settled = await settleIndex(elasticsearch, alias, options.forceMerge !== undefined ? { maxSegments: options.forceMerge } : {});
+    const { count } = await elasticsearch.count({ index: alias });
+    process.stderr.write(`${describeSettled(alias, settled)}; ${count} listings\n`);
+
+    // Before the gateway starts: it inherits this process's cores.
+    if (options.splitCores) split = await splitCores(elasticsearch);
+    service = await startServiceProcess(env);
+    // Direct requests go to the first node (a cluster routes them on from there).
+    const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
+    const child = service.child;
+    const cpu: CpuProbe = { esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) };
+    // The direct requests are built by the service's own query builder: the same bodies it sends.
+    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
+    await ranking.refresh();
+    const post = (request: ReadRequest, body: unknown): DirectRequest => {
+      const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
+      return { method: 'POST', path: `/${alias}/_search?${params}`, body: JSON.stringify(body) };
+    };
+    const parse = (endpoint: ReadEndpoint, query: string) => parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));
+    /**
+     * The kNN searches of their own the service sends before a ranked search (semantic.fusion
+     * normalised or rrf), and before an explain=1 search with the kNN clause: by workload.
+     */
+    const nearest = new Map<string, DirectRequest[]>();
+    const direct = async (endpoint: ReadEndpoint, query: string, label: string) => {
+      const request = parse(endpoint, query);
+      const built = await search.buildRequest(request);
+      // The URL parameters of store/elasticsearch/listingSearch.ts scoredIds.
+      const ids = 'filter_path=hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries';
+      if (built.nearest) {
+        if (!nearest.has(label)) nearest.set(label, []);
+        nearest.get(label)!.push({ method: 'POST', path: `/${alias}/_search?${ids}`, body: JSON.stringify(built.nearest) });
+      }
+      return post(request, built.body);
+    };
+    const pair = async (label: string, endpoint: ReadEndpoint, path: string, mix: string[]): Promise<Workload> => ({
+      label,
+      direct: { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q, label))) },
+      gateway: { name: `${label} (gateway)`, url: service!.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) },
+    });
+    // The mix's ranked searches as read requests: the reference query is built from each.
+    const searches = searchMix().map((q) => parse('search', q));
+    const workloads: Workload[] = [
+      {
+        label: 'reference query',
+        direct: { name: 'reference query (direct ES)', url: esUrl, requests: searches.map((request) => post(request, referenceSearchBody(request))) },
+      },
+      await pair('search rank', 'search', '/discovery/search', searchMix()),
+      await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),
+      await pair('resources', 'resources', '/discovery/resources', resourcesMix()),
+    ];
+    // A direct body is the main search only: its kNN search of its own is measured beside it (add the two).
+    for (const [label, requests] of nearest) workloads.push({ label: `${label}: its kNN search of its own`, direct: { name: `${label}: kNN search of its own (direct ES)`, url: esUrl, requests } });
+    const referencePages = await countReferencePages(elasticsearch, alias, searches);
+    const targets = workloads.flatMap((w) => (w.gateway ? [w.direct, w.gateway] : [w.direct]));
+    for (const target of targets) await measure(target, options, cpu, 3); // warm caches on both sides
+    const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < options.rounds; round++) {
+      for (const target of targets) runs.get(target.name)!.push(await measure(target, options, cpu));
+      process.stderr.write(`round ${round + 1}/${options.rounds} done\n`);
+    }
+    const result = (target: Target | undefined) => (target ? median(runs.get(target.name)!) : undefined);
+    printReport(
+      workloads.map((w) => ({ label: w.label, direct: result(w.direct)!, gateway: result(w.gateway) })),
+      { ...options, referencePages, ...(split ? { split: split.description } : {}) },
+      count,
+      describeSettled(alias, settled),
+    );
+    if (options.skewed > 0) {
+      cached = await startServiceProcess({ ...env, READ_CACHE_MS: '1000' });
+      await measureReadCache(options, { url: service.url, child }, cached, esUrl, elasticsearch);
+    }
+  } finally {
+    split?.restore();
+    service?.child.kill('SIGTERM');
+    cached?.child.kill('SIGTERM');
+    if (scratch) await dropDeploymentIndices(elasticsearch, config.listingsIndex);
+    await dropRedisPrefix(redis, config.redisPrefix);
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+  }
+}
+
+/**
+ * How many of the mix's queries the reference query fills a page for, and how many it finds
+ * nothing for: a query the reference finds nothing for costs it no scoring and no fetch, while
+ * the ranked search returns the listings it finds by their keywords, routes and meaning, so those
+ * queries weigh on the multiple of the reference (docs/catalog-reads.md).
+ */
+async function countReferencePages(elasticsearch: ReturnType<typeof createElasticsearchClient>, alias: string, requests: ReadRequest[]): Promise<string> {
+  let [full, empty] = [0, 0];
+  for (const request of requests) {
+    const body = referenceSearchBody(request);
+    const response = await elasticsearch.search({ index: alias, ...body, filter_path: 'hits.hits._id' } as never);
+    const hits = (response as { hits?: { hits?: unknown[] } }).hits?.hits?.length ?? 0;
+    if (hits === body.size) full += 1;
+    if (hits === 0) empty += 1;
+  }
+  return `the reference query fills the page for ${full} of the mix's ${requests.length} queries and finds nothing for ${empty}`;
+}
+
+/** Generated listings through the write path, then (optionally) approximate embeddings. */
+async function load(options: Options, env: Record<string, string>, elasticsearch: ReturnType<typeof createElasticsearchClient>, alias: string): Promise<void> {
+  await loadGeneratedListings(options.approximateEmbeddings ? { ...env, EMBEDDING_MODEL_DIR: '/nonexistent' } : env, options.count);
+  if (options.approximateEmbeddings) await embed(options, env, elasticsearch, alias);
+}
+
+async function embed(options: Options, env: Record<string, string>, elasticsearch: ReturnType<typeof createElasticsearchClient>, alias: string): Promise<void> {
+  const config = loadConfig({ ...process.env, ...env });
+  const texts = await addApproximateEmbeddings(elasticsearch, alias, sharedEmbedder(config, createLogger('warn')), (done) =>
+    process.stderr.write(`\rapproximate embeddings: ${done}/${options.count}`),
+  );
+  process.stderr.write(`\n${texts} distinct texts embedded\n`);
+}
+
+/**
+ * The read cache on a skewed mix (what many agents asking a few popular things send): the same
+ * request sequence, Zipf-distributed (s = 1) over `--skewed` distinct queries, against a gateway
+ * without the cache and one with it on, alternating; its hit ratio is read from /metrics.
+ */
+async function measureReadCache(
+  options: Options,
+  plain: { url: string; child: ChildProcess },
+  cached: { url: string; child: ChildProcess },
+  esUrl: string,
+  elasticsearch: ReturnType<typeof createElasticsearchClient>,
+): Promise<void> {
+  const queries = distinctSearchQueries(options.skewed);
+  const sequence = zipfSequence(queries.length, 20_000).map((i) => ({ method: 'GET' as const, path: `/discovery/search?${queries[i]}` }));
+  const probe = (child: ChildProcess): CpuProbe => ({ esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) });
+  const off: Target = { name: 'skewed mix, read cache off', url: plain.url, requests: sequence };
+  const on: Target = { name: 'skewed mix, read cache on', url: cached.url, requests: sequence };
+  const counts = async () => {
+    const text = await (await fetch(`${cached.url}/metrics`)).text();
+    const value = (outcome: string) => Number(new RegExp(`^catalog_read_cache_total\\{outcome="${outcome}"\\} (\\S+)`, 'm').exec(text)?.[1] ?? 0);
+    return { hit: value('hit') + value('joined'), all: value('hit') + value('joined') + value('miss') };
+  };
+  await measure(on, options, probe(cached.child), 3);
+  await measure(off, options, probe(plain.child), 3);
+  const runs = { on: [] as Measured[], off: [] as Measured[] };
+  const before = await counts();
+  for (let round = 0; round < options.rounds; round++) {
+    runs.on.push(await measure(on, options, probe(cached.child)));
+    runs.off.push(await measure(off, options, probe(plain.child)));
+  }
+  const after = await counts();
+  const [a, b] = [median(runs.on), median(runs.off)];
+  const ratio = (after.hit - before.hit) / Math.max(1, after.all - before.all);
+  process.stdout.write(
+    `\nread cache, ${options.skewed} distinct queries, Zipf (s = 1) sequence of 20,000, through the gateway; hit ratio ${(100 * ratio).toFixed(1)}%\n\n` +
+      '| read cache | p50 | req/s | ES CPU ms/request | gateway CPU ms/request |\n|---|---|---|---|---|\n' +
+      `| on (1 s) | ${a.p50} ms | ${a.rps.toFixed(0)} | ${a.esCpuMs.toFixed(2)} | ${(a.gatewayCpuMs ?? NaN).toFixed(2)} |\n` +
+      `| off | ${b.p50} ms | ${b.rps.toFixed(0)} | ${b.esCpuMs.toFixed(2)} | ${(b.gatewayCpuMs ?? NaN).toFixed(2)} |\n`,
+  );
+}
+
+runMain('bench-search', main);

@@ -1,0 +1,184 @@
+/**
+ * The one table of a search or ranking change (issues 22 and 23; README "Benchmarks"): relevance
+ * on the judged sets and Elasticsearch and gateway CPU per ranked search against the fixed
+ * reference query, from one command. It runs `bench-relevance` (each judged set on a scratch index
+ * of its own) and `bench-search --alias` on a kept catalog, and prints one row per code.
+ *
+ * With `--against REF` the code of REF (a commit, a branch) is measured too, from a git worktree
+ * (under .cache/bench-table/, removed at the end) that shares this checkout's node_modules and
+ * embedding models: the cost runs alternate between
+ * the two codes on the same index (REF first), so the machine's drift falls on both, and each row
+ * lists every run beside the median: the spread is the noise a difference must beat.
+ *
+ *   npm run bench -- table --alias ALIAS [--against REF] [--pairs 2] [--rounds 1] [--set both|all] [--split-cores]
+ *
+ * `--split-cores`: the cost runs with Elasticsearch on half the cores and the rest (the gateway, the
+ * load generator) on the other half (lab/lib/cpuSplit.ts), for every code alike.
+ * `--shipped-tunables`: each code's cost runs read the ranking tunables that code ships (`_meta.ranking`
+ * of its mappings/listings.json, written to the kept catalog before its runs; the catalog's own put
+ * back at the end). Without it both codes read the catalog's stored tunables, as a deployment that
+ * upgrades does, so a change of a shipped default shows in relevance only. (The BM25 similarity
+ * stays the catalog's: changing it closes the index.)
+ * ALIAS: a catalog kept by `bench-search --keep` (load one with `npm run bench -- search --alias
+ * NAME --count 100000 --approximate-embeddings --keep --rounds 1`). Both codes must accept its
+ * mapping. `--set` as bench-relevance's (the sealed held-out set gives aggregates only).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createElasticsearchClient } from '../../src/door.js';
+import { RankingTunablesIndex } from '../../src/door.js';
+import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
+import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
+import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from '../lib/benchTable.js';
+
+const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores] [--shipped-tunables]';
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+interface Code {
+  label: string;
+  dir: string;
+  /** A worktree this run made: removed at the end. */
+  worktree?: boolean;
+}
+
+/** Runs one of a checkout's scripts with tsx; its progress goes to stderr, its report is returned. */
+function runScript(code: Code, script: string, args: string[]): Promise<string> {
+  return new Promise((done, failed) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(code.dir, 'scripts', script), ...args], {
+      cwd: code.dir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: process.env,
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', failed);
+    child.on('exit', (status) => (status === 0 ? done(out) : failed(new Error(`${code.label}: ${script} exited with ${status}\n${out.slice(-2000)}`))));
+  });
+}
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+
+/** REF checked out beside this one (detached, under .cache/), sharing node_modules and the models. */
+function worktreeOf(ref: string): Code {
+  const sha = git('rev-parse', '--verify', `${ref}^{commit}`);
+  const dir = join(ROOT, '.cache', 'bench-table', sha.slice(0, 12));
+  if (existsSync(dir)) removeWorktree(dir);
+  git('worktree', 'add', '--detach', dir, sha);
+  mkdirSync(join(dir, '.cache'), { recursive: true });
+  for (const shared of SHARED) if (existsSync(join(ROOT, shared))) symlinkSync(join(ROOT, shared), join(dir, shared));
+  return { label: `${ref} (${sha.slice(0, 8)})`, dir, worktree: true };
+}
+
+const SHARED = ['node_modules', join('.cache', 'models')];
+
+/** The links first, so that nothing they point at (this checkout's node_modules, the models) is touched. */
+function removeWorktree(dir: string): void {
+  for (const shared of SHARED) rmSync(join(dir, shared), { force: true });
+  git('worktree', 'remove', '--force', dir);
+}
+
+function describeHead(): string {
+  const sha = git('rev-parse', '--short=8', 'HEAD');
+  return git('status', '--porcelain', '--untracked-files=no') === '' ? `HEAD (${sha})` : `HEAD (${sha}) + uncommitted changes`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(
+    {
+      options: {
+        alias: { type: 'string' },
+        against: { type: 'string' },
+        pairs: { type: 'string', default: '2' },
+        rounds: { type: 'string', default: '1' },
+        set: { type: 'string', default: 'both' },
+        'split-cores': { type: 'boolean', default: false },
+        'shipped-tunables': { type: 'boolean', default: false },
+      },
+    },
+    USAGE,
+  );
+  if (!values.alias) fail(`--alias names the kept catalog the cost is measured on\n${USAGE}`);
+  const pairs = numberOption('pairs', values.pairs, { min: 1, max: 20 });
+  const rounds = numberOption('rounds', values.rounds, { min: 1, max: 20 });
+  // bench-search would load a new catalog under a name it does not find: this command only measures.
+  const elasticsearch = createElasticsearchClient(loadConfigOrFail().elasticsearchUrl);
+  const found = await elasticsearch.indices.existsAlias({ name: values.alias });
+  if (!found) fail(`no alias ${values.alias} on Elasticsearch: keep a catalog first (npm run bench -- search --alias ${values.alias} --count 100000 --approximate-embeddings --keep --rounds 1)`);
+  const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), { label: describeHead(), dir: ROOT }];
+  try {
+    const tunables = values['shipped-tunables'] ? await shippedTunables(new RankingTunablesIndex(elasticsearch, values.alias)) : undefined;
+    try {
+      await measure(codes, values.alias, values.set, pairs, rounds, values['split-cores'] ? () => splitCores(elasticsearch) : undefined, tunables?.use);
+    } finally {
+      await tunables?.restore();
+    }
+  } finally {
+    for (const code of codes) if (code.worktree) removeWorktree(code.dir);
+    await elasticsearch.close();
+  }
+}
+
+/** A code's shipped ranking tunables: `_meta.ranking` of its mappings/listings.json. */
+function shippedRankingOf(code: Code): unknown {
+  const mapping = JSON.parse(readFileSync(join(code.dir, 'mappings', 'listings.json'), 'utf8')) as { mappings?: { _meta?: { ranking?: unknown } } };
+  const ranking = mapping.mappings?._meta?.ranking;
+  if (ranking === undefined) fail(`${code.label}: mappings/listings.json has no _meta.ranking`);
+  return ranking;
+}
+
+/** `use(code)` writes that code's shipped ranking into the catalog's `_meta`; `restore` puts the catalog's own back. */
+async function shippedTunables(store: RankingTunablesIndex): Promise<{ use: (code: Code) => Promise<void>; restore: () => Promise<void> }> {
+  const stored = await store.read();
+  return {
+    use: (code) => store.writeRankingMeta(stored.index, { ...stored.meta, ranking: shippedRankingOf(code) }),
+    restore: () => store.writeRankingMeta(stored.index, stored.meta),
+  };
+}
+
+/**
+ * `split`: pins Elasticsearch and this process for the cost runs (the bench-search children inherit its cores).
+ * `useTunables`: run before each code's cost run (`--shipped-tunables`).
+ */
+async function measure(
+  codes: Code[], alias: string, set: string, pairs: number, rounds: number,
+  split?: () => Promise<CoreSplit>, useTunables?: (code: Code) => Promise<void>,
+): Promise<void> {
+  const relevance = new Map<Code, Relevance>();
+  for (const code of codes) {
+    process.stderr.write(`\n[bench-table] relevance, ${code.label}\n`);
+    relevance.set(code, parseRelevance(await runScript(code, 'bench-relevance.ts', ['--set', set])));
+  }
+  const costs = new Map<Code, Cost[]>(codes.map((c) => [c, []]));
+  const cores = await split?.();
+  try {
+    for (let pair = 1; pair <= pairs; pair++) {
+      for (const code of codes) {
+        process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
+        await useTunables?.(code);
+        costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', alias, '--rounds', String(rounds)])));
+      }
+    }
+  } finally {
+    cores?.restore();
+  }
+
+  const first = relevance.get(codes[0]!)!;
+  process.stdout.write(
+    [
+      '',
+      `catalog ${alias}; relevance: bench-relevance --set ${set} once per code; cost: bench-search, ${pairs} run(s) of ${rounds} round(s) per code, ` +
+        `alternating${codes.length > 1 ? ` (${codes[0]!.label} first)` : ''}` +
+        `${useTunables ? ", each code's shipped tunables" : "; the catalog's stored tunables"}; load average ${loadavg()[0]!.toFixed(2)} after` +
+        (cores ? `; ${cores.description}` : ''),
+      '',
+      tableHeader(first),
+      ...codes.map((code) => tableRow(code.label, relevance.get(code)!, costs.get(code)!)),
+      '',
+    ].join('\n'),
+  );
+}
+
+runMain('bench-table', main);

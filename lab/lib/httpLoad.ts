@@ -1,0 +1,94 @@
+/**
+ * HTTP load for the benchmarks that measure reads (bench-search, bench-growth): autocannon over a
+ * rotating list of requests, with latency, throughput and the CPU each request cost Elasticsearch
+ * (node stats) and the gateway process (/proc), and the median over rounds.
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import type { ElasticsearchClient } from '../../src/door.js';
+
+export interface Target {
+  name: string;
+  url: string;
+  requests: Array<{ method: 'GET' | 'POST'; path: string; body?: string }>;
+}
+
+export interface Measured {
+  name: string;
+  p50: number;
+  p99: number;
+  rps: number;
+  errors: number;
+  /** CPU time per completed request: Elasticsearch's, and the gateway process's (gateway runs). */
+  esCpuMs: number;
+  gatewayCpuMs?: number;
+}
+
+/** Load-independent cost: CPU the processes spent, from ES node stats and /proc for the gateway. */
+export interface CpuProbe {
+  esUrl: string;
+  es(): Promise<number>;
+  gateway(): number | undefined;
+}
+
+export function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // utime and stime (fields 14, 15) in clock ticks of 10 ms; the name field may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function measure(target: Target, options: { connections: number; duration: number }, cpu: CpuProbe, durationS = options.duration): Promise<Measured> {
+  let next = 0;
+  const [esBefore, gatewayBefore] = [await cpu.es(), cpu.gateway()];
+  const result = await autocannon({
+    url: target.url,
+    connections: options.connections,
+    duration: durationS,
+    headers: { 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (request) => {
+          const item = target.requests[next++ % target.requests.length]!;
+          return { ...request, method: item.method, path: item.path, ...(item.body ? { body: item.body } : {}) };
+        },
+      },
+    ],
+  });
+  const [esAfter, gatewayAfter] = [await cpu.es(), cpu.gateway()];
+  const done = Math.max(result.requests.total, 1);
+  const measured: Measured = {
+    name: target.name,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rps: result.requests.average,
+    errors: result.errors + result.non2xx + result.timeouts,
+    esCpuMs: (esAfter - esBefore) / done,
+  };
+  if (target.url !== cpu.esUrl && gatewayBefore !== undefined && gatewayAfter !== undefined) measured.gatewayCpuMs = (gatewayAfter - gatewayBefore) / done;
+  return measured;
+}
+
+/** CPU milliseconds every node of the cluster has used so far. */
+export async function elasticsearchCpuMs(elasticsearch: ElasticsearchClient): Promise<number> {
+  const stats = await elasticsearch.nodes.stats({ metric: 'process' });
+  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
+}
+
+export function median(runs: Measured[]): Measured {
+  const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return {
+    name: runs[0]!.name,
+    p50: mid(runs.map((r) => r.p50)),
+    p99: mid(runs.map((r) => r.p99)),
+    rps: mid(runs.map((r) => r.rps)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    esCpuMs: mid(runs.map((r) => r.esCpuMs)),
+    ...(runs[0]!.gatewayCpuMs !== undefined ? { gatewayCpuMs: mid(runs.map((r) => r.gatewayCpuMs ?? 0)) } : {}),
+  };
+}
+

@@ -1,0 +1,94 @@
+/**
+ * The judged relevance set of eval/relevance/ (README there): listings in the import format and
+ * queries with graded judgments keyed by the listing's `resource`. Loading checks that the two files
+ * agree, so a typo in a judgment fails loudly instead of silently counting as grade 0.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseListingFile, type ParsedEntry } from '../../src/door.js';
+
+export const JUDGED_SET_DIR = fileURLToPath(new URL('../eval/relevance/', import.meta.url));
+/**
+ * The second tuning set (lab/eval/tuning2/README.md), written by another hand without reading the ranking:
+ * tuned on together with eval/relevance, so a choice has to hold on both samples of the catalog.
+ */
+export const TUNING2_SET_DIR = fileURLToPath(new URL('../eval/tuning2/', import.meta.url));
+/** Every set ranking may be tuned on; the held-out sets below never are. */
+export const TUNING_SET_DIRS = [JUDGED_SET_DIR, TUNING2_SET_DIR] as const;
+/** The held-out set (lab/eval/heldout/README.md): it measures, it is never tuned on. */
+export const HELDOUT_SET_DIR = fileURLToPath(new URL('../eval/heldout/', import.meta.url));
+/**
+ * The second held-out set (lab/eval/heldout2/README.md), written later by another hand: its benchmark
+ * output is aggregates only, so nobody reads a failing query of it and tunes for that.
+ */
+export const SEALED_HELDOUT_SET_DIR = fileURLToPath(new URL('../eval/heldout2/', import.meta.url));
+
+export interface JudgedQuery {
+  id: string;
+  q: string;
+  type?: 'http' | 'mcp';
+  categories: string[];
+  intent: string;
+  /** resource -> grade 0..3 */
+  judgments: Record<string, number>;
+}
+
+export interface JudgedSet {
+  /** The time the listings' `lastSettled` dates are written against. */
+  referenceTime: Date;
+  /** Listing inputs, as parsed by the import command. */
+  entries: ParsedEntry[];
+  /** Resources of the keyword-stuffing / fake-activity attacks (judged 0 for every query). */
+  spam: Set<string>;
+  queries: JudgedQuery[];
+}
+
+function resourceOf(entry: ParsedEntry): string | undefined {
+  if ('error' in entry) return undefined;
+  const resource = (entry.value as { resource?: unknown }).resource;
+  return typeof resource === 'string' ? resource : undefined;
+}
+
+export function loadJudgedSet(dir = JUDGED_SET_DIR): JudgedSet {
+  const entries = parseListingFile(readFileSync(`${dir}/listings.jsonl`, 'utf8'));
+  const raw = JSON.parse(readFileSync(`${dir}/queries.json`, 'utf8')) as { referenceTime: string; spam: string[]; queries: JudgedQuery[] };
+  const resources = new Set<string>();
+  const problems: string[] = [];
+  for (const entry of entries) {
+    const resource = resourceOf(entry);
+    if (resource === undefined) problems.push(`listing #${entry.index}: no resource`);
+    else if (resources.has(resource)) problems.push(`listing #${entry.index}: resource ${resource} appears twice`);
+    else resources.add(resource);
+  }
+  const referenceTime = new Date(raw.referenceTime);
+  if (Number.isNaN(referenceTime.getTime())) problems.push(`referenceTime ${JSON.stringify(raw.referenceTime)} is not a date`);
+  for (const resource of raw.spam) if (!resources.has(resource)) problems.push(`spam: unknown resource ${resource}`);
+  const ids = new Set<string>();
+  for (const query of raw.queries) {
+    if (ids.has(query.id)) problems.push(`${query.id}: duplicate id`);
+    ids.add(query.id);
+    for (const [resource, grade] of Object.entries(query.judgments)) {
+      if (!resources.has(resource)) problems.push(`${query.id}: judged resource ${resource} is not a listing of the set`);
+      if (!Number.isInteger(grade) || grade < 0 || grade > 3) problems.push(`${query.id}: grade ${grade} for ${resource} is not 0..3`);
+      if (grade > 0 && raw.spam.includes(resource)) problems.push(`${query.id}: spam listing ${resource} judged ${grade}`);
+    }
+  }
+  if (problems.length > 0) throw new Error(`${dir} is inconsistent:\n${problems.join('\n')}`);
+  return { referenceTime, entries, spam: new Set(raw.spam), queries: raw.queries };
+}
+
+/**
+ * The entries with every `lastSettled` moved by (now - referenceTime): listings keep the age the set
+ * gives them ("settled 3 hours ago"), so the recency factor scores the same whenever the benchmark runs.
+ */
+export function entriesAsOf(set: JudgedSet, now: Date): ParsedEntry[] {
+  const shift = now.getTime() - set.referenceTime.getTime();
+  return set.entries.map((entry) => {
+    if ('error' in entry) return entry;
+    const value = entry.value as { signals?: { lastSettled?: unknown } | null };
+    const lastSettled = value.signals?.lastSettled;
+    if (typeof lastSettled !== 'string') return entry;
+    const moved = new Date(new Date(lastSettled).getTime() + shift).toISOString();
+    return { index: entry.index, value: { ...value, signals: { ...value.signals, lastSettled: moved } } };
+  });
+}
