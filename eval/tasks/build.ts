@@ -186,6 +186,237 @@ function parseBlock(file: string, block: Array<[number, string]>, ref: number): 
   return { file, line: block[0][0], resource, type, groups, spam, json, amount: Number(amount), neverSettled };
 }
 
+// ---------------------------------------------------------------- task families
+
+export interface Family {
+  id: string;
+  file: string;
+  line: number;
+  /** Per need, the need groups any listing of which serves it. */
+  needs: string[][];
+  intent: string;
+  tags: string[];
+  queries: Array<{ id: string; q: string; tags: string[] }>;
+  overrides: Array<{ target: string; grade: number; need?: number }>;
+}
+
+export function parseFamilies(): Family[] {
+  const files = readdirSync(join(DIR, 'src')).filter((f) => f.startsWith('tasks-') && f.endsWith('.txt')).sort();
+  const out: Family[] = [];
+  for (const file of files) {
+    let cur: Family | undefined;
+    readFileSync(join(DIR, 'src', file), 'utf8').split('\n').forEach((text, i) => {
+      const where = `${file}:${i + 1}`;
+      if (text.startsWith('//') || text.trim() === '') return;
+      const key = text.slice(0, 2);
+      const rest = text.slice(2).trim();
+      if (key === 'F ') {
+        if (!/^[a-z0-9-]+$/.test(rest)) throw new Error(`${where}: bad family id`);
+        cur = { id: rest, file, line: i + 1, needs: [], intent: '', tags: [], queries: [], overrides: [] };
+        out.push(cur);
+        return;
+      }
+      if (!cur) throw new Error(`${where}: line outside a family`);
+      if (key === 'n ') cur.needs = rest.split(' ; ').map((n) => n.split('|').map((g) => g.trim()));
+      else if (key === 'i ') cur.intent = rest;
+      else if (key === 'c ') cur.tags = rest.split(',').map((t) => t.trim());
+      else if (key === 'q ') cur.queries.push({ id: `${cur.id}-${cur.queries.length + 1}`, q: rest, tags: [] });
+      else if (key === 'o ') {
+        const m = /^(\S+) ([0-3])(?: (\d))?$/.exec(rest);
+        if (!m) throw new Error(`${where}: bad override`);
+        cur.overrides.push({ target: m[1], grade: Number(m[2]), ...(m[3] ? { need: Number(m[3]) } : {}) });
+      } else throw new Error(`${where}: bad line "${text}"`);
+    });
+  }
+  return out;
+}
+
+export interface TaskQuery {
+  id: string;
+  family: string;
+  q: string;
+  intent: string;
+  categories: string[];
+  needs: string[][];
+  judgments: Record<string, number>;
+  split?: 'tuning' | 'heldout' | 'history';
+}
+
+/** Judgments and needs of a family, from the need groups its needs name and its overrides. */
+export function judgeFamily(f: Family, listings: SourceListing[]): { needs: string[][]; judgments: Map<string, number>; signature: string } {
+  const byResource = new Map(listings.map((l) => [l.resource, l]));
+  const groupMembers = new Map<string, Array<[SourceListing, number]>>();
+  for (const l of listings) for (const [g, grade] of l.groups) {
+    if (!groupMembers.has(g)) groupMembers.set(g, []);
+    groupMembers.get(g)!.push([l, l.spam ? 0 : grade]);
+  }
+  const judgments = new Map<string, number>();
+  const raise = (r: string, g: number) => judgments.set(r, Math.max(judgments.get(r) ?? 0, g));
+  const needSets: Array<Map<string, number>> = f.needs.map(() => new Map());
+  f.needs.forEach((groups, k) => {
+    for (const g of groups) {
+      const members = groupMembers.get(g);
+      if (!members) throw new Error(`${f.file}:${f.line}: family ${f.id} names unknown need group ${g}`);
+      for (const [l, grade] of members) {
+        raise(l.resource, grade);
+        if (grade >= 2) needSets[k].set(l.resource, Math.max(needSets[k].get(l.resource) ?? 0, grade));
+      }
+    }
+  });
+  for (const o of f.overrides) {
+    const targets = byResource.has(o.target) ? [o.target] : (groupMembers.get(o.target) ?? []).map(([l]) => l.resource);
+    if (targets.length === 0) throw new Error(`${f.file}:${f.line}: override of unknown ${o.target}`);
+    for (const r of targets) {
+      if (byResource.get(r)!.spam && o.grade > 0) throw new Error(`${f.id}: spam ${r} overridden above 0`);
+      judgments.set(r, o.grade);
+      for (const set of needSets) if (o.grade < 2) set.delete(r);
+      if (o.grade >= 2 && o.need !== undefined) needSets[o.need - 1].set(r, o.grade);
+      for (const set of needSets) if (set.has(r)) set.set(r, o.grade);
+    }
+  }
+  const needs = needSets.map((set) =>
+    [...set].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([r]) => r),
+  );
+  needs.forEach((n, k) => {
+    if (!n.some((r) => judgments.get(r) === 3)) throw new Error(`${f.id}: need ${k + 1} has no grade-3 listing`);
+  });
+  const signature = f.needs.map((n) => [...n].sort().join('|')).sort().join(' ; ');
+  return { needs, judgments, signature };
+}
+
+function derivedCategories(needs: string[][], judgments: Map<string, number>, byResource: Map<string, SourceListing>): string[] {
+  const cats: string[] = [];
+  if (needs.some((n) => n.filter((r) => judgments.get(r) === 3).length >= 2)) cats.push('near-duplicate');
+  if (needs.some((n) => Math.min(...n.filter((r) => judgments.get(r) === 3).map((r) => byResource.get(r)!.amount)) >= 1_000_000)) cats.push('expensive-best');
+  if (needs.some((n) => n.some((r) => judgments.get(r) === 3 && byResource.get(r)!.neverSettled))) cats.push('never-settled-best');
+  if ([...judgments].some(([r, g]) => g === 0 && byResource.get(r)!.spam)) cats.push('spam-target');
+  if ([...judgments].some(([r, g]) => g === 0 && !byResource.get(r)!.spam)) cats.push('distractor');
+  return cats;
+}
+
+// ---------------------------------------------------------------- split
+
+export interface Split {
+  queries: TaskQuery[];
+  /** signature -> split of the unit (every family with that need signature). */
+  unitSplit: Map<string, 'tuning' | 'heldout'>;
+}
+
+/**
+ * The seeded split (README "Split rule"): the unit is the need signature (every family whose needs
+ * name the same groups), so two queries of one task kind never land on both sides. Units are taken
+ * in the order of sha256(SEED|unit|signature) within strata of (need count, has a history
+ * paraphrase), and each goes to the side with fewer evaluation queries in its stratum so far (then
+ * fewer overall, then tuning). In each family of two or more queries, the query with the smallest
+ * sha256(SEED|history|id) is the history paraphrase; the others go with the unit.
+ */
+export function splitQueries(families: Family[], listings: SourceListing[]): Split {
+  const byResource = new Map(listings.map((l) => [l.resource, l]));
+  const queries: TaskQuery[] = [];
+  const units = new Map<string, Array<{ family: Family; qs: TaskQuery[] }>>();
+  for (const f of families) {
+    const { needs, judgments, signature } = judgeFamily(f, listings);
+    const cats = ['task', `${f.needs.length}-needs`, ...f.tags, ...derivedCategories(needs, judgments, byResource)];
+    const sortedJudgments = Object.fromEntries(
+      [...judgments].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
+    );
+    const qs = f.queries.map((q) => ({
+      id: q.id,
+      family: f.id,
+      q: q.q,
+      intent: f.intent,
+      categories: [...new Set([...cats, ...q.tags])],
+      needs,
+      judgments: sortedJudgments,
+    }));
+    if (qs.length === 0) throw new Error(`${f.id}: no query`);
+    if (qs.length >= 2) {
+      const h = [...qs].sort((a, b) => (sha(`${SEED}|history|${a.id}`) < sha(`${SEED}|history|${b.id}`) ? -1 : 1))[0];
+      h.split = 'history';
+    }
+    queries.push(...qs);
+    if (!units.has(signature)) units.set(signature, []);
+    units.get(signature)!.push({ family: f, qs });
+  }
+  const strata = new Map<string, string[]>();
+  for (const [sig, fams] of units) {
+    const key = `${fams[0].family.needs.length}|${fams.some((f) => f.qs.length >= 2)}`;
+    if (!strata.has(key)) strata.set(key, []);
+    strata.get(key)!.push(sig);
+  }
+  const unitSplit = new Map<string, 'tuning' | 'heldout'>();
+  const overall = { tuning: 0, heldout: 0 };
+  for (const key of [...strata.keys()].sort()) {
+    const inStratum = { tuning: 0, heldout: 0 };
+    const sigs = strata.get(key)!.sort((a, b) => (sha(`${SEED}|unit|${a}`) < sha(`${SEED}|unit|${b}`) ? -1 : 1));
+    for (const sig of sigs) {
+      const side: 'tuning' | 'heldout' =
+        inStratum.tuning !== inStratum.heldout
+          ? inStratum.tuning < inStratum.heldout ? 'tuning' : 'heldout'
+          : overall.tuning <= overall.heldout ? 'tuning' : 'heldout';
+      unitSplit.set(sig, side);
+      const n = units.get(sig)!.flatMap((f) => f.qs).filter((q) => q.split !== 'history').length;
+      inStratum[side] += n;
+      overall[side] += n;
+      for (const f of units.get(sig)!) for (const q of f.qs) if (q.split !== 'history') q.split = side;
+    }
+  }
+  return { queries, unitSplit };
+}
+
+// ---------------------------------------------------------------- history
+
+export interface HistoryLine {
+  q: string;
+  resource: string;
+  payer: string;
+  at: string;
+}
+
+export const PAYERS = Array.from({ length: 90 }, (_, i) => addressOf(`payer|${i}`));
+
+const hashInt = (label: string) => parseInt(sha(`${SEED}|${label}`).slice(0, 12), 16);
+
+/**
+ * Payments after past searches (README "History"): for each need of a history query, one grade-3
+ * listing of the need (seeded pick) paid by 3-8 distinct payers; for one need in five with another
+ * listing of grade >= 2, that one too by 3 payers (a listing already paid for the query is not paid again); and for one history query in four, one payment
+ * by a single payer to a listing the query does not judge (noise).
+ */
+export function historyLines(queries: TaskQuery[], listings: SourceListing[]): HistoryLine[] {
+  const ref = Date.parse(REFERENCE_TIME);
+  const lines: HistoryLine[] = [];
+  const pay = (q: TaskQuery, resource: string, count: number, label: string) => {
+    const pool = [...PAYERS].sort((a, b) => hashInt(`${label}|payer|${a}`) - hashInt(`${label}|payer|${b}`));
+    for (let i = 0; i < count; i++) {
+      const minutes = 60 + (hashInt(`${label}|at|${i}`) % (29 * 24 * 60));
+      lines.push({ q: q.q, resource, payer: pool[i], at: new Date(ref - minutes * 60_000).toISOString().replace('.000Z', 'Z') });
+    }
+  };
+  for (const q of queries.filter((x) => x.split === 'history')) {
+    const paid = new Set<string>(); // a listing serving two needs of the query is paid once
+    q.needs.forEach((need, k) => {
+      const label = `${q.id}|need|${k}`;
+      if (need.some((r) => paid.has(r))) return;
+      const best = need.filter((r) => q.judgments[r] === 3);
+      const first = best[hashInt(`${label}|pick`) % best.length];
+      pay(q, first, 3 + (hashInt(`${label}|count`) % 6), `${label}|1`);
+      paid.add(first);
+      const others = need.filter((r) => !paid.has(r));
+      if (others.length > 0 && hashInt(`${label}|second`) % 5 === 0) {
+        const second = others[hashInt(`${label}|pick2`) % others.length];
+        pay(q, second, 3, `${label}|2`);
+        paid.add(second);
+      }
+    });
+    if (hashInt(`${q.id}|noise`) % 4 === 0) {
+      const unjudged = listings.filter((l) => !(l.resource in q.judgments));
+      pay(q, unjudged[hashInt(`${q.id}|noise-pick`) % unjudged.length].resource, 1, `${q.id}|noise`);
+    }
+  }
+  return lines.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.payer < b.payer ? -1 : 1));
+}
+
 // ---------------------------------------------------------------- main
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -195,6 +426,26 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     if (seen.has(l.resource)) throw new Error(`${l.file}:${l.line}: duplicate resource ${l.resource}`);
     seen.add(l.resource);
   }
+  const spam = listings.filter((l) => l.spam).map((l) => l.resource);
+  const families = parseFamilies();
+  const ids = new Set<string>();
+  for (const f of families) {
+    if (ids.has(f.id)) throw new Error(`duplicate family ${f.id}`);
+    ids.add(f.id);
+  }
+  const { queries } = splitQueries(families, listings);
+  const history = historyLines(queries, listings);
+  const strip = ({ family: _f, split: _s, ...rest }: TaskQuery) => rest;
+  const setFile = (side: string) =>
+    JSON.stringify({ referenceTime: REFERENCE_TIME, spam, queries: queries.filter((q) => q.split === side).map(strip) }, null, 1) + '\n';
   writeFileSync(join(DIR, 'listings.jsonl'), listings.map((l) => JSON.stringify(l.json)).join('\n') + '\n');
-  console.log(`${listings.length} listings`);
+  writeFileSync(
+    join(DIR, 'queries.json'),
+    JSON.stringify({ referenceTime: REFERENCE_TIME, spam, seed: SEED, queries: queries.map(({ family, ...rest }) => ({ ...rest, family })) }, null, 1) + '\n',
+  );
+  writeFileSync(join(DIR, 'tuning.json'), setFile('tuning'));
+  writeFileSync(join(DIR, 'heldout.json'), setFile('heldout'));
+  writeFileSync(join(DIR, 'history.jsonl'), history.map((h) => JSON.stringify(h)).join('\n') + '\n');
+  const count = (s: string) => queries.filter((q) => q.split === s).length;
+  console.log(`${listings.length} listings, ${families.length} families, ${queries.length} queries: tuning ${count('tuning')}, heldout ${count('heldout')}, history ${count('history')}; ${history.length} history lines`);
 }
