@@ -220,7 +220,12 @@ export function parseFamilies(): Family[] {
       if (key === 'n ') cur.needs = rest.split(' ; ').map((n) => n.split('|').map((g) => g.trim()));
       else if (key === 'i ') cur.intent = rest;
       else if (key === 'c ') cur.tags = rest.split(',').map((t) => t.trim());
-      else if (key === 'q ') cur.queries.push({ id: `${cur.id}-${cur.queries.length + 1}`, q: rest, tags: [] });
+      else if (key === 'q ' || key === 'q[') {
+        const m = /^q(?:\[([a-z, -]+)\])? (.+)$/.exec(text);
+        if (!m) throw new Error(`${where}: bad query line`);
+        const tags = m[1] ? m[1].split(',').map((t) => t.trim()) : [];
+        cur.queries.push({ id: `${cur.id}-${cur.queries.length + 1}`, q: m[2].trim(), tags });
+      }
       else if (key === 'o ') {
         const m = /^(\S+) ([0-3])(?: (\d))?$/.exec(rest);
         if (!m) throw new Error(`${where}: bad override`);
@@ -320,7 +325,7 @@ export function splitQueries(families: Family[], listings: SourceListing[]): Spl
     const sortedJudgments = Object.fromEntries(
       [...judgments].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
     );
-    const qs = f.queries.map((q) => ({
+    const qs: TaskQuery[] = f.queries.map((q) => ({
       id: q.id,
       family: f.id,
       q: q.q,
@@ -332,7 +337,7 @@ export function splitQueries(families: Family[], listings: SourceListing[]): Spl
     if (qs.length === 0) throw new Error(`${f.id}: no query`);
     if (qs.length >= 2) {
       const h = [...qs].sort((a, b) => (sha(`${SEED}|history|${a.id}`) < sha(`${SEED}|history|${b.id}`) ? -1 : 1))[0];
-      h.split = 'history';
+      h!.split = 'history';
     }
     queries.push(...qs);
     if (!units.has(signature)) units.set(signature, []);

@@ -21,6 +21,9 @@ function repoRoot(): string {
   return dir;
 }
 
+/** The shapes this script uses of the project's modules, loaded from the repository root found at run time. */
+type ParseListingFile = (text: string) => Array<{ index: number; value: unknown } | { index: number; error: { message: string } }>;
+
 interface Query {
   id: string;
   q: string;
@@ -58,9 +61,10 @@ const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;
 
 async function main(): Promise<void> {
   const root = repoRoot();
-  const { parseListingFile } = (await import(pathToFileURL(join(root, 'src/catalog/transfer.ts')).href)) as typeof import('../../src/catalog/transfer.js');
-  const { validateListingInput } = (await import(pathToFileURL(join(root, 'src/catalog/validation.ts')).href)) as typeof import('../../src/catalog/validation.js');
-  const { canonicalIdentity } = (await import(pathToFileURL(join(root, 'src/catalog/identity.ts')).href)) as typeof import('../../src/catalog/identity.js');
+  const load = async <T,>(rel: string) => (await import(pathToFileURL(join(root, rel)).href)) as T;
+  const { parseListingFile } = await load<{ parseListingFile: ParseListingFile }>('src/catalog/transfer.ts');
+  const { validateListingInput } = await load<{ validateListingInput: (input: unknown) => Array<{ path: string; message: string }> }>('src/catalog/validation.ts');
+  const { canonicalIdentity } = await load<{ canonicalIdentity: (listing: Record<string, string>) => { resource: string } }>('src/catalog/identity.ts');
   const problems: string[] = [];
   const fail = (m: string) => problems.push(m);
   const read = (f: string) => readFileSync(join(DIR, f), 'utf8');
