@@ -1,28 +1,14 @@
 /**
  * Checks the task set of this folder (README.md) and prints its counts:
- *   npx tsx eval/tasks/check.ts
+ *   npx tsx lab/eval/tasks/check.ts
  * Exit code 1 with every problem listed when a check fails. It reads only this folder, the
  * project's write-path validation (src/catalog/validation.ts, the check `npm run import` applies
  * to every entry) and, for a collision count only, the listings files of the other eval sets.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { canonicalIdentity, parseListingFile, validateListingInput } from '../../../src/door.js';
 import { DIR, REFERENCE_TIME, parseFamilies, parseListings, splitQueries, historyLines } from './build.js';
-
-/** The repository root: the nearest folder above this one with the write path's validation. */
-function repoRoot(): string {
-  let dir = DIR;
-  while (!existsSync(join(dir, 'src', 'catalog', 'validation.ts'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('no repository root with src/catalog/validation.ts above ' + DIR);
-    dir = up;
-  }
-  return dir;
-}
-
-/** The shapes this script uses of the project's modules, loaded from the repository root found at run time. */
-type ParseListingFile = (text: string) => Array<{ index: number; value: unknown } | { index: number; error: { message: string } }>;
 
 interface Query {
   id: string;
@@ -60,11 +46,6 @@ const jaccard = (a: Set<string>, b: Set<string>) => {
 const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;
 
 async function main(): Promise<void> {
-  const root = repoRoot();
-  const load = async <T,>(rel: string) => (await import(pathToFileURL(join(root, rel)).href)) as T;
-  const { parseListingFile } = await load<{ parseListingFile: ParseListingFile }>('src/catalog/transfer.ts');
-  const { validateListingInput } = await load<{ validateListingInput: (input: unknown) => Array<{ path: string; message: string }> }>('src/catalog/validation.ts');
-  const { canonicalIdentity } = await load<{ canonicalIdentity: (listing: Record<string, string>) => { resource: string } }>('src/catalog/identity.ts');
   const problems: string[] = [];
   const fail = (m: string) => problems.push(m);
   const read = (f: string) => readFileSync(join(DIR, f), 'utf8');
@@ -103,7 +84,7 @@ async function main(): Promise<void> {
   }
 
   // ------------------------------------------------------------ queries
-  const all = JSON.parse(read('queries.json')) as SetFile & { seed: string };
+  const all = JSON.parse(read('all.json')) as SetFile & { seed: string };
   const tuning = JSON.parse(read('tuning.json')) as SetFile;
   const heldout = JSON.parse(read('heldout.json')) as SetFile;
   const history = read('history.jsonl').trim().split('\n').map((l) => JSON.parse(l) as History);
@@ -139,14 +120,14 @@ async function main(): Promise<void> {
   const historyQueries = all.queries.filter((q) => q.split === 'history');
   for (const q of historyQueries) checkQuery(q, 'history');
 
-  // The split files are exactly the seeded split of the source (and so of queries.json).
+  // The split files are exactly the seeded split of the source (and so of all.json).
   const source = splitQueries(parseFamilies(), parseListings());
   const strip = ({ family: _f, split: _s, ...rest }: any) => rest;
   for (const [name, file] of [['tuning', tuning], ['heldout', heldout]] as const) {
     const expected = source.queries.filter((q) => q.split === name).map(strip);
     if (JSON.stringify(expected) !== JSON.stringify(file.queries)) fail(`${name}.json is not the seeded split of the source (run build.ts)`);
     const inAll = all.queries.filter((q) => q.split === name).map(strip);
-    if (JSON.stringify(inAll) !== JSON.stringify(file.queries)) fail(`${name}.json differs from the ${name} queries of queries.json`);
+    if (JSON.stringify(inAll) !== JSON.stringify(file.queries)) fail(`${name}.json differs from the ${name} queries of all.json`);
   }
   const expectedHistory = historyLines(source.queries, parseListings());
   if (JSON.stringify(expectedHistory) !== JSON.stringify(history)) fail('history.jsonl is not what build.ts derives from the source');
@@ -162,7 +143,7 @@ async function main(): Promise<void> {
     const at = Date.parse(h.at);
     if (!(at < ref && at >= ref - 30 * 86_400_000)) fail(`history: ${h.at} is not within 30 days before referenceTime`);
     if (evalTexts.has(h.q.trim().toLowerCase())) fail(`history: query "${h.q}" is a tuning or held-out query`);
-    if (!historyTexts.has(h.q)) fail(`history: query "${h.q}" is not a history query of queries.json`);
+    if (!historyTexts.has(h.q)) fail(`history: query "${h.q}" is not a history query of all.json`);
     const key = `${h.q}\u0000${h.resource}`;
     if (!payersOf.has(key)) payersOf.set(key, new Set());
     if (payersOf.get(key)!.has(h.payer)) fail(`history: ${h.payer} pays ${h.resource} twice for one query`);
@@ -172,7 +153,7 @@ async function main(): Promise<void> {
   let noise = 0;
   let relevantPairs = 0;
   for (const [key, payers] of payersOf) {
-    const [q, resource] = key.split('\u0000');
+    const [q = '', resource = ''] = key.split('\u0000');
     const hq = historyTexts.get(q);
     const needed = hq?.needs.some((n) => n.includes(resource)) ?? false;
     if (needed) {
@@ -194,7 +175,7 @@ async function main(): Promise<void> {
   // ------------------------------------------------------------ split
   const evalCount = tuning.queries.length + heldout.queries.length;
   const total = evalCount + historyQueries.length;
-  if (all.queries.length !== total) fail(`queries.json has ${all.queries.length} queries, the splits ${total}`);
+  if (all.queries.length !== total) fail(`all.json has ${all.queries.length} queries, the splits ${total}`);
   const share = (n: number) => n / total;
   if (Math.abs(share(tuning.queries.length) - 0.4) > 0.05) fail(`tuning is ${pct(tuning.queries.length, total)} (about 40% wanted)`);
   if (Math.abs(share(heldout.queries.length) - 0.4) > 0.05) fail(`heldout is ${pct(heldout.queries.length, total)} (about 40% wanted)`);

@@ -1,7 +1,7 @@
 /**
  * Expands the hand-written compact source of eval/tasks (src/*.txt) into the files of the set:
- * listings.jsonl, queries.json (every task query, with its split), tuning.json, heldout.json and
- * history.jsonl. Run from anywhere: `npx tsx eval/tasks/build.ts`. Deterministic: the same
+ * listings.jsonl, all.json (every task query, with its split), tuning.json, heldout.json and
+ * history.jsonl. Run from anywhere: `npx tsx lab/eval/tasks/build.ts`. Deterministic: the same
  * source gives byte-identical files (the split and the history use only seeded hashes).
  *
  * It adds no text: every title, description, tag, input, query and intent comes verbatim from the
@@ -55,7 +55,7 @@ function toolSchema(spec: string, where: string): Record<string, unknown> {
   for (const part of spec.split(';').map((p) => p.trim()).filter(Boolean)) {
     const m = /^([A-Za-z0-9_]+):(string|number|integer|boolean|array|object)(\(([^)]*)\))?(!)?$/.exec(part);
     if (!m) throw new Error(`${where}: bad tool argument "${part}"`);
-    const [, name, type, , enumText, req] = m;
+    const [, name = '', type, , enumText, req] = m;
     const prop: Record<string, unknown> = { type };
     if (type === 'array') prop.items = { type: 'string' };
     if (enumText) prop.enum = enumText.split('|');
@@ -99,11 +99,11 @@ export function parseListings(): SourceListing[] {
 }
 
 function parseBlock(file: string, block: Array<[number, string]>, ref: number): SourceListing {
-  const where = `${file}:${block[0][0]}`;
-  const [head, ...rest] = block.map(([, t]) => t);
+  const where = `${file}:${block[0]![0]}`;
+  const [head = '', ...rest] = block.map(([, t]) => t);
   const fields = new Map<string, string>();
   for (const line of rest) {
-    const key = line[0];
+    const key = line[0] ?? '';
     if (!'$~TD#<=!'.includes(key) || line[1] !== ' ' && line !== '!') throw new Error(`${where}: bad line "${line}"`);
     if (fields.has(key)) throw new Error(`${where}: "${key}" twice`);
     fields.set(key, line.slice(2).trim());
@@ -113,20 +113,20 @@ function parseBlock(file: string, block: Array<[number, string]>, ref: number): 
   let resource: string;
   const h = /^H (GET|POST) (\S+)$/.exec(head);
   const m = /^M (mcp:\/\/\S+)$/.exec(head);
-  if (h) [type, method, resource] = ['http', h[1], h[2]];
-  else if (m) [type, resource] = ['mcp', m[1]];
+  if (h) [type, method, resource] = ['http', h[1], h[2]!];
+  else if (m) [type, resource] = ['mcp', m[1]!];
   else throw new Error(`${where}: bad head "${head}"`);
 
   const pay = (fields.get('$') ?? '').split(/\s+/);
   if (pay.length !== 3 && pay.length !== 5) throw new Error(`${where}: bad payment`);
-  const [scheme, net, amount, unit, perUnit] = pay;
+  const [scheme, net, amount = '', unit, perUnit] = pay;
   if (scheme !== 'exact' && scheme !== 'upto') throw new Error(`${where}: bad scheme`);
   const network = `eip155:${net}`;
   if (!USDC[network]) throw new Error(`${where}: bad network`);
   if (!/^[1-9][0-9]*$/.test(amount)) throw new Error(`${where}: bad amount`);
   const host = new URL(resource.replace(/^mcp:/, 'https:')).host;
   const labels = host.split('.');
-  const keep = labels.length >= 3 && /^(co|com|org|net)$/.test(labels[labels.length - 2]) && labels[labels.length - 1].length === 2 ? 3 : 2;
+  const keep = labels.length >= 3 && /^(co|com|org|net)$/.test(labels[labels.length - 2]!) && labels[labels.length - 1]!.length === 2 ? 3 : 2;
   const seller = labels.slice(-keep).join('.');
   const payment: Record<string, unknown> = {
     scheme,
@@ -148,7 +148,7 @@ function parseBlock(file: string, block: Array<[number, string]>, ref: number): 
     signals = { settleCount7d: 0, rejectionRate7d: 0 };
     neverSettled = true;
   } else if (sig.length === 3) {
-    const at = new Date(ref - ageMs(sig[2], where)).toISOString().replace('.000Z', 'Z');
+    const at = new Date(ref - ageMs(sig[2]!, where)).toISOString().replace('.000Z', 'Z');
     signals = { settleCount7d: Number(sig[0]), rejectionRate7d: Number(sig[1]), lastSettled: at };
   } else throw new Error(`${where}: bad signals`);
 
@@ -157,7 +157,7 @@ function parseBlock(file: string, block: Array<[number, string]>, ref: number): 
   for (const g of (fields.get('=') ?? '').split(/\s+/).filter(Boolean)) {
     const gm = /^([a-z0-9]+\.[a-z0-9]+):([0-3])$/.exec(g);
     if (!gm) throw new Error(`${where}: bad group "${g}"`);
-    groups.set(gm[1], Number(gm[2]));
+    groups.set(gm[1]!, Number(gm[2]));
   }
   const spam = fields.has('!');
   const description = fields.get('D') ?? '';
@@ -183,7 +183,7 @@ function parseBlock(file: string, block: Array<[number, string]>, ref: number): 
       signals,
     };
   }
-  return { file, line: block[0][0], resource, type, groups, spam, json, amount: Number(amount), neverSettled };
+  return { file, line: block[0]![0], resource, type, groups, spam, json, amount: Number(amount), neverSettled };
 }
 
 // ---------------------------------------------------------------- task families
@@ -224,12 +224,12 @@ export function parseFamilies(): Family[] {
         const m = /^q(?:\[([a-z, -]+)\])? (.+)$/.exec(text);
         if (!m) throw new Error(`${where}: bad query line`);
         const tags = m[1] ? m[1].split(',').map((t) => t.trim()) : [];
-        cur.queries.push({ id: `${cur.id}-${cur.queries.length + 1}`, q: m[2].trim(), tags });
+        cur.queries.push({ id: `${cur.id}-${cur.queries.length + 1}`, q: m[2]!.trim(), tags });
       }
       else if (key === 'o ') {
         const m = /^(\S+) ([0-3])(?: (\d))?$/.exec(rest);
         if (!m) throw new Error(`${where}: bad override`);
-        cur.overrides.push({ target: m[1], grade: Number(m[2]), ...(m[3] ? { need: Number(m[3]) } : {}) });
+        cur.overrides.push({ target: m[1]!, grade: Number(m[2]), ...(m[3] ? { need: Number(m[3]) } : {}) });
       } else throw new Error(`${where}: bad line "${text}"`);
     });
   }
@@ -264,7 +264,7 @@ export function judgeFamily(f: Family, listings: SourceListing[]): { needs: stri
       if (!members) throw new Error(`${f.file}:${f.line}: family ${f.id} names unknown need group ${g}`);
       for (const [l, grade] of members) {
         raise(l.resource, grade);
-        if (grade >= 2) needSets[k].set(l.resource, Math.max(needSets[k].get(l.resource) ?? 0, grade));
+        if (grade >= 2) needSets[k]!.set(l.resource, Math.max(needSets[k]!.get(l.resource) ?? 0, grade));
       }
     }
   });
@@ -275,7 +275,7 @@ export function judgeFamily(f: Family, listings: SourceListing[]): { needs: stri
       if (byResource.get(r)!.spam && o.grade > 0) throw new Error(`${f.id}: spam ${r} overridden above 0`);
       judgments.set(r, o.grade);
       for (const set of needSets) if (o.grade < 2) set.delete(r);
-      if (o.grade >= 2 && o.need !== undefined) needSets[o.need - 1].set(r, o.grade);
+      if (o.grade >= 2 && o.need !== undefined) needSets[o.need - 1]!.set(r, o.grade);
       for (const set of needSets) if (set.has(r)) set.set(r, o.grade);
     }
   }
@@ -345,7 +345,7 @@ export function splitQueries(families: Family[], listings: SourceListing[]): Spl
   }
   const strata = new Map<string, string[]>();
   for (const [sig, fams] of units) {
-    const key = `${fams[0].family.needs.length}|${fams.some((f) => f.qs.length >= 2)}`;
+    const key = `${fams[0]!.family.needs.length}|${fams.some((f) => f.qs.length >= 2)}`;
     if (!strata.has(key)) strata.set(key, []);
     strata.get(key)!.push(sig);
   }
@@ -395,7 +395,7 @@ export function historyLines(queries: TaskQuery[], listings: SourceListing[]): H
     const pool = [...PAYERS].sort((a, b) => hashInt(`${label}|payer|${a}`) - hashInt(`${label}|payer|${b}`));
     for (let i = 0; i < count; i++) {
       const minutes = 60 + (hashInt(`${label}|at|${i}`) % (29 * 24 * 60));
-      lines.push({ q: q.q, resource, payer: pool[i], at: new Date(ref - minutes * 60_000).toISOString().replace('.000Z', 'Z') });
+      lines.push({ q: q.q, resource, payer: pool[i]!, at: new Date(ref - minutes * 60_000).toISOString().replace('.000Z', 'Z') });
     }
   };
   for (const q of queries.filter((x) => x.split === 'history')) {
@@ -404,19 +404,19 @@ export function historyLines(queries: TaskQuery[], listings: SourceListing[]): H
       const label = `${q.id}|need|${k}`;
       if (need.some((r) => paid.has(r))) return;
       const best = need.filter((r) => q.judgments[r] === 3);
-      const first = best[hashInt(`${label}|pick`) % best.length];
+      const first = best[hashInt(`${label}|pick`) % best.length]!;
       pay(q, first, 3 + (hashInt(`${label}|count`) % 6), `${label}|1`);
       paid.add(first);
       const others = need.filter((r) => !paid.has(r));
       if (others.length > 0 && hashInt(`${label}|second`) % 5 === 0) {
-        const second = others[hashInt(`${label}|pick2`) % others.length];
+        const second = others[hashInt(`${label}|pick2`) % others.length]!;
         pay(q, second, 3, `${label}|2`);
         paid.add(second);
       }
     });
     if (hashInt(`${q.id}|noise`) % 4 === 0) {
       const unjudged = listings.filter((l) => !(l.resource in q.judgments));
-      pay(q, unjudged[hashInt(`${q.id}|noise-pick`) % unjudged.length].resource, 1, `${q.id}|noise`);
+      pay(q, unjudged[hashInt(`${q.id}|noise-pick`) % unjudged.length]!.resource, 1, `${q.id}|noise`);
     }
   }
   return lines.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.payer < b.payer ? -1 : 1));
@@ -445,7 +445,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     JSON.stringify({ referenceTime: REFERENCE_TIME, spam, queries: queries.filter((q) => q.split === side).map(strip) }, null, 1) + '\n';
   writeFileSync(join(DIR, 'listings.jsonl'), listings.map((l) => JSON.stringify(l.json)).join('\n') + '\n');
   writeFileSync(
-    join(DIR, 'queries.json'),
+    join(DIR, 'all.json'),
     JSON.stringify({ referenceTime: REFERENCE_TIME, spam, seed: SEED, queries: queries.map(({ family, ...rest }) => ({ ...rest, family })) }, null, 1) + '\n',
   );
   writeFileSync(join(DIR, 'tuning.json'), setFile('tuning'));
