@@ -62,3 +62,6 @@ export { EMBEDDED_TEXT_FIELDS, ListingEmbeddingStore, type EmbeddedFields } from
 // Payments: what the facilitator benchmark signs with.
 export { TRANSFER_WITH_AUTHORIZATION_TYPES, tokenDomain } from './facilitator/exactScheme.js';
 export { recoverTypedDataSignerUncached } from './facilitator/recoverSigner.js';
+
+// Task queries (issue 45): the need split the read uses, for the model choice on task queries.
+export { splitNeeds } from './search/taskNeeds.js';

@@ -29,11 +29,11 @@
  */
 import { fail, parseCommandLine, runMain } from '../../src/door.js';
 import { openJudgedDeployment, type JudgedDeployment, type Ranked } from '../lib/judgedDeployment.js';
-import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, type JudgedSet } from '../lib/judgedSet.js';
-import { printCategories, printFirstResultFailures, printSideBySide, printSummary, printVariants, printVerbose, type Column, type SetRun } from '../lib/relevanceReport.js';
+import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, loadTaskSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, type JudgedSet } from '../lib/judgedSet.js';
+import { printCategories, printFirstResultFailures, printSideBySide, printSummary, printTaskTable, printVariants, printVerbose, type Column, type SetRun } from '../lib/relevanceReport.js';
 
 const USAGE =
-  'usage: bench-relevance [--set tuning,tuning2,heldout,heldout2|tuned|both|all] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
+  'usage: bench-relevance [--set tuning,tuning2,heldout,heldout2,tasks,tasks-heldout|tuned|both|all|every] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
@@ -59,12 +59,20 @@ async function neutralizeBoosts(deployment: JudgedDeployment, set: JudgedSet): P
 
 /** The judged sets: tuned on (eval/relevance, eval/tuning2) and held out (eval/heldout, eval/heldout2: never tuned on). */
 const SETS = [
-  { name: 'tuning set (eval/relevance)', dir: JUDGED_SET_DIR, key: 'tuning', sealed: false, tuning: true },
-  { name: 'second tuning set (eval/tuning2)', dir: TUNING2_SET_DIR, key: 'tuning2', sealed: false, tuning: true },
-  { name: 'held-out set (eval/heldout, never tuned on)', dir: HELDOUT_SET_DIR, key: 'heldout', sealed: false, tuning: false },
-  { name: 'second held-out set (eval/heldout2, sealed)', dir: SEALED_HELDOUT_SET_DIR, key: 'heldout2', sealed: true, tuning: false },
+  { name: 'tuning set (eval/relevance)', load: () => loadJudgedSet(JUDGED_SET_DIR), key: 'tuning', sealed: false, tuning: true, tasks: false },
+  { name: 'second tuning set (eval/tuning2)', load: () => loadJudgedSet(TUNING2_SET_DIR), key: 'tuning2', sealed: false, tuning: true, tasks: false },
+  { name: 'held-out set (eval/heldout, never tuned on)', load: () => loadJudgedSet(HELDOUT_SET_DIR), key: 'heldout', sealed: false, tuning: false, tasks: false },
+  { name: 'second held-out set (eval/heldout2, sealed)', load: () => loadJudgedSet(SEALED_HELDOUT_SET_DIR), key: 'heldout2', sealed: true, tuning: false, tasks: false },
+  // The task set (issue 45): its tuning half, and its held-out half sealed like eval/heldout2.
+  { name: 'task set, tuning half (eval/tasks/tuning.json)', load: () => loadTaskSet('tuning'), key: 'tasks', sealed: false, tuning: true, tasks: true },
+  { name: 'task set, held-out half (eval/tasks/heldout.json, sealed)', load: () => loadTaskSet('heldout'), key: 'tasks-heldout', sealed: true, tuning: false, tasks: true },
 ] as const;
-const SET_GROUPS: Record<string, string[]> = { tuned: ['tuning', 'tuning2'], both: ['tuning', 'tuning2', 'heldout'], all: SETS.map((s) => s.key) };
+const SET_GROUPS: Record<string, string[]> = {
+  tuned: ['tuning', 'tuning2'],
+  both: ['tuning', 'tuning2', 'heldout'],
+  all: ['tuning', 'tuning2', 'heldout', 'heldout2'],
+  every: SETS.map((s) => s.key),
+};
 
 /** The sets of `--set`, in SETS order; undefined when a name is unknown. */
 function chosenSets(choice: string): Array<(typeof SETS)[number]> | undefined {
@@ -106,7 +114,7 @@ interface SemanticOptions {
 }
 
 /** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
-async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<Omit<SetRun, 'sealed' | 'tuning'>> {
+async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<Omit<SetRun, 'sealed' | 'tuning' | 'tasks'>> {
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
   const deployment = await openJudgedDeployment(set, progress);
@@ -187,7 +195,7 @@ async function main(): Promise<void> {
     USAGE,
   );
   const chosen = chosenSets(values.set);
-  if (!chosen || chosen.length === 0) fail(`--set takes tuning, tuning2, heldout, heldout2 (comma-separated), tuned, both or all\n${USAGE}`);
+  if (!chosen || chosen.length === 0) fail(`--set takes tuning, tuning2, heldout, heldout2, tasks, tasks-heldout (comma-separated), tuned, both, all or every\n${USAGE}`);
   const runs: SetRun[] = [];
   const semantic = {
     ...(values['semantic-weight'] !== undefined ? { weight: values['semantic-weight'] } : {}),
@@ -197,8 +205,8 @@ async function main(): Promise<void> {
     tunables: (values.tunable ?? []).map(parseTunable),
   };
   const fusionVariants = parseVariants(values.variants);
-  for (const { name, dir, sealed, tuning } of chosen) {
-    runs.push({ ...(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants)), sealed, tuning });
+  for (const { name, load, sealed, tuning, tasks } of chosen) {
+    runs.push({ ...(await runSet(name, load(), semantic, fusionVariants)), sealed, tuning, tasks });
   }
   for (const run of runs) {
     printSummary(run.set, run.name, run.listings, run.columns);
@@ -209,7 +217,8 @@ async function main(): Promise<void> {
     printFirstResultFailures(`${run.name}, full ranking`, run.columns[2]!.runs, run.set);
     if (values.verbose) printVerbose(run.columns[1]!.runs, run.columns[2]!.runs, run.set);
   }
-  printSideBySide(runs);
+  printSideBySide(runs.filter((run) => !run.tasks));
+  printTaskTable(runs.filter((run) => run.tasks));
   printVariants(runs);
 }
 

@@ -121,6 +121,7 @@ export async function openJudgedDeployment(set: JudgedSet, progress: (what: stri
           results,
           outcome: {
             rankedGrades: resources.map((resource) => query.judgments[resource] ?? 0),
+            ...(query.needs ? { needsCovered5: query.needs.map((need) => need.some((resource) => resources.slice(0, 5).includes(resource))) } : {}),
             judgedGrades: Object.values(query.judgments),
             spamFirst: resources.length > 0 && set.spam.has(resources[0]!),
           },
