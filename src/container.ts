@@ -100,6 +100,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     metrics,
     probes: announce,
     boundHosts: publishing.boundHosts,
+    outcomes: search.outcomes.recorder,
   });
   const { facilitator, signals } = payments;
   const routers = buildRouters({

@@ -29,7 +29,7 @@
  */
 import { fail, parseCommandLine, runMain } from '../../src/door.js';
 import { openJudgedDeployment, type JudgedDeployment, type Ranked } from '../lib/judgedDeployment.js';
-import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, loadTaskSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, type JudgedSet } from '../lib/judgedSet.js';
+import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, loadTaskSet, SEALED_HELDOUT_SET_DIR, taskHistoryAsOf, TUNING2_SET_DIR, type JudgedSet } from '../lib/judgedSet.js';
 import { printCategories, printFirstResultFailures, printSideBySide, printSummary, printTaskTable, printVariants, printVerbose, type Column, type SetRun } from '../lib/relevanceReport.js';
 
 const USAGE =
@@ -40,6 +40,9 @@ const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['recency.offset', '36500d'],
   ['recency.neverSettled', '1'],
   ['popularity.weight', '0'],
+  // Plain BM25: the whole query as one text, no paid outcomes (issue 45's baseline).
+  ['tasks.candidates', '0'],
+  ['outcomes.weight', '0'],
 ];
 
 /** Price and recency factors exactly 1 on the scratch index; refuses to go on unless explain=1 shows it. */
@@ -114,7 +117,7 @@ interface SemanticOptions {
 }
 
 /** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
-async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<Omit<SetRun, 'sealed' | 'tuning' | 'tasks'>> {
+async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[], tasks: boolean): Promise<Omit<SetRun, 'sealed' | 'tuning' | 'tasks'>> {
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
   const deployment = await openJudgedDeployment(set, progress);
@@ -148,6 +151,23 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, f
     const withoutPopularity = await deployment.rankAll();
     await deployment.setTunable('popularity.weight', String(popularity.weight));
     progress(`${set.queries.length} queries ranked by the full ranking with popularity.weight 0 (shipped ${popularity.weight})`);
+    // Task sets (issue 45): the need split off, then the history split loaded (npm run import:outcomes).
+    const taskColumns: Column[] = [];
+    if (tasks) {
+      const shippedTasks = (await deployment.service.container.search.ranking.current()).tasks;
+      await deployment.setTunable('tasks.candidates', '0');
+      taskColumns.push({ label: 'full, needs not split', runs: await deployment.rankAll() });
+      await deployment.setTunable('tasks.candidates', String(shippedTasks.candidates));
+      const imported = await deployment.importHistory(taskHistoryAsOf(set, new Date()));
+      progress(`history loaded: ${imported.linked} of ${imported.total} outcomes linked (${imported.rejected.length} rejected, ${imported.skipped.length} skipped)`);
+      const outcomes = (await deployment.service.container.search.ranking.current()).outcomes;
+      taskColumns.push({ label: `full, with history (outcomes.weight ${outcomes.weight})`, runs: await deployment.rankAll() });
+      await deployment.setTunable('tasks.candidates', '0');
+      taskColumns.push({ label: 'full, with history, needs not split', runs: await deployment.rankAll() });
+      await deployment.setTunable('tasks.candidates', String(shippedTasks.candidates));
+      await deployment.setTunable('outcomes.weight', '0');
+      progress(`${set.queries.length} queries ranked without the need split, with the history and with both`);
+    }
     await deployment.setTunable('semantic.weight', '0');
     const lexical = await deployment.rankAll();
     progress(`${set.queries.length} queries ranked by the full ranking without semantic retrieval`);
@@ -164,6 +184,7 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, f
         { label: 'full, semantic off', runs: lexical },
         { label: `full ranking (${model}, ${fusion} ${semanticWeight}, min ${minSimilarity})`, runs: full },
         { label: 'full, popularity off', runs: withoutPopularity },
+        ...taskColumns,
       ],
       variants,
     };
@@ -206,7 +227,7 @@ async function main(): Promise<void> {
   };
   const fusionVariants = parseVariants(values.variants);
   for (const { name, load, sealed, tuning, tasks } of chosen) {
-    runs.push({ ...(await runSet(name, load(), semantic, fusionVariants)), sealed, tuning, tasks });
+    runs.push({ ...(await runSet(name, load(), semantic, fusionVariants, tasks)), sealed, tuning, tasks });
   }
   for (const run of runs) {
     printSummary(run.set, run.name, run.listings, run.columns);

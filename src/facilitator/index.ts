@@ -12,6 +12,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { ProbeAllowList } from '../probe/addressPolicy.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
+import type { OutcomeRecorder } from '../outcomes/index.js';
 import type { SignalRecorder } from '../signals/counters.js';
 import type { Ledger } from '../store/redis/ledger.js';
 import { FacilitatorService } from './service.js';
@@ -35,6 +36,8 @@ export function buildFacilitator(
     redis: RedisStores;
     /** Where settlements and verifications count (src/signals). */
     signals: SignalRecorder;
+    /** Where a settlement links the payer's recent searches to the listing (src/outcomes). */
+    outcomes?: Pick<OutcomeRecorder, 'settled'>;
     /** Asks the signals to flush these listings again (a traffic write may have replaced their signals). */
     reflushSignals: (listingIds: string[]) => Promise<void>;
     writer: CatalogWriter;
@@ -66,6 +69,7 @@ export function buildFacilitator(
     settlements: redis.settlements(config.settlePendingWaitMs),
     payerLimit: new PayerLimit(config.rateLimits.facilitatorPayer ? redis.payerPayments() : undefined, config.rateLimits.facilitatorPayer),
     signals: deps.signals,
+    ...(deps.outcomes ? { outcomes: deps.outcomes } : {}),
     cataloger,
     metrics,
     logger,

@@ -20,6 +20,7 @@ import { parseFacilitatorRequest, parseSettleRequest, type FacilitatorRequest, t
 import type { CheckedPayment, CheckMode, PaymentRequest, PaymentScheme } from './payment.js';
 import { supportedKinds, wireReason, type SupportedKind } from './paymentSchemes.js';
 import { RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlementStore.js';
+import { settledOutcome, type OutcomeRecorder } from '../outcomes/settledOutcome.js';
 import type { TrafficCataloger } from './trafficCatalog.js';
 import type { TrafficSighting } from './trafficSighting.js';
 import { BAZAAR_DISCOVERY } from '../bazaar/bazaar.js';
@@ -48,6 +49,8 @@ export interface FacilitatorDeps {
   settlements: SettlementStore;
   payerLimit: PayerLimit;
   signals: SignalRecorder;
+  /** Paid outcomes (src/outcomes): a settlement links the payer's recent searches to the listing. */
+  outcomes?: Pick<OutcomeRecorder, 'settled'>;
   cataloger: TrafficCataloger;
   metrics: Metrics;
   logger: Logger;
@@ -219,6 +222,8 @@ export class FacilitatorService {
   private observeSettlement(sighting: TrafficSighting | undefined, payer: string, settledAmount: string | undefined): Promise<BazaarOutcome> | undefined {
     if (!sighting) return undefined;
     this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payer, settledAmount));
+    const outcome = this.deps.outcomes ? settledOutcome(sighting, payer) : undefined;
+    if (outcome) this.count(sighting.listingId, () => this.deps.outcomes!.settled(outcome));
     return this.deps.cataloger.settled(sighting);
   }
 

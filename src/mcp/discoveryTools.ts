@@ -9,7 +9,7 @@ import { LISTING_ID_SOURCE } from '../core/listingId.js';
 import { listingPageSchema, listingResponseSchema } from '../shapes/listing.js';
 import type { Listing } from '../shapes/listing.js';
 import type { CatalogSearch, ReadPage } from '../search/catalogSearch.js';
-import { MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, parseReadRequest, type ReadEndpoint } from '../search/readRequest.js';
+import { MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, parsePayer, parseReadRequest, type ReadEndpoint } from '../search/readRequest.js';
 import { MAX_PAY_WITH } from '../search/payableParameters.js';
 import type { MerchantView } from '../search/merchantView.js';
 import { merchantViewSchema } from '../shapes/merchant.js';
@@ -80,6 +80,11 @@ const searchProperties = {
   ...filterProperties,
   sort: { type: 'string', enum: ['rank', 'price', 'recent'], description: 'rank (default), price (cheapest first) or recent (most recently paid for).' },
   explain: { type: 'boolean', description: 'Add the score breakdown (debug) to each result.' },
+  payer: {
+    type: 'string',
+    pattern: '^0x[0-9a-fA-F]{40}$',
+    description: 'The address that will pay (optional): what it pays for after this search teaches the ranking which listings answer such searches.',
+  },
 } as const;
 
 const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => ({
@@ -127,7 +132,11 @@ function readTool(deps: DiscoveryToolDeps, endpoint: ReadEndpoint, inputSchema: 
   const validate = checked(inputSchema);
   return async (args: Record<string, unknown>) => {
     validate(args);
-    return pageOutput(await deps.search.read(parseReadRequest(endpoint, toQuery(args))));
+    // The payer is not a filter: it reaches the read beside the query string, as X-Payer does.
+    const { payer, ...rest } = args;
+    const request = parseReadRequest(endpoint, toQuery(rest));
+    const named = parsePayer(payer);
+    return pageOutput(await deps.search.read(named !== undefined ? { ...request, payer: named } : request));
   };
 }
 

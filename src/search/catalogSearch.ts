@@ -78,7 +78,7 @@ export interface CatalogSearchOptions {
 export class CatalogSearch {
   private readonly now: Clock;
 
-  constructor(private readonly options: CatalogSearchOptions) {
+  constructor(protected readonly options: CatalogSearchOptions) {
     this.now = options.now ?? systemClock;
   }
 
@@ -235,7 +235,11 @@ export class CatalogSearch {
 
   private toResult(request: ReadRequest, hit: Hit): Listing {
     const listing = toListing(hit._source);
-    if (request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
+    if (request.explain) {
+      listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
+      const lift = request.lifts?.find((l) => l.id === listing.id);
+      if (lift) listing.debug.outcomes = { lift: lift.boost, payers: lift.payers };
+    }
     return listing;
   }
 }

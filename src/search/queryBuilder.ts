@@ -158,7 +158,7 @@ export function buildSearchBody(
   };
   if (request.offset) body.from = request.offset;
   if (request.kind === 'search' && request.q !== undefined) {
-    const relevance = textQuery(request.q, settings, semanticInput(request, settings, page), page);
+    const relevance = withLifts(textQuery(request.q, settings, semanticInput(request, settings, page), page), request.lifts);
     const excluded = page.excludeIds && page.excludeIds.length > 0 ? [{ terms: { id: [...page.excludeIds] } }] : [];
     if (page.window) {
       body.query = { bool: { must: [relevance], filter, must_not } };
@@ -204,4 +204,14 @@ export function searchParamsFor(request: ReadRequest): { filter_path: string; in
   const total = request.countTotal ? ',hits.total' : '';
   if (!request.explain) return { filter_path: `hits.hits._source,hits.hits.sort${total}` };
   return { filter_path: `hits.hits._source,hits.hits.sort,hits.hits._score,hits.hits.matched_queries${total}`, include_named_queries_score: true };
+}
+
+/**
+ * Paid-outcome lifts (src/outcomes, search/taskSearch.ts) added to relevance: a constant per lifted
+ * listing, so one paid for after similar searches is found even without a word in common.
+ */
+function withLifts(relevance: Json, lifts: ReadRequest['lifts']): Json {
+  if (!lifts || lifts.length === 0) return relevance;
+  const constants = lifts.map((lift) => ({ constant_score: { filter: { ids: { values: [lift.id] } }, boost: lift.boost } }));
+  return { bool: { should: [relevance, ...constants], minimum_should_match: 1 } };
 }

@@ -47,6 +47,29 @@ export interface ReadRequest {
   /** Count every match (`hits.total`); off by default, the count costs a pass over all matches. */
   countTotal?: boolean;
   filters: CatalogFilters;
+  /**
+   * The payer that will pay (the `X-Payer` header, the MCP tools' `payer` argument): its searches
+   * are remembered so that its settlements link them to the listings paid (src/outcomes). Never
+   * changes the results; search/taskSearch.ts takes it off before the read.
+   */
+  payer?: string;
+  /** Set by search/taskSearch.ts only: paid-outcome lifts of this query's listings (src/outcomes). */
+  lifts?: ReadonlyArray<{ id: string; boost: number; payers: number }>;
+}
+
+/** The header a search names its payer with (HTTP reads and the Bazaar surface). */
+export const PAYER_HEADER = 'X-Payer';
+
+/** A payer as `X-Payer` and the MCP `payer` argument name it: an EVM address. */
+export const PAYER_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+
+/** The payer a search names (`X-Payer`), checked; absent when none is named. */
+export function parsePayer(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !PAYER_PATTERN.test(value.trim())) {
+    throw new InvalidInput('invalid_filter_value', 'Invalid value for payer: must be an EVM address (0x and 40 hex digits)', [{ path: 'payer', message: 'must be an EVM address (0x and 40 hex digits)' }]);
+  }
+  return value.trim().toLowerCase();
 }
 
 export type ReadEndpoint = 'resources' | 'search' | 'mcpTools';

@@ -75,3 +75,37 @@ export function splitNeeds(q: string): string[] {
   if (needs.length > MAX_NEEDS) needs.splice(MAX_NEEDS - 1, needs.length, needs.slice(MAX_NEEDS - 1).join(' '));
   return needs.length > 1 ? needs : [q];
 }
+
+/** A listing of the first page, and the need it was picked for. */
+export interface NeedPick {
+  id: string;
+  need: number;
+}
+
+/**
+ * The first `size` results of a task (diversity by need, not by listing): need by need in the
+ * order written, each need's best listing not yet picked, then each need's next best, and so on.
+ * A need whose own best listing was already picked for an earlier need is covered by it and gives
+ * up its first turn. `lists[i]`: need i's listing ids, best first.
+ */
+export function coverNeeds(lists: readonly (readonly string[])[], size: number): NeedPick[] {
+  const picked: NeedPick[] = [];
+  const taken = new Set<string>();
+  const next = lists.map(() => 0);
+  for (let round = 0; picked.length < size; round++) {
+    let added = false;
+    lists.forEach((list, need) => {
+      if (picked.length >= size) return;
+      if (round === 0 && list[0] !== undefined && taken.has(list[0])) return;
+      while (next[need]! < list.length && taken.has(list[next[need]!]!)) next[need]!++;
+      const id = list[next[need]!];
+      if (id === undefined) return;
+      next[need]!++;
+      taken.add(id);
+      picked.push({ id, need });
+      added = true;
+    });
+    if (!added && round > 0) break;
+  }
+  return picked;
+}

@@ -9,6 +9,7 @@ import type { FacilitatorService } from '../../facilitator/service.js';
 import { BAZAAR_BASE_PATH } from '../../bazaar/bazaar.js';
 import type { BazaarDiscovery } from '../../bazaar/bazaarDiscovery.js';
 import { parseBazaarList, parseBazaarSearch } from '../../bazaar/bazaarRequest.js';
+import { PAYER_HEADER, parsePayer } from '../../search/readRequest.js';
 import { facilitatorRoutes } from './facilitator.js';
 import { sendRead } from '../readResponse.js';
 
@@ -23,7 +24,10 @@ export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: Ro
     sendRead(res, await deps.discovery.list(parseBazaarList(query(req))));
   });
   surface.get('/discovery/search', async (req, res) => {
-    sendRead(res, await deps.discovery.search(parseBazaarSearch(query(req))));
+    const read = parseBazaarSearch(query(req));
+    // X-Payer, as on /discovery/search: what it pays for after this search links to it (src/outcomes).
+    const payer = parsePayer(req.get(PAYER_HEADER));
+    sendRead(res, await deps.discovery.search(payer !== undefined ? { ...read, request: { ...read.request, payer } } : read));
   });
   surface.use(deps.facilitator);
   const router = Router();

@@ -19,11 +19,11 @@
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
  * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
  *   aging schedule (the record script); its health checks with the dirty set (the health script).
- * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`, `lease`, `reach`): no tag, so their keys spread
+ * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`, `lease`, `reach`, `outcomes`): no tag, so their keys spread
  *   over the whole Cluster. A payer's payment key is its window counter's name plus the nonce and
  *   shares the counter's own tag (one script takes both).
  */
-type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach';
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach' | 'outcomes';
 
 /** The groups whose keys share one hash slot (see above); the rest are single-key. */
 export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals'];
@@ -128,6 +128,10 @@ export function redisKeys(prefix: string) {
     reachPages: (name: string) => inGroup('reach', `reach:pages:${name}`),
     /** What announcing an origin found in its manifests (src/federation/originAnnouncer.ts). */
     reachOrigin: (origin: string) => inGroup('reach', `reach:origin:${origin}`),
+    /** A payer's recent searches (a sorted set by time, src/outcomes): what its next settlement links to. */
+    outcomeSearches: (payer: string) => inGroup('outcomes', `outcomes:searches:${payer}`),
+    /** The payers that paid an address (src/outcomes): a payment back to one of them is circular value. */
+    outcomePaidBy: (recipient: string) => inGroup('outcomes', `outcomes:paid-by:${recipient}`),
     rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
     /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */
     payerPayments: (operation: string, window: number, payer: string) => ownSlot(`ratelimit:${operation}-payer:${window}:${payer}`),
