@@ -9,7 +9,6 @@ import { outcomeLifts, type OutcomeLift, type OutcomeTunables } from './outcomeR
 
 export interface OutcomeSettings extends OutcomeTunables {
   k: number;
-  minSimilarity: number;
 }
 
 export class OutcomeRanking {

@@ -11,6 +11,8 @@ import type { NearOutcome } from '../store/elasticsearch/outcomeLinks.js';
 
 export interface OutcomeTunables {
   weight: number;
+  /** The similarity floor: a past search at it votes nothing, an identical one a whole vote. */
+  minSimilarity: number;
   minPayers: number;
   saturation: number;
   halfLifeDays: number;
@@ -34,7 +36,9 @@ export function outcomeLifts(near: readonly NearOutcome[], tunables: OutcomeTuna
   for (const outcome of near) {
     const age = Math.max(0, now - Date.parse(outcome.at));
     if (!Number.isFinite(age)) continue;
-    const vote = 0.5 ** (age / (tunables.halfLifeDays * DAY_MS));
+    // Nearer in meaning votes more: 0 at the floor, 1 for the same search; halved every half-life.
+    const nearness = Math.max(0, Math.min(1, (outcome.cosine - tunables.minSimilarity) / (1 - tunables.minSimilarity)));
+    const vote = nearness * 0.5 ** (age / (tunables.halfLifeDays * DAY_MS));
     const payers = votes.get(outcome.listingId) ?? new Map<string, number>();
     const payer = outcome.payer.toLowerCase();
     payers.set(payer, Math.max(payers.get(payer) ?? 0, vote));

@@ -43,7 +43,7 @@ const NUMERIC = new Set([
   'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity', 'semantic.rankConstant', 'semantic.preFilterMaxShare',
   'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
   'popularity.weight', 'popularity.saturation',
-  'tasks.candidates', 'tasks.head',
+  'tasks.candidates', 'tasks.head', 'tasks.whole',
   'outcomes.weight', 'outcomes.k', 'outcomes.minSimilarity', 'outcomes.minPayers', 'outcomes.saturation', 'outcomes.halfLifeDays',
 ]);
 const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness', 'typos.spelling', 'semantic.fusion', 'direction.field']);

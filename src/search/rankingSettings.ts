@@ -101,9 +101,10 @@ export interface RankingSettings {
   /**
    * Task queries (issue 45, search/taskSearch.ts): a query of at least MIN_TASK_WORDS words is
    * split into its needs; each need's best `candidates` listings are searched on their own and
-   * the first `head` results cover every need before one repeats. `candidates` 0: no split.
+   * the first `head` results cover every need before one repeats; `whole` 1: the whole query's
+   * own best listings take turns after the needs'. `candidates` 0: no split.
    */
-  tasks: { candidates: number; head: number };
+  tasks: { candidates: number; head: number; whole: number };
   /**
    * Paid outcomes (issue 45, src/outcomes): listings paid for after searches near this one in
    * meaning (the `k` nearest past searches at cosine `minSimilarity` or more), by at least
@@ -118,7 +119,7 @@ export interface RankingSettings {
 export const DEFAULT_POPULARITY = { weight: 0.1, saturation: 50 } as const;
 
 /** `_meta.ranking.tasks` and `.outcomes` of indexes made before they existed: off. */
-export const DEFAULT_TASKS = { candidates: 0, head: 5 } as const;
+export const DEFAULT_TASKS = { candidates: 0, head: 5, whole: 0 } as const;
 export const DEFAULT_OUTCOMES = { weight: 0, k: 100, minSimilarity: 0.7, minPayers: 3, saturation: 3, halfLifeDays: 30 } as const;
 
 /** `_meta.ranking.health` of indexes made before it existed: the shipped defaults. */
@@ -302,6 +303,7 @@ export function validateRanking(
     tasks: {
       candidates: Math.round(check.number('tasks.candidates', tasks.candidates ?? DEFAULT_TASKS.candidates, 0, 20)),
       head: Math.round(check.number('tasks.head', tasks.head ?? DEFAULT_TASKS.head, 1, 20)),
+      whole: Math.round(check.number('tasks.whole', tasks.whole ?? DEFAULT_TASKS.whole, 0, 1)),
     },
     outcomes: {
       weight: check.number('outcomes.weight', outcomes.weight ?? DEFAULT_OUTCOMES.weight, 0, 1000),

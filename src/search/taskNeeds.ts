@@ -59,21 +59,67 @@ const tidy = (text: string) => text.replace(/^[\s,.;:!?\-\u2013\u2014]+|[\s,;:\-
 
 /**
  * The needs of a task query, in the order the query names them; a single element (the query as
- * typed) when it is short or has no joint. Deterministic and pure.
+ * typed) when it is short or asks for one thing. A piece that only sets the scene ("We land in
+ * Zurich on Friday", "My son has hay fever": `asksForSomething`) is no need of its own: it joins
+ * the need after it ("We land in Zurich on Friday, train times"), or the one before it when it
+ * comes last. A piece too small to ask for anything ("for 6 people") stays with the one before it.
+ * Deterministic and pure.
  */
 export function splitNeeds(q: string): string[] {
   if (wordsOf(q).length < MIN_TASK_WORDS) return [q];
-  const pieces = q.split(SENTENCE_JOINTS).flatMap(clauses).map(tidy).filter((p) => p !== '');
+  const pieces = q.split(SENTENCE_JOINTS).flatMap(clauses).map(tidy).filter((p) => contentWords(p).length > 0);
+  if (pieces.length < 2) return [q];
+  const asks = pieces.map((piece, i) => asksForSomething(piece) || (i > 0 && !sceneSetting(piece)) || (i === 0 && pieces.length < 3));
   const needs: string[] = [];
-  for (const piece of pieces) {
-    const small = contentWords(piece).length < MIN_NEED_WORDS;
-    if (small && needs.length > 0) needs[needs.length - 1] = `${needs[needs.length - 1]} ${piece}`;
-    else needs.push(piece);
+  let scene: string[] = [];
+  pieces.forEach((piece, i) => {
+    const small = contentWords(piece).length < MIN_NEED_WORDS && !asksForSomething(piece);
+    if (small && needs.length > 0 && scene.length === 0) needs[needs.length - 1] = `${needs[needs.length - 1]} ${piece}`;
+    else if (!asks[i] || small) scene.push(piece);
+    else {
+      needs.push([...scene, piece].join(' '));
+      scene = [];
+    }
+  });
+  if (scene.length > 0) {
+    if (needs.length === 0) return [q];
+    needs[needs.length - 1] = [needs[needs.length - 1], ...scene].join(' ');
   }
-  // A small first piece ("Quick question") joins the need after it.
-  if (needs.length > 1 && contentWords(needs[0]!).length < MIN_NEED_WORDS) needs.splice(0, 2, `${needs[0]} ${needs[1]}`);
   if (needs.length > MAX_NEEDS) needs.splice(MAX_NEEDS - 1, needs.length, needs.slice(MAX_NEEDS - 1).join(' '));
   return needs.length > 1 ? needs : [q];
+}
+
+/** A statement about oneself ("I get seasick", "We take the ferry on Tuesday", "My son has hay fever"), not an ask. */
+function sceneSetting(piece: string): boolean {
+  const first = piece.toLowerCase().match(/\p{L}+/u)?.[0];
+  return first !== undefined && ['i', 'we', 'my', 'our', 'im'].includes(first) && !asksForSomething(piece);
+}
+
+/** Words a piece asking for something starts with: a question, an order, a wish. */
+const ASK_OPENERS = new Set(
+  (
+    'what which how is are was were do does did can could will would should whether where when who whose any anything ' +
+    'find get give tell check send show make book list run plot compute calculate translate email create generate ' +
+    'produce put quote verify flag pull convert look search scan extract summarize summarise draft write call remind ' +
+    'notify text alert track monitor buy order rent reserve screen vet validate estimate work add turn cut upscale ' +
+    'need want looking help please plan route transcribe design keep crawl pay transfer'
+  ).split(' '),
+);
+/** After a subject, these make it a wish ("I need", "we want", "I'd like"). */
+const WISH_WORDS = new Set('need needs want wants like love would must'.split(' '));
+
+/**
+ * Whether a piece asks for something ("what will the weather be", "find us a hotel", "I need a
+ * transcript"), or only sets the scene ("We land in Zurich on Friday", "My son has hay fever").
+ */
+export function asksForSomething(piece: string): boolean {
+  const words = piece.toLowerCase().replace(/[\u2019']/g, ' ').match(/\p{L}+/gu) ?? [];
+  while (['and', 'also', 'then', 'so', 'but', 'plus'].includes(words[0] ?? '')) words.shift();
+  const [first, second, third] = words;
+  if (first === undefined) return false;
+  if (ASK_OPENERS.has(first)) return true;
+  if (['i', 'we', 'you'].includes(first)) return WISH_WORDS.has(second ?? '') || (['d', 'll'].includes(second ?? '') && WISH_WORDS.has(third ?? '')) || (second === 'm' && third === 'looking');
+  return false;
 }
 
 /** A listing of the first page, and the need it was picked for. */

@@ -90,7 +90,9 @@ export class TaskSearch extends CatalogSearch {
     let perNeed: T[][] = [];
     if (!cursor) {
       const candidates = { ...inner, limit: settings.tasks.candidates, cursor: undefined, countTotal: false };
-      perNeed = await Promise.all(needs.map((q) => readPlain({ ...candidates, q }).then((p) => p.items)));
+      // tasks.whole: the whole query's own best listings take turns after the needs' (a need the split missed).
+      const texts = settings.tasks.whole > 0 ? [...needs, rest.q] : needs;
+      perNeed = await Promise.all(texts.map((q) => readPlain({ ...candidates, q }).then((p) => p.items)));
       picks = coverNeeds(perNeed.map((list) => list.map((item) => item.id)), Math.min(rest.limit, settings.tasks.head));
       const byId = new Map(perNeed.flat().map((item) => [item.id, item]));
       head = picks.map((p) => byId.get(p.id)!);
@@ -132,7 +134,7 @@ export class TaskSearch extends CatalogSearch {
     const pickedFor = new Map(picks.map((p) => [p.id, p.need]));
     for (const listing of page) {
       const need = pickedFor.get(listing.id) ?? perNeed.findIndex((list) => list.some((l) => l.id === listing.id));
-      if (listing.debug && need >= 0) listing.debug.need = { index: need, text: needs[need]! };
+      if (listing.debug && need >= 0 && need < needs.length) listing.debug.need = { index: need, text: needs[need]! };
     }
   }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_NEEDS, splitNeeds } from '../../src/search/taskNeeds.js';
+import { asksForSomething, coverNeeds, MAX_NEEDS, splitNeeds } from '../../src/search/taskNeeds.js';
 
 describe('unit: a task query split into its needs (search/taskNeeds.ts)', () => {
   it('splits at sentences, connectives and clause openers, in the order written', () => {
@@ -8,8 +8,8 @@ describe('unit: a task query split into its needs (search/taskNeeds.ts)', () => 
       'convert 20 euros to dollars',
     ]);
     assert.deepEqual(splitNeeds("I'm planning a weekend hike near Zermatt; check if it will rain, and how do I get there from Geneva by train?"), [
-      "I'm planning a weekend hike near Zermatt",
-      'check if it will rain',
+      // A piece that only sets the scene is no need of its own: it joins the need after it.
+      "I'm planning a weekend hike near Zermatt check if it will rain",
       'how do I get there from Geneva by train?',
     ]);
     assert.deepEqual(splitNeeds('Transcribe the interview recording, then translate the transcript into German.'), ['Transcribe the interview recording', 'translate the transcript into German.']);
@@ -26,5 +26,27 @@ describe('unit: a task query split into its needs (search/taskNeeds.ts)', () => 
     const needs = splitNeeds(q);
     assert.equal(needs.length, MAX_NEEDS);
     assert.deepEqual(needs.join(' ').match(/\w+/g), q.match(/\w+/g));
+  });
+});
+
+describe('unit: the first results of a task cover every need before one repeats (coverNeeds)', () => {
+  it('takes each need\'s best in turn, then the second best of each', () => {
+    assert.deepEqual(coverNeeds([['a1', 'a2', 'a3'], ['b1', 'b2'], ['c1']], 5), [
+      { id: 'a1', need: 0 }, { id: 'b1', need: 1 }, { id: 'c1', need: 2 }, { id: 'a2', need: 0 }, { id: 'b2', need: 1 },
+    ]);
+  });
+
+  it('a listing is shown once; a need whose best is already shown is covered by it and waits for the next round', () => {
+    assert.deepEqual(coverNeeds([['x', 'a2'], ['x', 'b2'], ['c1']], 4), [
+      { id: 'x', need: 0 }, { id: 'c1', need: 2 }, { id: 'a2', need: 0 }, { id: 'b2', need: 1 },
+    ]);
+    assert.deepEqual(coverNeeds([['a'], []], 5), [{ id: 'a', need: 0 }]);
+  });
+});
+
+describe('unit: a piece that asks for something, and one that sets the scene', () => {
+  it('questions, orders and wishes ask; statements about oneself do not', () => {
+    for (const ask of ['what will the weather be', 'find us a hotel in Kreuzberg', 'I need a transcript', "we'd like a table", 'and also book the taxi']) assert.equal(asksForSomething(ask), true, ask);
+    for (const scene of ['We land in Zurich on Friday', 'My son has bad hay fever', 'Island hopping']) assert.equal(asksForSomething(scene), false, scene);
   });
 });
