@@ -25,7 +25,7 @@ export interface Result {
   group: string;
   /** The day it was measured, `YYYY-MM-DD`. */
   date: string;
-  /** The command that produced it, as it was run. */
+  /** The command that produced it, with today's command names (the journal keeps the names of the day). */
   command: string;
   /** The code measured, when known (a short or full commit id). */
   commit?: string;
