@@ -1,7 +1,7 @@
 /**
  * The validated form of a catalog read (GET /discovery/resources, /discovery/search, /mcp/tools).
  * Query strings are parsed here, strictly: an unknown parameter or a bad value never reaches
- * Elasticsearch (README "Catalog reads: the choices", Validation).
+ * Elasticsearch (docs/catalog-reads.md "Validation").
  */
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { toCaip2Network } from '../x402/networks.js';

@@ -14,7 +14,7 @@ export const DEMO_FORECAST_TOOL_ID = mcpListingId('mcp://mcp.skycast.dev', 'get_
 const text = (name: string, description: string) =>
   queryParameter(name, description, { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH });
 
-/** "Can I pay this?" (README): also taken by the x402 Bazaar surface. */
+/** "Can I pay this?" (docs/catalog-reads.md "API"): also taken by the x402 Bazaar surface. */
 export const payableParameters: OpenApiObject[] = [
   queryParameter(
     'payWith',
