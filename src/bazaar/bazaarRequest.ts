@@ -6,7 +6,8 @@
  * problem+json codes as the native reads (docs/bazaar.md).
  */
 import { InvalidInput, type FieldError } from '../core/errors.js';
-import { MAX_LIMIT, parseReadRequest, type ReadRequest } from '../search/readRequest.js';
+import { MAX_LIMIT, type ReadRequest } from '../search/readRequest.js';
+import { parseReadRequest } from '../search/readGrammar.js';
 
 /**
  * Deepest `offset`: with any limit up to 100 (plus the one look-ahead hit) a page stays inside

@@ -8,7 +8,7 @@ import type { Listing } from '../shapes/listing.js';
 import type { MerchantSummary } from '../shapes/merchant.js';
 import type { MerchantSummaryIndex } from '../store/elasticsearch/merchantSummary.js';
 import type { CatalogSearch } from './catalogSearch.js';
-import { parseReadRequest } from './readRequest.js';
+import { parseReadRequest } from './readGrammar.js';
 
 export interface MerchantPage {
   payTo: string;

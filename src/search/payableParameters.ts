@@ -41,8 +41,7 @@ function pair(value: unknown, errors: FieldError[]): NetworkAsset | undefined {
 }
 
 /** `payWith`: one pair or several (the parameter repeated); duplicates are dropped. */
-export function parsePayWith(query: Record<string, unknown>, errors: FieldError[]): NetworkAsset[] | undefined {
-  const raw = query.payWith;
+export function parsePayWith(raw: unknown, errors: FieldError[]): NetworkAsset[] | undefined {
   if (raw === undefined) return undefined;
   const values = Array.isArray(raw) ? raw : [raw];
   if (values.length > MAX_PAY_WITH) {
