@@ -72,7 +72,7 @@ export class TrafficCataloger {
    * Per listing and event, the write queued behind the running one and not started yet. New
    * sightings join it, so the queue of a listing stays short however fast it is paid for. (One
    * write per payment, one after another, fell minutes behind under load, and a stopping instance
-   * waited for all of them: README, SHUTDOWN_GRACE_MS.)
+   * waited for all of them: lab journal 2026-11-25-sigterm-stop.md.)
    */
   private readonly waiting = new Map<string, QueuedBatch>();
 

@@ -1,5 +1,5 @@
 /**
- * The x402-compatible surface under /x402 (README "x402 Bazaar surface"): an x402 client given
+ * The x402-compatible surface under /x402 (docs/bazaar.md): an x402 client given
  * `{service}/x402` as its facilitator URL finds there the facilitator endpoints it calls
  * (`/supported`, `/verify`, `/settle`, the same handlers as at the root) and the Bazaar's
  * discovery endpoints. Thin: parse, call the service, send.
@@ -9,7 +9,6 @@ import type { FacilitatorService } from '../../facilitator/service.js';
 import { BAZAAR_BASE_PATH } from '../../bazaar/bazaar.js';
 import type { BazaarDiscovery } from '../../bazaar/bazaarDiscovery.js';
 import { parseBazaarList, parseBazaarSearch } from '../../bazaar/bazaarRequest.js';
-import { PAYER_HEADER, parsePayer } from '../../search/readRequest.js';
 import { facilitatorRoutes } from './facilitator.js';
 import { sendRead } from '../readResponse.js';
 
@@ -24,10 +23,8 @@ export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: Ro
     sendRead(res, await deps.discovery.list(parseBazaarList(query(req))));
   });
   surface.get('/discovery/search', async (req, res) => {
-    const read = parseBazaarSearch(query(req));
-    // X-Payer, as on /discovery/search: what it pays for after this search links to it (src/outcomes).
-    const payer = parsePayer(req.get(PAYER_HEADER));
-    sendRead(res, await deps.discovery.search(payer !== undefined ? { ...read, request: { ...read.request, payer } } : read));
+    // X-Payer, as on /discovery/search (the read grammar's header parameter): what it pays for after this search links to it (src/outcomes).
+    sendRead(res, await deps.discovery.search(parseBazaarSearch(query(req), { headers: (name) => req.get(name) })));
   });
   surface.use(deps.facilitator);
   const router = Router();

@@ -7,16 +7,15 @@ import { sendRead } from '../readResponse.js';
 import type { CatalogSearch } from '../../search/catalogSearch.js';
 import type { ListingById } from '../../search/listingById.js';
 import type { MerchantView } from '../../search/merchantView.js';
-import { PAYER_HEADER, parsePayer, parseReadRequest, type ReadEndpoint } from '../../search/readRequest.js';
+import { parseReadRequest } from '../../search/readGrammar.js';
+import type { ReadEndpoint } from '../../search/readRequest.js';
 import { PATHS } from '../paths.js';
 
 export function discoveryRoutes(search: CatalogSearch, merchants: MerchantView): Router {
   const router = Router();
   const read = (endpoint: ReadEndpoint) => async (req: Request, res: Response) => {
-    const request = parseReadRequest(endpoint, req.query as Record<string, unknown>);
-    // X-Payer: the address that will pay (src/outcomes); it never changes the results.
-    const payer = endpoint === 'resources' ? undefined : parsePayer(req.get(PAYER_HEADER));
-    sendRead(res, await search.read(payer !== undefined ? { ...request, payer } : request));
+    // Header parameters of the grammar (X-Payer) come from the request's headers.
+    sendRead(res, await search.read(parseReadRequest(endpoint, req.query as Record<string, unknown>, { headers: (name) => req.get(name) })));
   };
   router.get(PATHS.resources, read('resources'));
   router.get(PATHS.search, read('search'));

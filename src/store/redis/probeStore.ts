@@ -35,7 +35,7 @@ export interface ProbeRecord {
   /** JSON of the upstream or manifest that first claimed the resource (src/federation), kept from its first claim. */
   provenance?: string;
   /**
-   * A health-only record (README "Active health"): a listing nobody announced (known from
+   * A health-only record (docs/health.md): a listing nobody announced (known from
    * settlements: `http`, the URL must still answer 402) or an MCP tool (`mcp`, an unpaid call must
    * answer with payment requirements). Checked on this schedule; never writes or removes the listing.
    */
