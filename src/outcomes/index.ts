@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
 import type { Stores } from '../store/stores.js';
+import type { OutcomeLinkIndex } from '../store/elasticsearch/outcomeLinks.js';
 import { OutcomeRanking } from './outcomeRanking.js';
 import { OutcomeRecorder } from './outcomeRecorder.js';
 
@@ -17,6 +18,8 @@ export type { OutcomeLift } from './outcomeRules.js';
 export interface Outcomes {
   recorder: OutcomeRecorder;
   ranking: OutcomeRanking;
+  /** The links themselves (their refresh, and listing them for tests and reports). */
+  links: OutcomeLinkIndex;
 }
 
 export function buildOutcomes(stores: Stores, queryEmbeddings: QueryEmbeddings, options: { windowMs: number; clock: Clock; logger: Logger }): Outcomes {
@@ -24,6 +27,7 @@ export function buildOutcomes(stores: Stores, queryEmbeddings: QueryEmbeddings, 
   return {
     recorder: new OutcomeRecorder({ trail: stores.redis.outcomeTrail(), links, queryEmbeddings, ...options }),
     ranking: new OutcomeRanking(links),
+    links,
   };
 }
 export { importOutcomes, parseOutcomeLines, type OutcomeImportResult } from './outcomeImport.js';

@@ -37,7 +37,9 @@ interface TaskCursor {
   v: 't';
   b: string;
   i?: string;
+  /** The first results' ids, in order, and how many of them were shown. */
   h: string[];
+  n: number;
 }
 
 type Lifts = NonNullable<ReadRequest['lifts']>;
@@ -85,24 +87,35 @@ export class TaskSearch extends CatalogSearch {
     const needs = settings.tasks.candidates > 0 ? splitNeeds(rest.q) : [rest.q];
     if (needs.length < 2 && !this.isTaskCursor(rest.cursor)) return { ...(await readPlain(inner)), ...none };
     const cursor = rest.cursor !== undefined ? await this.openCursor(rest, rest.cursor) : undefined;
-    let head: T[] = [];
+    // The need-covering first results (tasks.head of them, whatever the page size): computed on the
+    // first page, and again on the pages that still show some of them (the cursor says how many).
     let picks: NeedPick[] = [];
     let perNeed: T[][] = [];
-    if (!cursor) {
+    let head: T[] = [];
+    const from = cursor?.n ?? 0;
+    if (!cursor || from < cursor.h.length) {
       const candidates = { ...inner, limit: settings.tasks.candidates, cursor: undefined, countTotal: false };
       // tasks.whole: the whole query's own best listings take turns after the needs' (a need the split missed).
       const texts = settings.tasks.whole > 0 ? [...needs, rest.q] : needs;
       perNeed = await Promise.all(texts.map((q) => readPlain({ ...candidates, q }).then((p) => p.items)));
-      picks = coverNeeds(perNeed.map((list) => list.map((item) => item.id)), Math.min(rest.limit, settings.tasks.head));
+      picks = coverNeeds(perNeed.map((list) => list.map((item) => item.id)), settings.tasks.head);
       const byId = new Map(perNeed.flat().map((item) => [item.id, item]));
-      head = picks.map((p) => byId.get(p.id)!);
+      head = (cursor ? cursor.h : picks.map((p) => p.id)).flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
     }
-    const shown = new Set(cursor?.h ?? head.map((item) => item.id));
-    const { items, more } = await this.fill({ ...inner, limit: rest.limit - head.length }, cursor?.i, shown, readPlain);
-    const page = { items: [...head, ...items], needs, picks, perNeed };
+    const headIds = cursor?.h ?? head.map((item) => item.id);
+    const shownHead = head.filter((item) => headIds.indexOf(item.id) >= from).slice(0, rest.limit);
+    const until = shownHead.length > 0 ? headIds.indexOf(shownHead[shownHead.length - 1]!.id) + 1 : Math.max(from, headIds.length);
+    const page = { needs, picks, perNeed, items: shownHead };
+    if (until < headIds.length && shownHead.length === rest.limit) return { ...page, nextCursor: await this.sealCursor(rest, headIds, until, cursor?.i) };
+    const { items, more } = await this.fill({ ...inner, limit: rest.limit - shownHead.length }, cursor?.i, new Set(headIds), readPlain);
+    page.items = [...shownHead, ...items];
     if (more === false) return page;
-    const sealed = await this.tasks.taskCursors.seal({ v: 't', b: cursorBinding(rest), ...(more !== true ? { i: more } : {}), h: [...shown] } satisfies TaskCursor);
-    return { ...page, nextCursor: TASK_CURSOR_MARK + sealed };
+    return { ...page, nextCursor: await this.sealCursor(rest, headIds, headIds.length, more === true ? undefined : more) };
+  }
+
+  private async sealCursor(request: ReadRequest, head: string[], shown: number, inner: string | undefined): Promise<string> {
+    const payload: TaskCursor = { v: 't', b: cursorBinding(request), h: head, n: shown, ...(inner !== undefined ? { i: inner } : {}) };
+    return TASK_CURSOR_MARK + (await this.tasks.taskCursors.seal(payload));
   }
 
   /**
@@ -143,7 +156,11 @@ export class TaskSearch extends CatalogSearch {
     if (!ranking || outcomes.weight <= 0) return {};
     const vector = await this.options.queryEmbeddings?.vectorFor(q);
     if (!vector) return {};
-    const lifts = await ranking.liftsFor(vector, outcomes, (this.options.now ?? Date.now)());
+    // A ranking feature: when its look-up fails the read goes on without it (logged), never a 503.
+    const lifts = await ranking.liftsFor(vector, outcomes, (this.options.now ?? Date.now)()).catch((err: Error) => {
+      this.tasks.logger.warn('paid outcomes: lifts not read, ranked without them', { error: err.message });
+      return [];
+    });
     return lifts.length > 0 ? { lifts } : {};
   }
 
@@ -156,13 +173,15 @@ export class TaskSearch extends CatalogSearch {
   }
 
   /** A task read's cursor, or a plain cursor of the whole query (then nothing was shown before). */
-  private async openCursor(request: ReadRequest, cursor: string): Promise<{ i?: string; h: string[] }> {
-    if (!this.isTaskCursor(cursor)) return { i: cursor, h: [] };
+  private async openCursor(request: ReadRequest, cursor: string): Promise<{ i?: string; h: string[]; n: number }> {
+    if (!this.isTaskCursor(cursor)) return { i: cursor, h: [], n: 0 };
     const opened = await this.tasks.taskCursors.open(cursor.slice(TASK_CURSOR_MARK.length));
     const payload = opened.ok ? (opened.payload as Partial<TaskCursor>) : undefined;
     if (!payload || payload.v !== 't' || !Array.isArray(payload.h)) throw invalidCursor(opened.ok ? 'cursor from another version' : opened.problem === 'altered' ? 'the cursor was altered' : 'malformed cursor');
     if (payload.b !== cursorBinding(request)) throw invalidCursor('the cursor belongs to a different query, filters or sort');
-    return { ...(typeof payload.i === 'string' && payload.i !== '' ? { i: payload.i } : {}), h: payload.h.filter((id): id is string => typeof id === 'string') };
+    const h = payload.h.filter((id): id is string => typeof id === 'string');
+    const n = typeof payload.n === 'number' && Number.isInteger(payload.n) && payload.n >= 0 ? Math.min(payload.n, h.length) : h.length;
+    return { ...(typeof payload.i === 'string' && payload.i !== '' ? { i: payload.i } : {}), h, n };
   }
 }
 

@@ -63,6 +63,8 @@ export class OutcomeLinkIndex {
         .catch((err: { meta?: { body?: { error?: { type?: string } } } }) => {
           if (err.meta?.body?.error?.type !== 'resource_already_exists_exception') throw err;
         });
+      // Searchable only once its shard is allocated: a search before answers no_shard_available.
+      await this.client.cluster.health({ index: this.index, wait_for_status: 'yellow', timeout: '30s' });
     })().catch((err: unknown) => {
       this.ensured = undefined;
       throw err;
