@@ -94,8 +94,10 @@ export class OutcomeLinkIndex {
           index: this.index,
           knn: { field: 'vector', query_vector: vector, k, num_candidates: Math.max(k, 100), filter: [{ term: { model } }], similarity: minSimilarity },
           size: k,
-          _source: ['listingId', 'payer', 'at'],
-          filter_path: 'hits.hits._source,hits.hits._score',
+          // Doc values, not the stored source: a ranked search asks this on every read.
+          _source: false,
+          docvalue_fields: ['listingId', 'payer', { field: 'at', format: 'strict_date_optional_time' }],
+          filter_path: 'hits.hits.fields,hits.hits._score',
         } as never,
         { openTelemetry: { enabled: false } },
       )
@@ -103,12 +105,12 @@ export class OutcomeLinkIndex {
         if (err.meta?.statusCode === 404) return {};
         throw err;
       });
-    type Hit = { _source?: { listingId?: string; payer?: string; at?: string }; _score?: number };
+    type Hit = { fields?: { listingId?: string[]; payer?: string[]; at?: string[] }; _score?: number };
     const hits = (response as { hits?: { hits?: Hit[] } }).hits?.hits ?? [];
     return hits.flatMap((hit) => {
-      const s = hit._source;
-      if (!s?.listingId || !s.payer || !s.at || typeof hit._score !== 'number') return [];
-      return [{ listingId: s.listingId, payer: s.payer, at: s.at, cosine: 2 * hit._score - 1 }];
+      const [listingId, payer, at] = [hit.fields?.listingId?.[0], hit.fields?.payer?.[0], hit.fields?.at?.[0]];
+      if (!listingId || !payer || !at || typeof hit._score !== 'number') return [];
+      return [{ listingId, payer, at, cosine: 2 * hit._score - 1 }];
     });
   }
 
