@@ -31,8 +31,8 @@ export type ProbeReason =
   | 'requirements_mismatch'
   | 'blocked_address'
   | 'dns_failure'
-  | 'connection_failed'
-  | 'timeout'
+  /** Refused, reset, timed out or a TLS failure: one reason, so a probe cannot port-scan for anyone (safeFetch.ts). */
+  | 'unreachable'
   | 'body_too_large'
   | 'invalid_url'
   | 'invalid_listing'
@@ -139,7 +139,9 @@ export class Prober {
       });
     } catch (err) {
       if (err instanceof FetchFailure) {
-        const transient = err.reason === 'timeout' || err.reason === 'connection_failed' || err.reason === 'dns_failure';
+        const transient = err.reason === 'unreachable' || err.reason === 'dns_failure';
+        // The caller reads the outcome; the exact cause (an address, ECONNREFUSED) is for the operator's log.
+        this.logger.debug('probe fetch failed', { resource: record.resource, reason: err.reason, cause: err.internal });
         return { ok: false, reason: err.reason, detail: err.message, transient };
       }
       throw err;

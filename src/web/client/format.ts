@@ -74,7 +74,8 @@ export function titleOf(listing: Listing): string {
   return listing.type === 'mcp' ? listing.title || listing.name : listing.describe.title || listing.resource;
 }
 
-const PROBE_STATUS: Record<string, string> = { valid_402: 'answered a valid 402' };
+/** Without a prototype: looked up by the status the service sends. */
+const PROBE_STATUS: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, { valid_402: 'answered a valid 402' });
 
 /** What the listing stands on (its `provenance`), one line per kind of evidence. */
 export function evidenceLines(provenance: Provenance): string[] {
