@@ -46,7 +46,7 @@ export function OriginReport(props: { report: OriginStatus; reasons: Record<stri
               {r.status === 'listed' && r.id && (
                 <>
                   {' '}
-                  <Link href={`/listings/${r.id}`}>See the listing</Link>
+                  <Link href={`/listings/${encodeURIComponent(r.id)}`}>See the listing</Link>
                 </>
               )}
             </li>

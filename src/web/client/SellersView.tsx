@@ -176,7 +176,7 @@ export function SellersView(props: { params: URLSearchParams }) {
               {status.lastProbedAt && `Last probed ${relativeTime(status.lastProbedAt)}. `}
               {status.listedAt && `Listed ${relativeTime(status.listedAt)}. `}
             </p>
-            {status.status === 'listed' && <Link href={`/listings/${status.id}`}>See the listing</Link>}
+            {status.status === 'listed' && <Link href={`/listings/${encodeURIComponent(status.id)}`}>See the listing</Link>}
           </div>
         )}
       </div>
