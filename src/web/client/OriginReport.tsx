@@ -53,6 +53,11 @@ export function OriginReport(props: { report: OriginStatus; reasons: Record<stri
           ))}
         </ul>
       )}
+      {(report.omitted ?? 0) > 0 && (
+        <p class="note omitted">
+          {report.omitted!.toLocaleString('en')} more entr{report.omitted === 1 ? 'y was' : 'ies were'} skipped (counted, not shown).
+        </p>
+      )}
     </div>
   );
 }
