@@ -10,7 +10,7 @@ import { canonicalIdentity, InvalidResourceError, type CanonicalIdentity } from 
 import { envelopeSchema, httpListingSchema, mcpListingSchema, type ListingInput } from '../shapes/listingInput.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { cleanIconUrl } from '../x402/bazaarMetadata.js';
-import { pathBeyondDepth } from '../jsonDepth.js';
+import { pathBeyondDepth } from '../core/jsonDepth.js';
 import type { Payment } from '../shapes/listing.js';
 import type { FieldError } from '../core/errors.js';
 

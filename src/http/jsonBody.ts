@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
-import { dottedPath, pathBeyondDepth } from '../jsonDepth.js';
+import { dottedPath, pathBeyondDepth } from '../core/jsonDepth.js';
 import { ProblemError, problems } from '../problems/problem.js';
 
 export interface JsonBodyOptions {

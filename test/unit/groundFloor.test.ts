@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { clusterSeeds, clusterUrl, parseClusterNodes, redisUrlProblem } from '../../src/core/redisTarget.js';
-import { dottedPath, pathBeyondDepth } from '../../src/jsonDepth.js';
+import { dottedPath, pathBeyondDepth } from '../../src/core/jsonDepth.js';
 import { decodeBase64Json, encodeBase64Json } from '../../src/x402/wire.js';
 
 /** `[[[...]]]` nested `depth` levels (the outer array is level 1). */
