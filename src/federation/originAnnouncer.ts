@@ -12,7 +12,7 @@ import type { Clock } from '../core/clock.js';
 import { InvalidInput, NotFound, RateLimited } from '../core/errors.js';
 import type { AnnounceService } from '../announce/announceService.js';
 import { ProbeAllowList } from '../probe/addressPolicy.js';
-import { FetchFailure, safeFetch } from '../probe/safeFetch.js';
+import { FetchFailure, resolveFetchTarget, safeFetch, type CheckedAddress } from '../probe/safeFetch.js';
 import type { ProbeStore } from '../store/redis/probeStore.js';
 import type { FederationStore } from '../store/redis/federationStore.js';
 import { ManifestShapeError, parseOpenApi, parseWellKnown, SKIPPED_SAMPLE, type ManifestContent } from './manifest.js';
@@ -114,25 +114,33 @@ export class OriginAnnouncer {
   }
 
   private async read(url: string, parse: (body: unknown, url: string) => ManifestContent): Promise<{ report: ManifestReport; content?: ManifestContent }> {
-    const host = new URL(url).host;
-    const slot = await this.probes.takeHostSlot(host, this.now(), this.probe.probeHostRatePerSecond, this.probe.probeTimeoutMs + 1000);
+    let target: CheckedAddress;
+    try {
+      target = await resolveFetchTarget(url, this.allowList, this.probe.probeTimeoutMs);
+    } catch (err) {
+      if (err instanceof FetchFailure) return { report: { url, outcome: 'failed', resources: 0, detail: `${err.reason}: ${err.message}` } };
+      throw err;
+    }
+    // Paced per resolved address, as every probe (many names may point at one address).
+    const slot = await this.probes.takeHostSlot(target.address, this.now(), this.probe.probeHostRatePerSecond, this.probe.probeTimeoutMs + 1000);
     if (!slot) {
-      throw new RateLimited(`${host} is at its probe rate (PROBE_HOST_RATE ${this.probe.probeHostRatePerSecond}/s); retry in a second.`, 1, this.probe.probeHostRatePerSecond, 1);
+      throw new RateLimited(`${new URL(url).host} is at its probe rate (PROBE_HOST_RATE ${this.probe.probeHostRatePerSecond}/s); retry in a second.`, 1, this.probe.probeHostRatePerSecond, 1);
     }
     try {
-      return await this.fetchManifest(url, parse);
+      return await this.fetchManifest(url, parse, target);
     } finally {
-      await this.probes.releaseHostSlot(host, slot, this.now());
+      await this.probes.releaseHostSlot(target.address, slot, this.now());
     }
   }
 
-  private async fetchManifest(url: string, parse: (body: unknown, url: string) => ManifestContent): Promise<{ report: ManifestReport; content?: ManifestContent }> {
+  private async fetchManifest(url: string, parse: (body: unknown, url: string) => ManifestContent, pinned: CheckedAddress): Promise<{ report: ManifestReport; content?: ManifestContent }> {
     try {
       const response = await safeFetch('GET', url, {
         allowList: this.allowList,
         timeoutMs: this.probe.probeTimeoutMs,
         maxBodyBytes: this.settings.manifestMaxBytes,
         readBodyFor: (status) => status === 200,
+        pinned,
       });
       if (response.status === 404 || response.status === 410) return { report: { url, outcome: 'absent', resources: 0, detail: `answered ${response.status}` } };
       if (response.status !== 200) return { report: { url, outcome: 'failed', resources: 0, detail: `answered ${response.status}` } };

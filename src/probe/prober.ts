@@ -19,7 +19,7 @@ import { HEADERS } from '../x402/wire.js';
 import { ChallengeError, decodeChallengeHeader, parseChallenge, paymentOf, requirementsDifference, type ParsedChallenge } from './challenge.js';
 import { templateMatchesPath } from '../x402/routeTemplate.js';
 import type { ProbeRecord, ProbeStore } from '../store/redis/probeStore.js';
-import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
+import { FetchFailure, resolveFetchTarget, safeFetch, type CheckedAddress, type SafeResponse } from './safeFetch.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { HealthSchedule } from './healthSchedule.js';
 import { checkMcpTool } from './mcpCheck.js';
@@ -75,20 +75,29 @@ export class Prober {
       return;
     }
     const at = this.now();
-    const host = new URL(record.resource).host;
-    const slot = await this.store.takeHostSlot(host, at, this.settings.probeHostRatePerSecond, this.settings.probeTimeoutMs + 1000);
-    if (!slot) {
+    // Paced per resolved address, not per name: wildcard DNS aims any number of names at one
+    // address (issue 43). A name that resolves to nothing (or only inward) sends no request at all.
+    const target = await this.resolve(record.resource);
+    const pace = target instanceof FetchFailure ? undefined : target.address;
+    const slot = pace === undefined ? undefined : await this.store.takeHostSlot(pace, at, this.settings.probeHostRatePerSecond, this.settings.probeTimeoutMs + 1000);
+    if (pace !== undefined && !slot) {
       await this.store.postpone(id, at + 1000 + Math.floor(Math.random() * 1000));
       return;
     }
-    if (record.watch) return this.checkWatched(record, at);
+    if (record.watch) {
+      try {
+        return await this.checkWatched(record, at, target);
+      } finally {
+        if (slot) await this.store.releaseHostSlot(pace!, slot, this.now());
+      }
+    }
     // Wall time, not the injectable clock: latency is measured, never simulated.
     const started = performance.now();
     let outcome: ProbeOutcome;
     try {
-      outcome = await this.fetchAndRead(record);
+      outcome = target instanceof FetchFailure ? this.failed(record, target) : await this.fetchAndRead(record, target);
     } finally {
-      await this.store.releaseHostSlot(host, slot, this.now());
+      if (slot) await this.store.releaseHostSlot(pace!, slot, this.now());
     }
     const latencyMs = performance.now() - started;
     if (this.health && record.status === 'listed' && probedVerifiedUrl(record)) {
@@ -104,16 +113,19 @@ export class Prober {
    * and rescheduled, and that is all. A failure demotes the listing through its health; it never
    * writes or removes it (those listings leave by today's rules: unpublish, staleness).
    */
-  private async checkWatched(record: ProbeRecord, at: number): Promise<void> {
+  private async checkWatched(record: ProbeRecord, at: number, target: CheckedAddress | FetchFailure): Promise<void> {
     const started = performance.now();
     const outcome =
-      record.watch === 'mcp'
-        ? await checkMcpTool(record.resource, record.toolName ?? '', JSON.parse(record.callArguments ?? '{}') as Record<string, unknown>, {
-            allowList: this.allowList,
-            timeoutMs: this.settings.probeTimeoutMs,
-            maxBodyBytes: this.settings.probeMaxBodyBytes,
-          })
-        : await this.fetchAndRead(record);
+      target instanceof FetchFailure
+        ? this.failed(record, target)
+        : record.watch === 'mcp'
+          ? await checkMcpTool(record.resource, record.toolName ?? '', JSON.parse(record.callArguments ?? '{}') as Record<string, unknown>, {
+              allowList: this.allowList,
+              timeoutMs: this.settings.probeTimeoutMs,
+              maxBodyBytes: this.settings.probeMaxBodyBytes,
+            })
+          : // A health check of a listing nobody announced repeats only a safe method (issue 43).
+            await this.fetchAndRead({ ...record, method: record.method === 'HEAD' ? 'HEAD' : 'GET' }, target);
     const latencyMs = performance.now() - started;
     const ok = outcome.ok || ('reason' in outcome && outcome.reason === 'requirements_mismatch');
     await this.health?.record(record.id, ok, latencyMs, this.now());
@@ -128,7 +140,23 @@ export class Prober {
     return at + this.jitter(interval);
   }
 
-  async fetchAndRead(record: Pick<ProbeRecord, 'resource' | 'method' | 'routeTemplate' | 'expected'>): Promise<ProbeOutcome> {
+  /** The address a fetch of `resource` connects to (checked), or why there is none. */
+  private async resolve(resource: string): Promise<CheckedAddress | FetchFailure> {
+    try {
+      return await resolveFetchTarget(resource, this.allowList, this.settings.probeTimeoutMs);
+    } catch (err) {
+      if (err instanceof FetchFailure) return err;
+      throw err;
+    }
+  }
+
+  /** A fetch that failed, as the outcome a caller may read; the exact cause (an address, ECONNREFUSED) is for the operator's log. */
+  private failed(record: Pick<ProbeRecord, 'resource'>, err: FetchFailure): ProbeOutcome {
+    this.logger.debug('probe fetch failed', { resource: record.resource, reason: err.reason, cause: err.internal });
+    return { ok: false, reason: err.reason, detail: err.message, transient: err.reason === 'unreachable' || err.reason === 'dns_failure' };
+  }
+
+  async fetchAndRead(record: Pick<ProbeRecord, 'resource' | 'method' | 'routeTemplate' | 'expected'>, pinned?: CheckedAddress): Promise<ProbeOutcome> {
     let response: SafeResponse;
     try {
       response = await safeFetch(record.method, record.resource, {
@@ -136,14 +164,10 @@ export class Prober {
         timeoutMs: this.settings.probeTimeoutMs,
         maxBodyBytes: this.settings.probeMaxBodyBytes,
         readBodyFor: (status) => status === 402,
+        ...(pinned ? { pinned } : {}),
       });
     } catch (err) {
-      if (err instanceof FetchFailure) {
-        const transient = err.reason === 'unreachable' || err.reason === 'dns_failure';
-        // The caller reads the outcome; the exact cause (an address, ECONNREFUSED) is for the operator's log.
-        this.logger.debug('probe fetch failed', { resource: record.resource, reason: err.reason, cause: err.internal });
-        return { ok: false, reason: err.reason, detail: err.message, transient };
-      }
+      if (err instanceof FetchFailure) return this.failed(record, err);
       throw err;
     }
     if (response.status >= 300 && response.status < 400) {

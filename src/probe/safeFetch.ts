@@ -41,6 +41,11 @@ export interface SafeFetchOptions {
   headers?: Record<string, string>;
   /** A request body (the MCP health check's JSON-RPC); none otherwise. */
   body?: string;
+  /**
+   * The address resolveFetchTarget already checked for this URL: connected to as is, with no second
+   * resolution (the probe paces per resolved address, then fetches what it paced).
+   */
+  pinned?: CheckedAddress;
 }
 
 export interface SafeResponse {
@@ -54,8 +59,18 @@ export interface SafeResponse {
 export async function safeFetch(method: string, rawUrl: string, options: SafeFetchOptions): Promise<SafeResponse> {
   const { url, hostname, port } = fetchTarget(rawUrl);
   const deadline = Date.now() + options.timeoutMs;
-  const target = await withDeadline(resolveChecked(hostname, port, options.allowList), deadline, 'DNS resolution');
+  const target = options.pinned ?? (await withDeadline(resolveChecked(hostname, port, options.allowList), deadline, 'DNS resolution'));
   return withDeadline(request(method, url, target, options, deadline), deadline, 'the response');
+}
+
+/**
+ * The checked address a fetch of `rawUrl` would connect to (FetchFailure when none may be): what
+ * the probe paces by. Pacing per host name let wildcard DNS aim a thousand names at one address
+ * (issue 43); per resolved address, they share one budget.
+ */
+export async function resolveFetchTarget(rawUrl: string, allowList: ProbeAllowList, timeoutMs: number): Promise<CheckedAddress> {
+  const { hostname, port } = fetchTarget(rawUrl);
+  return withDeadline(resolveChecked(hostname, port, allowList), Date.now() + timeoutMs, 'DNS resolution');
 }
 
 /** The URL, host name and port a fetch would use; FetchFailure `invalid_url` for what is never fetched. */
@@ -72,17 +87,7 @@ export function fetchTarget(rawUrl: string): { url: URL; hostname: string; port:
   return { url, hostname: url.hostname.replace(/^\[|\]$/g, ''), port };
 }
 
-/**
- * Checks a URL against the probe's address rules without fetching it: FetchFailure `invalid_url`
- * or `blocked_address` when the probe would refuse it, `dns_failure` / `timeout` when its name does
- * not resolve in time.
- */
-export async function checkFetchTarget(rawUrl: string, allowList: ProbeAllowList, timeoutMs: number): Promise<void> {
-  const { hostname, port } = fetchTarget(rawUrl);
-  await withDeadline(resolveChecked(hostname, port, allowList), Date.now() + timeoutMs, 'DNS resolution');
-}
-
-interface CheckedAddress {
+export interface CheckedAddress {
   address: string;
   family: 4 | 6;
 }
