@@ -116,7 +116,7 @@ describe('bounded stores of untrusted input (issue 43, item 4)', function () {
         .send({ type: 'mcp', resource: 'mcp://tools.example/t', name: 't', description: 'a tool', inputSchema: { type: 'object' }, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1' } });
       // The token is still there (authenticated): only the write was refused.
       assert.equal(publish.status, 503, JSON.stringify(publish.body));
-      assert.match(publish.headers['content-type'], /problem\+json/);
+      assert.match(String(publish.headers['content-type']), /problem\+json/);
       // Room again (the operator deletes or raises the limit): nothing the service held was
       // evicted, the used nonce still refuses the replay, and writes work.
       const cleaner = new Redis(redis.url);
