@@ -112,6 +112,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     announce,
     federation: { origins: federation.origins, upstreams: federation.poller },
     publish: publishing.service,
+    optOut: publishing.optOut,
     tokens: publishing.tokens,
     facilitator: facilitator.service,
     metrics,

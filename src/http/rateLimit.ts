@@ -139,6 +139,8 @@ export function edgeRateLimits(options: { counter: WindowCounter; rules: RateLim
     const limiter = rateLimit({ counter, name: 'publish', rule: rules.publish, logger });
     router.post(PATHS.publish, limiter);
     router.delete(PATHS.unpublish, limiter);
+    router.post(PATHS.optOut, limiter);
+    router.delete(PATHS.optOut, limiter);
   }
   return router;
 }

@@ -5,7 +5,8 @@ import type { AcceptedPayment } from '../shapes/listingInput.js';
 /** Who wrote a listing; kept on the document for operators, never shown to clients. */
 export type ListingSource = 'announce' | 'publish' | 'traffic' | 'import' | 'demo' | 'bench';
 
-export type RemovalReason = 'unpublished' | 'probe_failed' | 'stale' | 'operator';
+/** `opted_out`: its seller took it out and keeps it out (src/publish/optOut.ts). */
+export type RemovalReason = 'unpublished' | 'probe_failed' | 'stale' | 'operator' | 'opted_out';
 
 /** The document stored in the listing index (mappings/listings.json). */
 export interface ListingDocument {

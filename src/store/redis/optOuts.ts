@@ -36,14 +36,18 @@ export class OptOuts {
     return { resource: raw.resource, method: raw.method ?? 'GET', reason: raw.reason ?? '', by: raw.by ?? '', at: Number(raw.at ?? 0) };
   }
 
-  /** Whether any of these listings is opted out (each its own key: one pipelined EXISTS each). */
-  async any(listingIds: string[]): Promise<boolean> {
-    if (listingIds.length === 0) return false;
+  /** Which of these listings are opted out (each its own key: one pipelined EXISTS each). */
+  async which(listingIds: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (listingIds.length === 0) return out;
     const pipeline = this.redis.pipeline();
     for (const id of listingIds) pipeline.exists(this.keys.optOut(id));
     const results = (await pipeline.exec()) ?? [];
-    for (const [err] of results) if (err) throw err;
-    return results.some(([, value]) => value === 1);
+    results.forEach(([err, value], i) => {
+      if (err) throw err;
+      if (value === 1) out.add(listingIds[i]!);
+    });
+    return out;
   }
 
   /** Lifts it; true when there was one. */

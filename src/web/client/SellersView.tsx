@@ -33,6 +33,7 @@ const REASONS: Record<string, string> = Object.assign(Object.create(null) as Rec
   unpublished: 'Removed by its seller.',
   operator: 'Removed by the catalog operator.',
   probe_failed: 'Removed: a later probe no longer found a 402.',
+  opted_out: 'Removed by its seller, who keeps it out of the catalog until it lifts the opt-out (POST /discovery/optout; docs/announce.md).',
 });
 
 const STATUS_WORDS: Record<AnnounceStatus['status'], string> = {
