@@ -160,8 +160,9 @@ export class Prober {
       const input = this.listingInput(record, outcome.challenge);
       let listingId: string;
       try {
-        const discovered = discoveredOf(record);
-        const evidence = { probed402: 'valid_402', ...(discovered ? { discovered } : {}) };
+        const discovered = discoveredOf(record.provenance);
+        const alsoNamedBy = discoveredOf(record.lastClaim);
+        const evidence = { probed402: 'valid_402', ...(discovered ? { discovered } : {}), ...(alsoNamedBy ? { alsoNamedBy } : {}) };
         listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at), evidence })).id;
       } catch (err) {
         if (!(err instanceof InvalidListingError)) throw err;
@@ -269,10 +270,10 @@ export class Prober {
 }
 
 /** The upstream or manifest that claimed the record (src/federation), as the listing will carry it. */
-function discoveredOf(record: ProbeRecord): Discovered | undefined {
-  if (!record.provenance) return undefined;
+function discoveredOf(provenance: string | undefined): Discovered | undefined {
+  if (!provenance) return undefined;
   try {
-    return JSON.parse(record.provenance) as Discovered;
+    return JSON.parse(provenance) as Discovered;
   } catch {
     return undefined; // written by this service only; a broken one is dropped rather than failing the probe
   }
