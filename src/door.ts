@@ -37,17 +37,15 @@ export { Ledger, USED_NONCE_MARGIN_MS } from './store/redis/ledger.js';
 export { StalenessWorker } from './staleness/stalenessWorker.js';
 export { ElasticsearchStaleListingFinder } from './store/elasticsearch/staleListings.js';
 
-// Planning a read: the request grammar, the query body, the ranking settings and the text helpers the tuning tools vary.
-export { parseReadRequest, type ReadEndpoint, type ReadRequest } from './search/readRequest.js';
-export { LISTING_SOURCE_FIELDS, buildSearchBody, filterClauses, firstPageBody, searchParamsFor } from './search/queryBuilder.js';
+// Planning a read: the request grammar, the read service that plans (CatalogSearch.plan), the plan
+// re-made with other tunables and its body, the ranking settings the tuning tools vary.
+export { parseReadRequest } from './search/readGrammar.js';
+export { type ReadEndpoint, type ReadRequest } from './search/readRequest.js';
+export { buildCatalogSearch } from './search/index.js';
+export { planRead, type PlanContext, type ReadPlan } from './search/readPlan.js';
+export { pageBody } from './search/queryBuilder.js';
 export { SEMANTIC_FUSIONS, shippedRanking, textFieldsOf, validateRanking, type RankingSettings } from './search/rankingSettings.js';
 export { setRanking } from './search/rankingCommand.js';
-export { buildCatalogSearch } from './search/index.js';
-export { FilterShare } from './search/filterShare.js';
-export { TypoPass, editBudget } from './search/typoPass.js';
-export { englishWords } from './search/englishWords.js';
-export { ListingSearchIndex } from './store/elasticsearch/listingSearch.js';
-export { ListingVocabulary } from './store/elasticsearch/listingVocabulary.js';
 export { RankingTunablesIndex } from './store/elasticsearch/rankingTunables.js';
 
 // Meaning: the embedding model, listing texts and stored vectors.

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { buildCatalogSearch } from '../src/search/index.js';
-import { parseReadRequest } from '../src/search/readRequest.js';
+import { parseReadRequest } from '../src/search/readGrammar.js';
 import { storesFor } from '../src/store/stores.js';
 
 interface Page {

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { daysAgo, httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { relevanceByName } from './support/rankedSearch.js';
-import { parseReadRequest } from '../src/search/readRequest.js';
+import { parseReadRequest } from '../src/search/readGrammar.js';
 import { RankingChangeError, setRanking, showRanking } from '../src/search/rankingCommand.js';
 import { RankingCache } from '../src/search/rankingCache.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';

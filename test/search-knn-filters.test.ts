@@ -3,8 +3,8 @@ import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { assertExplainMultiplies, idsOfEveryPage, rankedSearchSession, relevanceByName } from './support/rankedSearch.js';
 import { FilterShare } from '../src/search/filterShare.js';
-import { filterClauses } from '../src/search/queryBuilder.js';
-import { parseReadRequest } from '../src/search/readRequest.js';
+import { filterClauses } from '../src/search/readClauses.js';
+import { parseReadRequest } from '../src/search/readGrammar.js';
 import { ListingSearchIndex } from '../src/store/elasticsearch/listingSearch.js';
 import type { Debug } from '../src/shapes/listing.js';
 

@@ -4,7 +4,7 @@ import { startHarness, type Harness } from './support/harness.js';
 import { httpListing, seed, waitSearchable } from './support/discoveryFixtures.js';
 import { setRanking } from '../src/search/rankingCommand.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
-import { parseReadRequest } from '../src/search/readRequest.js';
+import { parseReadRequest } from '../src/search/readGrammar.js';
 
 interface Result {
   id: string;

@@ -17,7 +17,6 @@ import { toListing } from '../../src/door.js';
 import { loadConfig } from '../../src/door.js';
 import { createLogger } from '../../src/door.js';
 import { buildCatalogSearch } from '../../src/door.js';
-import { searchParamsFor } from '../../src/door.js';
 import { parseReadRequest, type ReadRequest } from '../../src/door.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../../src/door.js';
 import type { ListingDocument } from '../../src/door.js';
@@ -79,9 +78,10 @@ async function main(): Promise<void> {
     const queries = searchMix().map((q) => Object.fromEntries(new URLSearchParams(q)));
     const requests: ReadRequest[] = queries.map((q) => parseReadRequest('search', q));
     // Every query's body built once, with its vector (the model embeds each query once; later reads hit its cache).
-    const bodies = await Promise.all(requests.map(async (r) => (await search.buildRequest(r)).body));
+    const built = await Promise.all(requests.map((r) => search.buildRequest(r)));
+    const bodies = built.map((b) => b.body);
     const json = bodies.map((b) => JSON.stringify(b));
-    const paths = requests.map((r) => `/${alias}/_search?${new URLSearchParams(Object.entries(searchParamsFor(r)).map(([k, v]) => [k, String(v)] as [string, string]))}`);
+    const paths = built.map((b) => `/${alias}/_search?${new URLSearchParams(Object.entries(b.params).map(([k, v]) => [k, String(v)] as [string, string]))}`);
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!.replace(/\/$/, '');
     const answers = await Promise.all(json.map((body, i) => post(`${esUrl}${paths[i]}`, body)));
     const hits = answers.map((text) => ((JSON.parse(text) as { hits?: { hits?: Array<{ _source: ListingDocument }> } }).hits?.hits ?? []).slice(0, 20));
@@ -89,7 +89,8 @@ async function main(): Promise<void> {
     const at = <T>(list: T[], i: number): T => list[i % list.length]!;
     const stages: Stage[] = [
       { label: 'query string -> validated read request', run: (i) => parseReadRequest('search', at(queries, i)) },
-      { label: 'read request -> Elasticsearch body (tunables, vector cached)', run: (i) => search.buildRequest(at(requests, i)) },
+      { label: 'read request -> plan (tunables, cursor, typo verdict and vector cached)', run: (i) => search.plan(at(requests, i)) },
+      { label: 'read request -> plan -> Elasticsearch body', run: (i) => search.buildRequest(at(requests, i)) },
       { label: 'body -> JSON', run: (i) => JSON.stringify(at(bodies, i)) },
       {
         label: 'one Elasticsearch round trip, raw (node:http + JSON.parse)',
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
       },
       {
         label: 'the same through @elastic/elasticsearch (client.search)',
-        run: (i) => elasticsearch.search({ index: alias, ...at(bodies, i), ...searchParamsFor(at(requests, i)) } as never, { openTelemetry: { enabled: false } }),
+        run: (i) => elasticsearch.search({ index: alias, ...at(bodies, i), ...at(built, i).params } as never, { openTelemetry: { enabled: false } }),
       },
       { label: 'hits -> listings (response shape)', run: (i) => at(hits, i).map((hit) => toListing(hit._source)) },
       { label: 'page -> JSON', run: (i) => JSON.stringify(at(pages, i)) },

@@ -15,7 +15,7 @@ import { loadavg } from 'node:os';
 import { loadConfig } from '../../src/door.js';
 import { createLogger } from '../../src/door.js';
 import { buildCatalogSearch } from '../../src/door.js';
-import { buildSearchBody, searchParamsFor } from '../../src/door.js';
+import { pageBody, planRead } from '../../src/door.js';
 import { parseReadRequest } from '../../src/door.js';
 import { createElasticsearchClient } from '../../src/door.js';
 import { createRedisClient } from '../../src/door.js';
@@ -87,10 +87,13 @@ async function main(): Promise<void> {
     const bm25: typeof full = [];
     for (const query of searchMix()) {
       const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
+      const built = await search.buildRequest(request);
       // The service's own parameters, with `took` kept in the filtered response.
-      const params = { ...searchParamsFor(request), filter_path: `took,${searchParamsFor(request).filter_path}` };
-      full.push({ body: (await search.buildRequest(request)).body, params });
-      bm25.push({ body: buildSearchBody(request, bm25Alone(await ranking.current()), { now: Date.now() }) as Body, params });
+      const params = { ...built.params, filter_path: `took,${built.params.filter_path}` };
+      full.push({ body: built.body as Body, params });
+      // Every match ranked exactly (no window), as before the rank window.
+      const settings = { ...bm25Alone(await ranking.current()), window: 0 };
+      bm25.push({ body: pageBody(planRead(request, { settings, tunables: 0, now: Date.now() })) as Body, params });
     }
     kinds.push(['BM25 alone', bm25], ['full ranking', full]);
     for (const name of values.variant) {

@@ -17,49 +17,30 @@
 import { loadavg } from 'node:os';
 import { loadConfig } from '../../src/door.js';
 import { createLogger } from '../../src/door.js';
-import { filterClauses, firstPageBody, searchParamsFor } from '../../src/door.js';
-import { FilterShare } from '../../src/door.js';
-import { ListingSearchIndex } from '../../src/door.js';
-import { parseReadRequest, type ReadRequest } from '../../src/door.js';
-import { shippedRanking, type RankingSettings } from '../../src/door.js';
-import { RankingTunablesIndex } from '../../src/door.js';
-import { validateRanking, textFieldsOf } from '../../src/door.js';
-import { QueryEmbeddings, type QueryVector } from '../../src/door.js';
-import { sharedEmbedder } from '../../src/door.js';
-import { OtherModelVectors } from '../../src/door.js';
-import { ListingEmbeddingStore } from '../../src/door.js';
-import { editBudget, TypoPass } from '../../src/door.js';
-import { englishWords } from '../../src/door.js';
-import { ListingVocabulary } from '../../src/door.js';
-import { createElasticsearchClient, elasticsearchNodeUrls } from '../../src/door.js';
+import { buildCatalogSearch, pageBody, planRead, type ReadPlan } from '../../src/door.js';
+import { parseReadRequest } from '../../src/door.js';
+import { type RankingSettings } from '../../src/door.js';
+import { createElasticsearchClient, createRedisClient, elasticsearchNodeUrls, storesFor } from '../../src/door.js';
 import { fail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { elasticsearchCpuMs, measure, median, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
 import { describeSettled, settleIndex } from '../lib/indexSettle.js';
-import { referenceSearchBody } from '../lib/referenceQuery.js';
+import { REFERENCE_PARAMS, referenceSearchBody } from '../lib/referenceQuery.js';
 import { searchMix } from '../lib/searchQueryMix.js';
 import { SEARCH_VARIANTS, type SearchVariant } from '../lib/searchVariants.js';
 
 type Json = Record<string, unknown>;
 
-interface Prepared {
-  request: ReadRequest;
-  vector?: QueryVector;
-  typoPass: boolean;
-  /** The query as the catalog spells it, when CatalogSearch.plan would read it so. */
-  spelled?: string;
-  /** The share of the catalog its filters match (search/filterShare.ts), for variants that read it. */
-  filterShare?: number;
+function directRequest(alias: string, params: Record<string, unknown>, body: Json): Target['requests'][number] {
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]));
+  return { method: 'POST', path: `/${alias}/_search?${query}`, body: JSON.stringify(body) };
 }
 
-function directRequest(alias: string, request: ReadRequest, body: Json): Target['requests'][number] {
-  const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
-  return { method: 'POST', path: `/${alias}/_search?${params}`, body: JSON.stringify(body) };
-}
-
-function variantBody(prepared: Prepared, base: RankingSettings, variant: SearchVariant, now: number): Json {
+/** The read's first page planned again with the variant's tunables: the same look-ups (typo verdict, vector, filter share) as the service's plan. */
+function variantBody(planned: ReadPlan, base: RankingSettings, variant: SearchVariant, now: number): Json {
   const settings = variant.settings ? variant.settings(base) : base;
-  const share = prepared.filterShare !== undefined ? { filterShare: prepared.filterShare } : {};
-  const body = firstPageBody(prepared.request, settings, { now, ...(prepared.vector ? { queryVector: prepared.vector } : {}), typoPass: prepared.typoPass, ...(prepared.spelled ? { spelled: prepared.spelled } : {}), ...share });
+  const parts = (planned.text?.parts ?? []).map(({ q, reading, vector }) => ({ q, reading, ...(vector ? { vector } : {}) }));
+  const share = planned.carried.filterShare !== undefined ? { filterShare: planned.carried.filterShare } : {};
+  const body = pageBody(planRead(planned.request, { settings, tunables: 0, now, parts, ...share }));
   return variant.body ? variant.body(body) : body;
 }
 
@@ -125,35 +106,27 @@ async function main(): Promise<void> {
     duration: numberOption('duration', values.duration, { integer: false }),
     rounds: numberOption('rounds', values.rounds),
   };
-  const config = loadConfig({ ...process.env, LISTINGS_ALIAS: alias, LISTINGS_INDEX: `${alias}-unused`, LOG_LEVEL: 'warn' });
+  const config = loadConfig({ ...process.env, LISTINGS_ALIAS: alias, LISTINGS_INDEX: `${alias}-unused`, REDIS_PREFIX: `bench-search-parts:${Date.now().toString(36)}:`, LOG_LEVEL: 'warn' });
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 120_000 });
+  const redis = createRedisClient(config.redisUrl);
   try {
     const settled = await settleIndex(elasticsearch, alias, values['force-merge'] ? { maxSegments: numberOption('force-merge', values['force-merge']) } : {});
-    const stored = await new RankingTunablesIndex(elasticsearch, alias).read();
-    const base = validateRanking(stored.meta.ranking, stored.similarity, textFieldsOf(stored.properties)).settings ?? shippedRanking();
-    const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')), new OtherModelVectors(new ListingEmbeddingStore(elasticsearch, alias), config.embeddingModel));
-    const typos = new TypoPass(new ListingVocabulary(elasticsearch, alias), englishWords());
-    const shares = new FilterShare(new ListingSearchIndex(elasticsearch, alias));
-    const prepared: Prepared[] = [];
-    for (const query of searchMix()) {
-      const request = parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)));
-      // As CatalogSearch.plan reads it: a misspelled query's words and meaning in the catalog's spelling.
-      const verdict = await typos.check(request.q!, base.typos.spelling === 'catalog' ? { spelling: editBudget(base.typos.fuzziness) } : {});
-      const vector = base.semantic.weight > 0 ? await embeddings.vectorFor(verdict.spelled ?? request.q!) : undefined;
-      const filterShare = await shares.of(filterClauses(request.filters).filter);
-      prepared.push({ request, ...(vector ? { vector } : {}), typoPass: base.typos.weight > 0 && verdict.needed, ...(verdict.spelled ? { spelled: verdict.spelled } : {}), ...(filterShare !== undefined ? { filterShare } : {}) });
-    }
-    const shareList = [...new Map(prepared.flatMap((p) => (p.filterShare !== undefined ? [[JSON.stringify(p.request.filters), p.filterShare] as const] : []))).entries()];
+    // The service's own planner: the tunables stored with the catalog, each query's typo verdict, vector and filter share.
+    const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
+    const base = await ranking.refresh();
+    const prepared: ReadPlan[] = [];
+    for (const query of searchMix()) prepared.push(await search.plan(parseReadRequest('search', Object.fromEntries(new URLSearchParams(query)))));
+    const shareList = [...new Map(prepared.flatMap((p) => (p.carried.filterShare !== undefined ? [[JSON.stringify(p.request.filters), p.carried.filterShare] as const] : []))).entries()];
     process.stderr.write(`filter shares: ${shareList.map(([f, s]) => `${f} ${s.toFixed(3)}`).join(', ')}\n`);
-    if (!prepared.some((p) => p.vector)) process.stderr.write('WARNING: no query embedding (model not installed): kNN rows equal the others\n');
+    if (!prepared.some((p) => p.text?.parts.some((part) => part.vector))) process.stderr.write('WARNING: no query embedding (model not installed): kNN rows equal the others\n');
     const now = Date.now();
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
     const cpu: CpuProbe = { esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => undefined };
     const only = values.only?.split(',').map((s) => s.trim());
     const variants = SEARCH_VARIANTS.filter((v) => !only || only.some((o) => v.label.includes(o)) || v.label === 'shipped ranking');
     const targets: Target[] = [
-      { name: 'reference query', url: esUrl, requests: prepared.map((p) => directRequest(alias, p.request, referenceSearchBody(p.request))) },
-      ...variants.map((variant) => ({ name: variant.label, url: esUrl, requests: prepared.map((p) => directRequest(alias, p.request, variantBody(p, base, variant, now))) })),
+      { name: 'reference query', url: esUrl, requests: prepared.map((p) => directRequest(alias, REFERENCE_PARAMS, referenceSearchBody(p.request))) },
+      ...variants.map((variant) => ({ name: variant.label, url: esUrl, requests: prepared.map((p) => directRequest(alias, p.params, variantBody(p, base, variant, now))) })),
     ];
     for (const target of targets) await measure(target, options, cpu, 2); // warm caches
     const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
@@ -204,7 +177,7 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
-    await elasticsearch.close();
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
 }
 

@@ -32,7 +32,6 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../../src/door.js';
 import { createLogger } from '../../src/door.js';
 import { buildCatalogSearch } from '../../src/door.js';
-import { searchParamsFor } from '../../src/door.js';
 import { parseReadRequest, type ReadEndpoint, type ReadRequest } from '../../src/door.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../../src/door.js';
 import { createRedisClient } from '../../src/door.js';
@@ -48,7 +47,7 @@ import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
 import { printReport } from '../lib/searchBenchReport.js';
 import { numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { describeSettled, settleIndex } from '../lib/indexSettle.js';
-import { referenceSearchBody } from '../lib/referenceQuery.js';
+import { REFERENCE_PARAMS, referenceSearchBody } from '../lib/referenceQuery.js';
 import { distinctSearchQueries, resourcesMix, searchMix, zipfSequence } from '../lib/searchQueryMix.js';
 
 interface Options {
@@ -140,9 +139,9 @@ async function main(): Promise<void> {
     // The direct requests are built by the service's own query builder: the same bodies it sends.
     const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
-    const post = (request: ReadRequest, body: unknown): DirectRequest => {
-      const params = new URLSearchParams(Object.entries(searchParamsFor(request)).map(([k, v]) => [k, String(v)] as [string, string]));
-      return { method: 'POST', path: `/${alias}/_search?${params}`, body: JSON.stringify(body) };
+    const post = (params: Record<string, unknown>, body: unknown): DirectRequest => {
+      const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]));
+      return { method: 'POST', path: `/${alias}/_search?${query}`, body: JSON.stringify(body) };
     };
     const parse = (endpoint: ReadEndpoint, query: string) => parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));
     /**
@@ -159,7 +158,7 @@ async function main(): Promise<void> {
         if (!nearest.has(label)) nearest.set(label, []);
         nearest.get(label)!.push({ method: 'POST', path: `/${alias}/_search?${ids}`, body: JSON.stringify(built.nearest) });
       }
-      return post(request, built.body);
+      return post(built.params, built.body);
     };
     const pair = async (label: string, endpoint: ReadEndpoint, path: string, mix: string[]): Promise<Workload> => ({
       label,
@@ -171,7 +170,7 @@ async function main(): Promise<void> {
     const workloads: Workload[] = [
       {
         label: 'reference query',
-        direct: { name: 'reference query (direct ES)', url: esUrl, requests: searches.map((request) => post(request, referenceSearchBody(request))) },
+        direct: { name: 'reference query (direct ES)', url: esUrl, requests: searches.map((request) => post(REFERENCE_PARAMS, referenceSearchBody(request))) },
       },
       await pair('search rank', 'search', '/discovery/search', searchMix()),
       await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),

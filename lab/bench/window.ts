@@ -97,7 +97,7 @@ async function main(): Promise<void> {
       for (const query of queries) {
         const request = parseReadRequest('search', { ...Object.fromEntries(new URLSearchParams(query)), limit: String(TOP) });
         // The first page as the service builds it, at each window size (0: exact).
-        const bodyFor = async (window: number) => ({ ...(await search.buildRequest(request, undefined, (s) => ({ ...s, window }))).body, _source: false });
+        const bodyFor = async (window: number) => ({ ...(await search.buildRequest(request, { tune: (s) => ({ ...s, window }) })).body, _source: false });
         const exact = await send(await bodyFor(0));
         const exactTop = (exact.hits?.hits ?? []).slice(0, TOP);
         const exactScore = exactTop.reduce((sum, hit) => sum + (hit._score ?? 0), 0);

@@ -10,18 +10,23 @@
  * its query-side analyzer is pinned to `standard` and the index-side analysis of its four fields
  * is pinned by test/unit/reference-query.test.ts.
  */
-import { filterClauses, LISTING_SOURCE_FIELDS } from '../../src/door.js';
+import { planRead, shippedRanking } from '../../src/door.js';
 import type { ReadRequest } from '../../src/door.js';
 
 export const REFERENCE_FIELDS = ['describe.title', 'describe.description', 'name', 'description'] as const;
 
+/** The URL parameters a plain search is sent with: the same response fields as the service reads. */
+export const REFERENCE_PARAMS = { filter_path: 'hits.hits._source,hits.hits.sort' };
+
 export function referenceSearchBody(request: ReadRequest): Record<string, unknown> {
   if (request.kind !== 'search' || request.q === undefined) throw new Error('the reference query needs a ranked search with q');
-  const { filter, must_not } = filterClauses(request.filters);
+  // The read's own filters and fields, as the service plans them; nothing of its ranking.
+  const { filters, sourceFields } = planRead(request, { settings: shippedRanking(), tunables: 0, now: 0 });
+  const { filter, must_not } = filters;
   return {
     size: request.limit + 1,
     sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
-    _source: { includes: LISTING_SOURCE_FIELDS },
+    _source: { includes: sourceFields },
     track_total_hits: false,
     query: {
       bool: {

@@ -47,10 +47,10 @@ export function publicProvenance(stored: Provenance | undefined): Provenance {
   return out;
 }
 
-/** The response shape (README "Catalog reads: the choices"), built field by field so internals cannot leak. */
+/** The response shape (docs/catalog-reads.md "API"), built field by field so internals cannot leak. */
 export function toListing(doc: ListingDocument): Listing {
   if (doc.type === 'mcp') {
-    // Keys in the documented order (README "Try it"), so every MCP listing reads the same.
+    // Keys in the documented order (docs/catalog-reads.md "Examples"), so every MCP listing reads the same.
     return {
       id: doc.id,
       type: 'mcp',

@@ -33,12 +33,12 @@ export interface Config {
   bodyLimitBytes: number;
   /** The catalog's durable write stream consumer (docs/catalog-write.md). */
   catalogIngest: CatalogIngestSettings;
-  /** How often the ranking tunables are re-read from the index (README "Ranking": a change applies within 10 s). */
+  /** How often the ranking tunables are re-read from the index (docs/catalog-reads.md "Ranking": a change applies within 10 s). */
   rankingRefreshMs: number;
   /** Catalog reads answered from memory for this long after an identical one (0: off; docs/catalog-reads.md "Read cache"). */
   readCacheMs: number;
   readCacheEntries: number;
-  /** JSON responses at least this large are compressed for clients that accept it (README "Compression"). */
+  /** JSON responses at least this large are compressed for clients that accept it (docs/catalog-reads.md "Read cache and compression"). */
   compressMinBytes: number;
   /** Which sentence-embedding model semantic retrieval runs (src/config/embeddingModels.ts). */
   embeddingModel: string;

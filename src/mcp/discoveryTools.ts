@@ -1,16 +1,17 @@
 /**
- * The discovery tools agents call over MCP (docs/mcp.md): search_resources, list_resources and
- * get_resource. They are the HTTP catalog reads by other means: arguments become the same query a
- * client would send (validated by `parseReadRequest`, so every rule and error code is the same),
- * the same search service answers, and the structured output is the listing response shape (src/shapes/listing.ts).
+ * The discovery tools agents call over MCP (docs/mcp.md): search_resources, list_resources,
+ * get_resource and get_merchant. They are the HTTP catalog reads by other means: their input
+ * schemas are generated from the read grammar (search/readGrammar.ts), the arguments are read by
+ * the same grammar as a query string (so every rule and error code is the same), the same search
+ * service answers, and the structured output is the listing response shape (src/shapes/listing.ts).
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { LISTING_ID_SOURCE } from '../core/listingId.js';
 import { listingPageSchema, listingResponseSchema } from '../shapes/listing.js';
 import type { Listing } from '../shapes/listing.js';
 import type { CatalogSearch, ReadPage } from '../search/catalogSearch.js';
-import { MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, parseReadRequest, type ReadEndpoint } from '../search/readRequest.js';
-import { MAX_PAY_WITH } from '../search/payableParameters.js';
+import { MAX_TEXT_LENGTH, type ReadEndpoint } from '../search/readRequest.js';
+import { parseReadRequest, readParameters, readParametersNamed, type ReadParameter } from '../search/readGrammar.js';
 import type { MerchantView } from '../search/merchantView.js';
 import { merchantViewSchema } from '../shapes/merchant.js';
 import { InvalidInput, NotFound, type FieldError } from '../core/errors.js';
@@ -39,48 +40,16 @@ export interface DiscoveryTool {
 
 const text = (description: string) => ({ type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH, description });
 
-const filterProperties = {
-  type: { type: 'string', enum: ['http', 'mcp'], description: 'http endpoints or mcp tools.' },
-  network: text('CAIP-2 network id such as eip155:84532 (x402 v1 names like base-sepolia are accepted).'),
-  maxPrice: {
-    type: ['string', 'integer'],
-    pattern: '^[0-9]{1,200}$',
-    minimum: 0,
-    description: 'Price ceiling in the asset\'s smallest unit (USDC has 6 decimals: 5000 = 0.005 USDC).',
-  },
-  asset: text('Asset code or token address.'),
-  scheme: { type: 'string', enum: ['exact', 'upto'] },
-  payTo: text('Seller address.'),
-  capability: text('A tag, e.g. weather.'),
-  minUptime: {
-    type: 'number',
-    minimum: 0,
-    maximum: 1,
-    description: 'Only listings whose health checks of the last 7 days found a valid 402 at least this share of the time (0.95 = 95%); listings never checked do not pass a value above 0.',
-  },
-  payWith: {
-    type: 'array',
-    minItems: 1,
-    maxItems: MAX_PAY_WITH,
-    items: { type: 'string', minLength: 1, maxLength: 200 },
-    description: 'What you can pay with: network/asset pairs such as eip155:8453/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913 or base/USDC. Only listings with a payment option on one of them.',
-  },
-  maxUsd: {
-    type: ['string', 'number'],
-    pattern: '^\\$?[0-9]{1,12}(\\.[0-9]{1,6})?$',
-    minimum: 0,
-    description: 'Price cap in US dollars (0.005), applied to USDC on every network the service knows; listings payable only in other assets are left out. upto listings compare their median settled amount when known.',
-  },
-  limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size (default 20).' },
-  cursor: { type: 'string', minLength: 1, description: 'nextCursor of the previous page, with the same other arguments.' },
-} as const;
+/** A read parameter of the grammar (search/readGrammar.ts) as a tool argument's schema. */
+const argumentOf = (p: ReadParameter) => ({ ...(p.argument ?? p.query), description: p.toolDescription ?? p.description });
 
-const searchProperties = {
-  q: { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH, description: 'What the resource should do, in words.' },
-  ...filterProperties,
-  sort: { type: 'string', enum: ['rank', 'price', 'recent'], description: 'rank (default), price (cheapest first) or recent (most recently paid for).' },
-  explain: { type: 'boolean', description: 'Add the score breakdown (debug) to each result.' },
-} as const;
+/** The tool's input properties: the read's parameters (search/readGrammar.ts), and `required` those it requires. */
+function readArguments(parameters: readonly ReadParameter[]): { properties: Record<string, unknown>; required: string[] } {
+  return {
+    properties: Object.fromEntries(parameters.map((p) => [p.name, argumentOf(p)])),
+    required: parameters.filter((p) => p.required).map((p) => p.name),
+  };
+}
 
 const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: 'object',
@@ -110,35 +79,26 @@ function checked(schema: Record<string, unknown>): (args: Record<string, unknown
   };
 }
 
-/** The query string a client would send for these arguments (an array: the parameter repeated). */
-function toQuery(args: Record<string, unknown>): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(args)) {
-    if (value === undefined || value === null) continue;
-    if (Array.isArray(value)) query[name] = value.map(String);
-    else query[name] = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
-  }
-  return query;
-}
-
 const pageOutput = (page: ReadPage): Record<string, unknown> => ({ ...page });
 
+/** The arguments, checked against the tool's schema, are read by the same grammar as a query string. */
 function readTool(deps: DiscoveryToolDeps, endpoint: ReadEndpoint, inputSchema: Record<string, unknown>) {
   const validate = checked(inputSchema);
   return async (args: Record<string, unknown>) => {
     validate(args);
-    return pageOutput(await deps.search.read(parseReadRequest(endpoint, toQuery(args))));
+    return pageOutput(await deps.search.read(parseReadRequest(endpoint, args)));
   };
 }
 
 export function discoveryTools(deps: DiscoveryToolDeps): DiscoveryTool[] {
   const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
-  const searchInput = objectSchema(searchProperties, ['q']);
-  const listInput = objectSchema(filterProperties);
+  const search = readArguments(readParameters('search'));
+  const searchInput = objectSchema(search.properties, search.required);
+  const listInput = objectSchema(readArguments(readParameters('resources')).properties);
   const getInput = objectSchema({ id: { type: 'string', pattern: LISTING_ID_SOURCE, description: 'Listing id (lst_...).' } }, ['id']);
   const validateGet = checked(getInput);
   const merchantInput = objectSchema(
-    { payTo: text('The merchant\'s receiving address (payment.payTo).'), limit: filterProperties.limit, cursor: filterProperties.cursor },
+    { payTo: text('The merchant\'s receiving address (payment.payTo).'), ...readArguments(readParametersNamed(['limit', 'cursor'])).properties },
     ['payTo'],
   );
   const validateMerchant = checked(merchantInput);
@@ -154,7 +114,7 @@ export function discoveryTools(deps: DiscoveryToolDeps): DiscoveryTool[] {
           annotations: readOnly,
           run: async (args) => {
             validateMerchant(args);
-            return { ...(await merchants.read(toQuery(args))) };
+            return { ...(await merchants.read(args)) };
           },
         },
       ]

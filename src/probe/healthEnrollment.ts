@@ -1,5 +1,5 @@
 /**
- * Puts the listings nobody announced on the health schedule (README "Active health"): every MCP
+ * Puts the listings nobody announced on the health schedule (docs/health.md): every MCP
  * tool, and every HTTP listing known only from settlements. Told of each applied catalog write (an
  * AppliedWritesObserver beside the change log's), it gives such a listing a health-only probe
  * record unless it has one (ProbeStore.watch). The first check comes one health interval after

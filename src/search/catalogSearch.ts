@@ -1,24 +1,23 @@
 /**
- * The catalog read service behind GET /discovery/resources, /discovery/search and /mcp/tools:
- * validated request in, one Elasticsearch search, listings (built only by `toListing`) out.
+ * The catalog read service behind GET /discovery/resources, /discovery/search, /mcp/tools and the
+ * MCP discovery tools: a validated request is planned once (search/readPlanner.ts), the plan's
+ * page is read from Elasticsearch (through the read cache, keyed by the plan), and its hits
+ * become listings (built only by `toListing`).
  */
 import { toListing } from '../catalog/listing.js';
 import type { Listing } from '../shapes/listing.js';
 import type { ListingDocument } from '../store/listingDocument.js';
 import type { ListingSearchIndex, SearchHit } from '../store/elasticsearch/listingSearch.js';
-import { systemClock, type Clock } from '../core/clock.js';
-import { CursorCodec, type CursorState, type SortValue } from './cursor.js';
+import type { CursorState, SortValue } from './cursor.js';
 import { debugFromNamedScores } from './explain.js';
-import { buildSearchBody, filterClauses, nearestBody, rankWindowOf, searchParamsFor, sortFor, windowIdsBody, type PageOptions } from './queryBuilder.js';
+import { exactBody, pageBody, windowBody, windowIdsBody } from './queryBuilder.js';
 import { fuseNeighbours, OPPOSITE_DIRECTION, type FusedNeighbour } from './semanticFusion.js';
-import type { RankingSettings } from './rankingSettings.js';
 import type { CacheOutcome, ReadCache } from './readCache.js';
-import { canonicalJson } from '../core/json.js';
-import type { RankingCache } from './rankingCache.js';
 import type { ReadRequest } from './readRequest.js';
-import type { QueryEmbeddings, QueryVector } from '../semantic/queryEmbeddings.js';
-import { editBudget, type TypoPass } from './typoPass.js';
-import type { FilterShare } from './filterShare.js';
+import { relevanceWith, type ReadPlan, type SearchParams } from './readPlan.js';
+import { ReadPlanner, type PlanOptions, type ReadPlannerOptions } from './readPlanner.js';
+
+type Json = Record<string, unknown>;
 
 export interface ReadPage {
   results: Listing[];
@@ -34,41 +33,14 @@ export interface DocumentPage {
 
 type Hit = SearchHit;
 
-/**
- * The read cache's key: the whole validated request (every filter, present and future), the source
- * fields of the shape it is read for, and the version of the ranking tunables.
- */
-function readCacheKey(request: ReadRequest, sourceFields: readonly string[] | undefined, tunables: number): string {
-  return canonicalJson({ tunables, sourceFields: sourceFields ?? null, request });
-}
-
 export interface Found {
   hits: Hit[];
   nextCursor?: string;
   total?: number;
 }
 
-interface Plan {
-  state: CursorState | undefined;
-  settings: RankingSettings;
-  page: PageOptions;
-  /** The rank window's size for this read; 0: ranked exactly. */
-  window: number;
-}
-
-
-export interface CatalogSearchOptions {
+export interface CatalogSearchOptions extends ReadPlannerOptions {
   index: ListingSearchIndex;
-  ranking: RankingCache;
-  cursors: CursorCodec;
-  /** Query vectors for semantic retrieval; absent or without a model: text relevance alone. */
-  queryEmbeddings?: QueryEmbeddings;
-  /** Decides whether a query needs the typo pass; absent: always sent. */
-  typoPass?: TypoPass;
-  /** How much of the catalog a read's filters match, for its kNN search's plan; absent: filters inside it. */
-  filterShare?: FilterShare;
-  /** Injectable clock: the recency origin of a first page. */
-  now?: Clock;
   /** Identical reads within a second share one answer (absent: every read goes to Elasticsearch). */
   cache?: ReadCache<Found>;
   /** Told whether each read was answered from the cache (a metric). */
@@ -76,83 +48,34 @@ export interface CatalogSearchOptions {
 }
 
 export class CatalogSearch {
-  private readonly now: Clock;
+  private readonly planner: ReadPlanner;
 
   constructor(private readonly options: CatalogSearchOptions) {
-    this.now = options.now ?? systemClock;
+    this.planner = new ReadPlanner(options);
+  }
+
+  /** The read's plan (search/readPlan.ts), as a read makes it. */
+  plan(request: ReadRequest, options?: PlanOptions): Promise<ReadPlan> {
+    return this.planner.plan(request, options);
   }
 
   /**
-   * The Elasticsearch request a read's page turns into (the benchmarks send it straight to
-   * Elasticsearch): for a ranked search's first page, the rank window read.
+   * The Elasticsearch requests of the plan's page as the service sends them (the benchmarks send
+   * them straight to Elasticsearch): the page's body, and for semantic.fusion normalised or rrf the
+   * kNN search of its own the read sends first (run here too, to build the body).
    */
-  async buildRequest(
-    request: ReadRequest,
-    sourceFields?: readonly string[],
-    /** Benchmarks only: the tunables as an operator would change them (e.g. another window size). */
-    tune?: (settings: RankingSettings) => RankingSettings,
-  ): Promise<{ body: Record<string, unknown>; now: number; nearest?: Record<string, unknown> }> {
-    const planned = await this.plan(request);
-    const plan = tune ? { ...planned, settings: tune(planned.settings), window: rankWindowOf(request, tune(planned.settings)) } : planned;
-    const rank = plan.state?.rank;
-    const from = rank && 'position' in rank ? rank.position : 0;
-    const inWindow = plan.window > 0 && !(rank && 'tail' in rank) && !plan.state?.searchAfter;
-    const page: PageOptions = inWindow ? { ...plan.page, window: { size: plan.window, from, take: Math.min(request.limit + 1, plan.window - from) } } : plan.page;
-    const body = buildSearchBody(request, plan.settings, page, sourceFields);
-    // semantic.fusion normalised or rrf: the kNN search of its own the read sends first, for the benchmarks to send too.
-    const vector = plan.page.queryVector;
-    const nearest = plan.page.neighbours && vector && request.q !== undefined ? { nearest: nearestBody({ ...request, q: request.q }, plan.settings, vector, plan.page.filterShare, plan.page.spelled) } : {};
-    return { body, now: plan.page.now, ...nearest };
-  }
-
-  /** What a read needs before it is built: the cursor's state, the tunables, the query's vector and typo pass. */
-  private async plan(request: ReadRequest): Promise<Plan> {
-    const sortLength = sortFor(request).length;
-    const state = request.cursor !== undefined ? await this.options.cursors.decode(request, request.cursor, sortLength) : undefined;
-    const now = state?.now ?? this.now();
-    const settings = await this.options.ranking.current();
-    const page: PageOptions = state?.searchAfter ? { searchAfter: state.searchAfter, now } : { now };
-    if (request.kind === 'search' && request.q !== undefined) {
-      const q = request.q;
-      const semantic = settings.semantic.weight > 0 && this.options.queryEmbeddings !== undefined;
-      // The catalog's spelling of a misspelled word serves both sides: the words and the meaning.
-      const spelling = settings.typos.spelling === 'catalog' ? editBudget(settings.typos.fuzziness) : undefined;
-      const rareWithin = settings.rareWords.boost > 0 ? settings.rareWords.maxListings : undefined;
-      const [typedVector, typos, filterShare] = await Promise.all([
-        semantic ? this.options.queryEmbeddings?.vectorFor(q) : undefined,
-        settings.typos.weight > 0 || spelling || rareWithin ? this.options.typoPass?.check(q, { ...(spelling ? { spelling } : {}), ...(rareWithin ? { rareWithin } : {}) }) : undefined,
-        // A search keeps the kNN plan its first page had, so its pages rank the same neighbours.
-        state ? state.filterShare : semantic && settings.semantic.preFilterMaxShare < 1 ? this.options.filterShare?.of(filterClauses(request.filters).filter) : undefined,
-      ]);
-      // The typed text's vector is asked for alongside the look-up, so a correctly spelled query
-      // (nearly every one) waits for no extra round trip; a misspelled one is read as the catalog spells it.
-      const vector = semantic && typos?.spelled !== undefined ? await this.options.queryEmbeddings?.vectorFor(typos.spelled) : typedVector;
-      if (vector) page.queryVector = vector;
-      if (typos !== undefined && settings.typos.weight > 0) page.typoPass = typos.needed;
-      if (typos?.spelled !== undefined) page.spelled = typos.spelled;
-      if (typos?.rareWords !== undefined) page.rareWords = typos.rareWords;
-      if (filterShare !== undefined) page.filterShare = filterShare;
-      if (vector && settings.semantic.fusion !== 'weighted') page.neighbours = await this.neighbours({ ...request, q }, settings, vector, filterShare, page.spelled);
-    }
-    // A search keeps the window it started with, whatever the operator changes meanwhile: pages
-    // past it leave out the very listings its earlier pages showed.
-    return { state, settings, page, window: state?.rank?.size ?? rankWindowOf(request, settings) };
-  }
-
-  /**
-   * `semantic.fusion` normalised or rrf: the k nearest by a kNN search of their own, on this
-   * query's scale (search/semanticFusion.ts). Every page of a read runs it again, like the clause.
-   */
-  private async neighbours(request: ReadRequest & { q: string }, settings: RankingSettings, vector: QueryVector, filterShare: number | undefined, spelled: string | undefined): Promise<FusedNeighbour[]> {
-    const found = await this.options.index.scoredIds(nearestBody(request, settings, vector, filterShare, spelled));
-    return fuseNeighbours(found.map((hit) => ({ id: hit.id, score: hit.score, opposite: hit.matched.includes(OPPOSITE_DIRECTION) })), settings);
+  async buildRequest(request: ReadRequest, options?: PlanOptions): Promise<{ body: Json; params: SearchParams; now: number; nearest?: Json }> {
+    const plan = await this.planner.plan(request, options);
+    const semantic = plan.text?.parts[0]?.semantic;
+    const nearest = semantic && semantic.fusion !== 'weighted' ? { nearest: semantic.search } : {};
+    return { body: pageBody(plan, await this.relevance(plan)), params: plan.params, now: plan.now, ...nearest };
   }
 
   /** A page in the listing response shape (GET /discovery/resources, /discovery/search, /mcp/tools). */
   async read(request: ReadRequest): Promise<ReadPage> {
-    const { hits, nextCursor } = await this.search(request);
-    const results = hits.map((hit) => this.toResult(request, hit));
-    return nextCursor === undefined ? { results } : { results, nextCursor };
+    const { plan, found } = await this.search(request);
+    const results = found.hits.map((hit) => this.toResult(plan, hit));
+    return found.nextCursor === undefined ? { results } : { results, nextCursor: found.nextCursor };
   }
 
   /**
@@ -160,53 +83,70 @@ export class CatalogSearch {
    * catalog (the x402 Bazaar surface); `total` when the request asks to count.
    */
   async readDocuments(request: ReadRequest, sourceFields: readonly string[]): Promise<DocumentPage> {
-    const { hits, nextCursor, total } = await this.search(request, sourceFields);
+    const { hits, nextCursor, total } = (await this.search(request, sourceFields)).found;
     return { documents: hits.map((hit) => hit._source), ...(nextCursor !== undefined ? { nextCursor } : {}), ...(total !== undefined ? { total } : {}) };
   }
 
-  /** A read through the read cache, keyed by the validated request, the fields read and the tunables in force. */
-  private async search(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found> {
+  /** A read through the read cache, keyed by the plan. */
+  private async search(request: ReadRequest, sourceFields?: readonly string[]): Promise<{ plan: ReadPlan; found: Found }> {
+    const plan = await this.planner.plan(request, sourceFields ? { sourceFields } : {});
     const cache = this.options.cache;
-    if (!cache?.enabled) return this.searchUncached(request, sourceFields);
-    await this.options.ranking.current();
-    const key = readCacheKey(request, sourceFields, this.options.ranking.version);
-    const { value, outcome } = await cache.read(key, () => this.searchUncached(request, sourceFields));
+    if (!cache?.enabled) return { plan, found: await this.execute(plan) };
+    const { value, outcome } = await cache.read(plan.cacheKey, () => this.execute(plan));
     this.options.onCacheOutcome?.(outcome);
-    return value;
+    return { plan, found: value };
   }
 
-  private async searchUncached(request: ReadRequest, sourceFields?: readonly string[]): Promise<Found> {
-    const plan = await this.plan(request);
-    const rank = plan.state?.rank;
-    if (rank && 'tail' in rank) return this.tailPage(request, plan, request.limit, sourceFields);
-    if (plan.window > 0 && !plan.state?.searchAfter) return this.windowPage(request, plan, rank?.position ?? 0, sourceFields);
-    return this.exactPage(request, plan, sourceFields);
+  private async execute(plan: ReadPlan): Promise<Found> {
+    const relevance = await this.relevance(plan);
+    if (relevance && plan.start.at === 'tail') return this.tailPage(plan, relevance, plan.request.limit);
+    if (relevance && plan.start.at === 'window') return this.windowPage(plan, relevance, plan.start.from);
+    return this.exactPage(plan, relevance);
   }
 
-  /** Every match ranked exactly (sort=price, sort=recent, no window, and cursors made before the window). */
-  private async exactPage(request: ReadRequest, plan: Plan, sourceFields?: readonly string[]): Promise<Found> {
-    const found = await this.options.index.search(buildSearchBody(request, plan.settings, plan.page, sourceFields), searchParamsFor(request));
-    const hits = found.hits.slice(0, request.limit);
-    const total = request.countTotal ? { total: found.total ?? 0 } : {};
+  /**
+   * The relevance query of a ranked search: the plan's, or, for parts whose neighbours a kNN
+   * search of its own finds first (`semantic.fusion` normalised or rrf, search/semanticFusion.ts),
+   * built once they are found. Every page of a read runs that search again, like the clause.
+   */
+  private async relevance(plan: ReadPlan): Promise<Json | undefined> {
+    const text = plan.text;
+    if (!text || text.relevance) return text?.relevance;
+    const neighbours = await Promise.all(
+      text.parts.map(async (part): Promise<FusedNeighbour[] | undefined> => {
+        if (!part.semantic || part.semantic.fusion === 'weighted') return undefined;
+        const found = await this.options.index.scoredIds(part.semantic.search);
+        return fuseNeighbours(found.map((hit) => ({ id: hit.id, score: hit.score, opposite: hit.matched.includes(OPPOSITE_DIRECTION) })), plan.settings);
+      }),
+    );
+    return relevanceWith(text.parts, plan.settings, neighbours);
+  }
+
+  /** Every match ranked exactly (sort=price, sort=recent, no window, and cursors made before the window), or a filter-only read. */
+  private async exactPage(plan: ReadPlan, relevance: Json | undefined): Promise<Found> {
+    const { limit } = plan.request;
+    const found = await this.options.index.search(exactBody(plan, relevance), plan.params);
+    const hits = found.hits.slice(0, limit);
+    const total = plan.request.countTotal ? { total: found.total ?? 0 } : {};
     const last = hits[hits.length - 1];
-    if (found.hits.length <= request.limit || !last) return { hits, ...total };
-    return { hits, nextCursor: await this.cursor(request, plan, { searchAfter: exactSortValues(request, last) }), ...total };
+    if (found.hits.length <= limit || !last) return { hits, ...total };
+    return { hits, nextCursor: await this.cursor(plan, { searchAfter: exactSortValues(plan, last) }), ...total };
   }
 
   /**
    * Hits `from`.. of the rank window, by position. When the page reaches the end of a full window
    * (more listings may match), it is filled from the tail, so a page is short only at the end.
    */
-  private async windowPage(request: ReadRequest, plan: Plan, from: number, sourceFields?: readonly string[]): Promise<Found> {
-    const take = Math.min(request.limit + 1, plan.window - from);
-    const page: PageOptions = { ...plan.page, window: { size: plan.window, from, take } };
-    const found = await this.options.index.search(buildSearchBody(request, plan.settings, page, sourceFields), searchParamsFor(request));
-    const total = request.countTotal ? { total: found.total ?? 0 } : {};
-    if (found.hits.length > request.limit) {
-      return { hits: found.hits.slice(0, request.limit), nextCursor: await this.cursor(request, plan, { rank: { size: plan.window, position: from + request.limit } }), ...total };
+  private async windowPage(plan: ReadPlan, relevance: Json, from: number): Promise<Found> {
+    const { limit } = plan.request;
+    const take = Math.min(limit + 1, plan.window - from);
+    const found = await this.options.index.search(windowBody(plan, relevance, from, take), plan.params);
+    const total = plan.request.countTotal ? { total: found.total ?? 0 } : {};
+    if (found.hits.length > limit) {
+      return { hits: found.hits.slice(0, limit), nextCursor: await this.cursor(plan, { rank: { size: plan.window, position: from + limit } }), ...total };
     }
     if (found.hits.length < take) return { hits: found.hits, ...total };
-    const rest = await this.tailPage(request, plan, request.limit - found.hits.length, sourceFields);
+    const rest = await this.tailPage(plan, relevance, limit - found.hits.length);
     return { hits: [...found.hits, ...rest.hits], ...(rest.nextCursor ? { nextCursor: rest.nextCursor } : {}), ...total };
   }
 
@@ -214,28 +154,24 @@ export class CatalogSearch {
    * `want` listings past the rank window: the other matches, ranked exactly (search_after), without
    * the window's listings (read again, ids only: a tail page is the rare deep page).
    */
-  private async tailPage(request: ReadRequest, plan: Plan, want: number, sourceFields?: readonly string[]): Promise<Found> {
-    const windowIds = await this.options.index.ids(windowIdsBody(request, plan.settings, plan.page, plan.window));
-    const tail = { ...request, limit: want };
-    const found = await this.options.index.search(buildSearchBody(tail, plan.settings, { ...plan.page, excludeIds: windowIds }, sourceFields), searchParamsFor(request));
+  private async tailPage(plan: ReadPlan, relevance: Json, want: number): Promise<Found> {
+    const excludeIds = await this.options.index.ids(windowIdsBody(plan, relevance));
+    const found = await this.options.index.search(exactBody(plan, relevance, { excludeIds, limit: want }), plan.params);
     const hits = found.hits.slice(0, want);
     const last = hits[hits.length - 1];
     if (found.hits.length <= want) return { hits };
     // A full page taken from the window: the next page starts at the top of the tail.
-    const after = last ? { searchAfter: exactSortValues(request, last) } : {};
-    return { hits, nextCursor: await this.cursor(request, plan, { rank: { size: plan.window, tail: true }, ...after }) };
+    const after = last ? { searchAfter: exactSortValues(plan, last) } : {};
+    return { hits, nextCursor: await this.cursor(plan, { rank: { size: plan.window, tail: true }, ...after }) };
   }
 
-  private cursor(request: ReadRequest, plan: Plan, position: Omit<CursorState, 'now'>): Promise<string> {
-    // Only scores depend on `now`; sort=recent does not sort on the score.
-    const now = request.kind === 'search' && request.sort !== 'recent' ? { now: plan.page.now } : {};
-    const share = plan.page.filterShare !== undefined ? { filterShare: plan.page.filterShare } : {};
-    return this.options.cursors.encode(request, { ...position, ...now, ...share });
+  private cursor(plan: ReadPlan, position: Omit<CursorState, 'now' | 'filterShare'>): Promise<string> {
+    return this.options.cursors.encode(plan.request, { ...position, ...plan.carried });
   }
 
-  private toResult(request: ReadRequest, hit: Hit): Listing {
+  private toResult(plan: ReadPlan, hit: Hit): Listing {
     const listing = toListing(hit._source);
-    if (request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
+    if (plan.request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
     return listing;
   }
 }
@@ -244,10 +180,10 @@ export class CatalogSearch {
  * The hit's sort values for `search_after`. Elasticsearch returns a long sort value as a JSON
  * number, which loses precision above 2^53; the stored amount string is the exact value.
  */
-function exactSortValues(request: ReadRequest, hit: Hit): SortValue[] {
+function exactSortValues(plan: ReadPlan, hit: Hit): SortValue[] {
   const values = [...(hit.sort ?? [])];
   const amount = hit._source.payment?.amount;
-  if (request.kind === 'search' && request.sort === 'price' && amount !== undefined && /^\d+$/.test(String(amount))) {
+  if (plan.request.kind === 'search' && plan.request.sort === 'price' && amount !== undefined && /^\d+$/.test(String(amount))) {
     values[0] = String(amount);
   }
   return values;

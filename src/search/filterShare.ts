@@ -39,7 +39,7 @@ export class FilterShare {
   }
 
   /** The share (0..1] of embedded listings matching `filter`; undefined without filters, or when unknown. */
-  async of(filter: Json[]): Promise<number | undefined> {
+  async of(filter: readonly Json[]): Promise<number | undefined> {
     if (filter.length === 0) return undefined;
     const [matching, all] = await Promise.all([this.count(filter), this.count([])]);
     if (matching === undefined || all === undefined || all === 0) return undefined;
@@ -48,7 +48,7 @@ export class FilterShare {
     return Math.max(Math.min(matching / all, 1), 1 / all);
   }
 
-  private count(filter: Json[]): Promise<number | undefined> {
+  private count(filter: readonly Json[]): Promise<number | undefined> {
     const key = canonicalJson(filter);
     const kept = this.counts.get(key);
     if (kept && this.now() - kept.at < TTL_MS) return kept.count;

@@ -1,5 +1,5 @@
 /**
- * The "can I pay this?" parameters of a catalog read (README "Can I pay this?"): `payWith`, the
+ * The "can I pay this?" parameters of a catalog read (docs/catalog-reads.md "API", Can I pay this?): `payWith`, the
  * network/asset pairs the buyer holds (repeatable), and `maxUsd`, a price cap in dollars that
  * applies to USDC on every network the service knows. Parsed strictly, like every read parameter.
  */
@@ -41,8 +41,7 @@ function pair(value: unknown, errors: FieldError[]): NetworkAsset | undefined {
 }
 
 /** `payWith`: one pair or several (the parameter repeated); duplicates are dropped. */
-export function parsePayWith(query: Record<string, unknown>, errors: FieldError[]): NetworkAsset[] | undefined {
-  const raw = query.payWith;
+export function parsePayWith(raw: unknown, errors: FieldError[]): NetworkAsset[] | undefined {
   if (raw === undefined) return undefined;
   const values = Array.isArray(raw) ? raw : [raw];
   if (values.length > MAX_PAY_WITH) {

@@ -51,14 +51,20 @@ export interface QueryReading {
  * The text-quality multiplier is applied with the other factors (search/rankingFactors.ts).
  */
 export function textQuery(q: string, settings: RankingSettings, semantic?: SemanticInput, reading: QueryReading = {}): Json {
-  const { clauses, directions } = lexicalPart(q, settings, reading);
-  if (!semantic || settings.semantic.weight <= 0) return { bool: { should: clauses, minimum_should_match: 1 } };
-  const meaning = 'neighbours' in semantic ? fusedClauses(semantic.neighbours) : [weightedClause(settings, semantic, directions)];
-  return { bool: { should: [...clauses, ...meaning], minimum_should_match: 1 } };
+  const lexical = lexicalPart(q, settings, reading);
+  const meaning = semanticClauses(settings, lexical, semantic);
+  // Without a semantic part the kept (frozen) clauses themselves: nothing is copied per read.
+  return { bool: { should: meaning.length > 0 ? [...lexical.clauses, ...meaning] : lexical.clauses, minimum_should_match: 1 } };
+}
+
+/** The semantic part's clauses in the relevance bool: the kNN clause, the fused neighbours, or none. */
+export function semanticClauses(settings: RankingSettings, lexical: LexicalPart, semantic: SemanticInput | undefined): Json[] {
+  if (!semantic || settings.semantic.weight <= 0) return [];
+  return 'neighbours' in semantic ? fusedClauses(semantic.neighbours) : [weightedClause(settings, semantic, lexical.directions)];
 }
 
 /** Everything of the text query but its semantic part, and the directions that part demotes the opposite of. */
-interface LexicalPart {
+export interface LexicalPart {
   clauses: readonly Json[];
   directions: Direction[];
 }
@@ -66,7 +72,7 @@ interface LexicalPart {
 /**
  * The lexical part depends on the query, the typo verdict and the tunables alone, and building it
  * (synonym matching, identifier words, directions) was most of the gateway's own work on a read
- * (docs/catalog-reads.md, "Gateway CPU"): it is built once per query and tunables object (the
+ * (lab journal 2026-11-26-evening-text-query-and-vectors.md): it is built once per query and tunables object (the
  * ranking cache keeps one object until an operator changes a tunable) and kept for the popular
  * queries. Frozen, so a caller that edited a shared clause would fail loudly instead of changing
  * other reads.
@@ -74,7 +80,7 @@ interface LexicalPart {
 const lexicalParts = new WeakMap<RankingSettings, LruCache<LexicalPart>>();
 const LEXICAL_PARTS_KEPT = 1000;
 
-function lexicalPart(q: string, settings: RankingSettings, reading: QueryReading): LexicalPart {
+export function lexicalPart(q: string, settings: RankingSettings, reading: QueryReading = {}): LexicalPart {
   let kept = lexicalParts.get(settings);
   if (!kept) lexicalParts.set(settings, (kept = new LruCache<LexicalPart>(LEXICAL_PARTS_KEPT)));
   // A query reads the same way for a minute at least (search/typoPass.ts), so the key holds the reading.
@@ -105,7 +111,7 @@ function buildLexicalPart(q: string, settings: RankingSettings, { typoPass = tru
     // with every word ("translate" in its description, "documents" in its tags) beats one with a
     // single word in a short title (best_fields scored a field's words and kept the best field).
     // The shipped fields share one analyzer: over several, cross_fields is a dis_max of the groups,
-    // through which Lucene cannot skip, so it scores every match (docs/catalog-reads.md, "Cost").
+    // through which Lucene cannot skip, so it scores every match (docs/catalog-reads.md, "Ranking").
     clauses.push({ multi_match: { query: words, fields: list(), type: 'cross_fields', tie_breaker: 0.3 } });
     if (typos.weight > 0 && typoPass) {
       clauses.push({
@@ -155,8 +161,3 @@ function deepFreeze<T>(value: T): T {
 
 /** The query's directions: typed, and of every synonym phrase it was expanded with. */
 const directionsOf = (q: string, groups: ReturnType<typeof expandQuery>['groups']) => queryDirections(q, groups.flatMap((g) => [...g.typed, ...g.synonyms]));
-
-/** The directions the semantic part demotes the opposite of, as `textQuery` reads them. */
-export function semanticDirections(q: string, settings: RankingSettings, spelled?: string): Direction[] {
-  return lexicalPart(q, settings, spelled === undefined ? {} : { spelled }).directions;
-}

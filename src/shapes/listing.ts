@@ -1,5 +1,5 @@
 /**
- * The listing as clients see it (README "Catalog reads: the choices", Listing shape), as `toListing`
+ * The listing as clients see it (docs/catalog-reads.md "API", Listing shape), as `toListing`
  * builds it from the stored document (store/listingDocument.ts): one JSON Schema per shape and the
  * type derived from it. The schemas describe the listing on every surface that documents it (the
  * OpenAPI document, the MCP discovery tools' output schemas). Plain JSON Schema without `$ref`, so a
@@ -196,7 +196,7 @@ export const listingPageSchema = {
 export type ListingType = 'http' | 'mcp';
 
 /**
- * Rolling 7-day traffic signals (README "Facilitator and signals: the choices"). Written out rather
+ * Rolling 7-day traffic signals (docs/facilitator.md "Signals"). Written out rather
  * than derived: the response schema shares the input's `nullable` members (the OpenAPI document
  * publishes it so), while `toListing` never sends null. test/unit/shapes.test.ts checks that this
  * type and the schema agree.
@@ -207,7 +207,7 @@ export interface Signals {
   rejectionRate7d: number;
   /**
    * Documented addition, `upto` listings only: the median amount actually settled in the last 7
-   * days (base units, integer string), beside the ceiling in `payment.amount` (README "upto").
+   * days (base units, integer string), beside the ceiling in `payment.amount` (docs/facilitator.md "Reading an `upto` price").
    */
   medianSettledAmount7d?: string;
   /**
@@ -227,7 +227,7 @@ export interface Signals {
   health?: Health | null;
 }
 
-/** What the unpaid re-checks of a listed HTTP resource found over the last 7 days (README "Active health"). */
+/** What the unpaid re-checks of a listed HTTP resource found over the last 7 days (docs/health.md). */
 export type Health = NonNullable<FromSchema<typeof healthSchema>>;
 
 /** What a listing stands on (provenanceSchema). */

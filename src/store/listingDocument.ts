@@ -13,7 +13,7 @@ export interface ListingDocument {
   id: string;
   type: ListingType;
   resource: string;
-  /** HTTP: `METHOD canonicalUrl`; MCP: `serverUri toolName` (README "Writing the catalog: the choices", Identity). */
+  /** HTTP: `METHOD canonicalUrl`; MCP: `serverUri toolName` (docs/catalog-write.md "Identity and stored fields"). */
   canonicalKey: string;
   method?: string;
   host: string;

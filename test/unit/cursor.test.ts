@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { InvalidInput } from '../../src/core/errors.js';
 import { CursorCodec, cursorBinding } from '../../src/search/cursor.js';
-import { parseReadRequest } from '../../src/search/readRequest.js';
+import { parseReadRequest } from '../../src/search/readGrammar.js';
 
 describe('unit: page cursors', () => {
   const codec = new CursorCodec(async () => Buffer.from('a-secret-of-sixteen-chars'));

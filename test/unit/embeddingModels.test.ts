@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { buildSearchBody } from '../../src/search/queryBuilder.js';
+import { pageBody } from '../../src/search/queryBuilder.js';
+import { planRead } from '../../src/search/readPlan.js';
 import { shippedRanking } from '../../src/search/rankingSettings.js';
-import { parseReadRequest } from '../../src/search/readRequest.js';
+import { parseReadRequest } from '../../src/search/readGrammar.js';
 import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, EMBEDDING_MODELS, prefixed } from '../../src/config/embeddingModels.js';
 import { OtherModelVectors } from '../../src/semantic/otherModelVectors.js';
 
@@ -32,10 +33,9 @@ describe('unit: the embedding models a deployment can choose', () => {
 
 describe('unit: the kNN search filters on the query model only while other models are stored', () => {
   const knnFilter = (otherModelsStored: boolean) => {
-    const body = buildSearchBody(parseReadRequest('search', { q: 'weather', type: 'mcp' }), { ...shippedRanking(), semantic: { ...shippedRanking().semantic, weight: 40 } }, {
-      now: 0,
-      queryVector: { model: 'e5-small-v2-q', values: [1, 0], otherModelsStored },
-    });
+    const settings = { ...shippedRanking(), semantic: { ...shippedRanking().semantic, weight: 40 } };
+    const vector = { model: 'e5-small-v2-q', values: [1, 0], otherModelsStored };
+    const body = pageBody(planRead(parseReadRequest('search', { q: 'weather', type: 'mcp' }), { settings, tunables: 0, now: 0, parts: [{ q: 'weather', vector }] }));
     const knn = /"knn":(\{.*?"filter":(\[.*?\])\})/.exec(JSON.stringify(body));
     return JSON.parse(knn![2]!) as object[];
   };

@@ -3,7 +3,7 @@ import { InvalidInput } from '../../src/core/errors.js';
 import { ChangeTokenCodec } from '../../src/changes/changeToken.js';
 import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, HISTORY_MAX_LIMIT, parseFeedRequest, parseHistoryRequest } from '../../src/changes/feedRequest.js';
 import { CursorCodec } from '../../src/search/cursor.js';
-import { parseReadRequest } from '../../src/search/readRequest.js';
+import { parseReadRequest } from '../../src/search/readGrammar.js';
 
 const secret = async () => Buffer.from('a-secret-of-sixteen-chars');
 const code = (run: () => unknown) => {

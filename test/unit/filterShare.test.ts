@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { FilterShare, type ListingCounter } from '../../src/search/filterShare.js';
-import { buildSearchBody, filterClauses } from '../../src/search/queryBuilder.js';
-import { parseReadRequest } from '../../src/search/readRequest.js';
+import { pageBody } from '../../src/search/queryBuilder.js';
+import { filterClauses } from '../../src/search/readClauses.js';
+import { planRead } from '../../src/search/readPlan.js';
+import { parseReadRequest } from '../../src/search/readGrammar.js';
 import { shippedRanking, type RankingSettings } from '../../src/search/rankingSettings.js';
 
 type Json = Record<string, unknown>;
@@ -69,8 +71,9 @@ describe('unit: where the kNN search applies the read\'s filters', () => {
     assert.equal(found.length, 1);
     return found[0]!;
   };
-  const body = (query: string, filterShare?: number) =>
-    buildSearchBody(parseReadRequest('search', Object.fromEntries(new URLSearchParams(query))), settings, { now: 0, queryVector: vector, ...(filterShare !== undefined ? { filterShare } : {}) });
+  const bodyOf = (request: ReturnType<typeof parseReadRequest>, queryVector: typeof vector, filterShare?: number) =>
+    pageBody(planRead(request, { settings, tunables: 0, now: 0, parts: [{ q: request.q!, vector: queryVector }], ...(filterShare !== undefined ? { filterShare } : {}) }));
+  const body = (query: string, filterShare?: number) => bodyOf(parseReadRequest('search', Object.fromEntries(new URLSearchParams(query))), vector, filterShare);
 
   it('a selective filter, or one of unknown share, stays inside it with k as tuned', () => {
     for (const share of [0.1, 0.3, undefined]) {
@@ -90,11 +93,7 @@ describe('unit: where the kNN search applies the read\'s filters', () => {
   });
 
   it('the model filter always stays inside (vectors of another model are never compared)', () => {
-    const built = buildSearchBody(parseReadRequest('search', { q: 'weather', type: 'http' }), settings, {
-      now: 0,
-      queryVector: { ...vector, otherModelsStored: true },
-      filterShare: 0.8,
-    });
+    const built = bodyOf(parseReadRequest('search', { q: 'weather', type: 'http' }), { ...vector, otherModelsStored: true }, 0.8);
     assert.deepEqual(knnOf(built).filter, [{ term: { embeddingModel: 'm' } }]);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { InvalidInput } from '../../src/core/errors.js';
-import { parseReadRequest } from '../../src/search/readRequest.js';
+import { parseReadRequest } from '../../src/search/readGrammar.js';
 
 function refusal(run: () => unknown): InvalidInput {
   try {

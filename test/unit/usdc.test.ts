@@ -59,7 +59,7 @@ describe('USDC by network (src/x402/usdc.ts)', () => {
 
   it('payWith: legacy names, USDC by name, CAIP-19 namespaces, duplicates dropped', () => {
     const errors: FieldError[] = [];
-    const pairs = parsePayWith({ payWith: ['base/USDC', 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'eip155:1/USDT'] }, errors);
+    const pairs = parsePayWith(['base/USDC', 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 'eip155:1/USDT'], errors);
     assert.deepEqual(errors, []);
     assert.deepEqual(pairs, [
       { network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' },
@@ -67,7 +67,7 @@ describe('USDC by network (src/x402/usdc.ts)', () => {
     ]);
     for (const bad of ['base', '/USDC', 'base/', 'nowhere/USDC', 'sepolia/USDC', 'base/0x12 34', `base/${'a'.repeat(200)}`]) {
       const found: FieldError[] = [];
-      assert.equal(parsePayWith({ payWith: bad }, found), undefined, bad);
+      assert.equal(parsePayWith(bad, found), undefined, bad);
       assert.equal(found[0]?.path, 'payWith', bad);
     }
   });

@@ -7,7 +7,8 @@ import { sendRead } from '../readResponse.js';
 import type { CatalogSearch } from '../../search/catalogSearch.js';
 import type { ListingById } from '../../search/listingById.js';
 import type { MerchantView } from '../../search/merchantView.js';
-import { parseReadRequest, type ReadEndpoint } from '../../search/readRequest.js';
+import { parseReadRequest } from '../../search/readGrammar.js';
+import type { ReadEndpoint } from '../../search/readRequest.js';
 import { PATHS } from '../paths.js';
 
 export function discoveryRoutes(search: CatalogSearch, merchants: MerchantView): Router {

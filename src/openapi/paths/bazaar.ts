@@ -1,19 +1,17 @@
 /**
- * The x402 Bazaar surface under /x402 (README "x402 Bazaar surface"): Bazaar-shaped discovery over
+ * The x402 Bazaar surface under /x402 (docs/bazaar.md): Bazaar-shaped discovery over
  * the same search, and the facilitator's three operations again under the same base.
  */
 import { BAZAAR_MAX_OFFSET } from '../../bazaar/bazaarRequest.js';
-import { MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../../search/readRequest.js';
+import { MAX_QUERY_LENGTH } from '../../search/readRequest.js';
+import { readParametersNamed } from '../../search/readGrammar.js';
 import { json, operation, queryParameter, ref, type OpenApiObject, type ProblemCodes } from '../builders.js';
 import { facilitatorPathsAt } from './facilitator.js';
-import { payableParameters } from './catalog.js';
+import { parameterOf } from './catalog.js';
 
+/** The catalog's own filters the Bazaar takes, as the read grammar declares them (search/readGrammar.ts). */
 const filters: OpenApiObject[] = [
-  queryParameter('type', 'Listing type.', { type: 'string', enum: ['http', 'mcp'] }),
-  queryParameter('payTo', 'Seller address (case-insensitive exact match).', { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH }),
-  queryParameter('scheme', 'Payment scheme.', { type: 'string', enum: ['exact', 'upto'] }),
-  queryParameter('network', 'CAIP-2 network id (x402 v1 names are mapped).', { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH }),
-  ...payableParameters,
+  ...readParametersNamed(['type', 'payTo', 'scheme', 'network', 'payWith', 'maxUsd']).map(parameterOf),
   queryParameter('extensions', 'Extension key items must carry: every item carries bazaar; any other key matches none.', { type: 'string', minLength: 1 }),
   queryParameter('limit', 'Advisory page size: above 100 it is lowered to 100 (pagination.limit says so).', { type: 'integer', minimum: 1, maximum: 9_999_999, default: 20 }),
 ];

@@ -1,8 +1,8 @@
 /** Catalog reads (docs/catalog-reads.md): /discovery/resources, /discovery/search, /mcp/tools, one listing. */
 import { httpListingId, mcpListingId } from '../../catalog/identity.js';
 import { LISTING_ID_SOURCE } from '../../core/listingId.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH } from '../../search/readRequest.js';
-import { MAX_PAY_WITH } from '../../search/payableParameters.js';
+import { MAX_TEXT_LENGTH } from '../../search/readRequest.js';
+import { readParameters, readParametersNamed, type ReadParameter } from '../../search/readGrammar.js';
 import { json, operation, pathParameter, queryParameter, ref, type OpenApiObject, type ProblemCodes } from '../builders.js';
 
 /** Demo catalog listings (demo/catalog.json): the examples read real data. */
@@ -11,54 +11,11 @@ export const DEMO_TRANSLATION_ID = httpListingId('https://translate.lingobridge.
 export const DEMO_TRANSLATION_PAY_TO = '0x4E2f8a1B3c5D7e9F0a2B4c6D8e0F1a3B5c7D9e1F';
 export const DEMO_FORECAST_TOOL_ID = mcpListingId('mcp://mcp.skycast.dev', 'get_weather_forecast');
 
-const text = (name: string, description: string) =>
-  queryParameter(name, description, { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH });
+/** A read parameter of the grammar (search/readGrammar.ts) as an OpenAPI query parameter. */
+export const parameterOf = (p: ReadParameter): OpenApiObject => queryParameter(p.name, p.description, p.query, p.required === true);
 
-/** "Can I pay this?" (README): also taken by the x402 Bazaar surface. */
-export const payableParameters: OpenApiObject[] = [
-  queryParameter(
-    'payWith',
-    'What the buyer can pay with, repeatable: network/asset pairs (CAIP-2 or x402 v1 network, token address; `USDC` names the network\'s USDC; a CAIP-19 asset namespace such as erc20: is accepted). Only listings with a payment option (payment or any accepts entry) on one of them.',
-    { type: 'array', minItems: 1, maxItems: MAX_PAY_WITH, items: { type: 'string', minLength: 3, maxLength: 200, pattern: '^[^/]+/.+$' } },
-  ),
-  queryParameter(
-    'maxUsd',
-    'Price cap in US dollars (at most 6 decimals). Applies to USDC on every network the service knows; a listing passes only through a USDC option within the cap (with payWith: the same option must be on one of its pairs), so listings payable only in unknown assets are left out. An upto option compares the listing\'s median settled amount (signals.medianSettledAmount7d) when known, its ceiling otherwise.',
-    { type: 'string', pattern: '^\\$?[0-9]{1,12}(\\.[0-9]{1,6})?$' },
-  ),
-];
-
-const filters: OpenApiObject[] = [
-  text('network', 'CAIP-2 network id (eip155:84532); x402 v1 names such as base-sepolia are mapped to CAIP-2.'),
-  queryParameter('type', 'Listing type.', { type: 'string', enum: ['http', 'mcp'] }),
-  queryParameter('maxPrice', 'Ceiling on payment.amount, in the asset\'s smallest unit (USDC: 6 decimals), compared as integers. For upto listings the amount is the ceiling.', {
-    type: 'string',
-    pattern: '^[0-9]{1,200}$',
-  }),
-  text('asset', 'Asset code or token address (case-insensitive exact match).'),
-  queryParameter('scheme', 'Payment scheme.', { type: 'string', enum: ['exact', 'upto'] }),
-  text('payTo', 'Seller address (case-insensitive exact match).'),
-  text('capability', 'A tag: describe.tags of an HTTP listing or tags of an MCP listing.'),
-  queryParameter(
-    'minUptime',
-    'Only listings whose active health checks of the last 7 days found a valid 402 at least this share of the time (signals.health.uptime7d >= minUptime). A listing not checked yet (every listing during its first health interval) has no uptime and does not pass a value above 0.',
-    { type: 'number', minimum: 0, maximum: 1 },
-  ),
-  ...payableParameters,
-  queryParameter('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
-  queryParameter('cursor', 'The previous page\'s nextCursor; bound to the same query, filters and sort.', { type: 'string', minLength: 1 }),
-];
-
-const searchParameters: OpenApiObject[] = [
-  queryParameter('q', 'Free text (required).', { type: 'string', minLength: 1, maxLength: MAX_QUERY_LENGTH }, true),
-  queryParameter('sort', 'rank (relevance x price x recency x health), price (cheapest first) or recent (most recently settled first).', {
-    type: 'string',
-    enum: ['rank', 'price', 'recent'],
-    default: 'rank',
-  }),
-  queryParameter('explain', '1 adds a debug block to each result.', { type: 'string', enum: ['0', '1'], default: '0' }),
-  ...filters,
-];
+const filters: OpenApiObject[] = readParameters('resources').map(parameterOf);
+const searchParameters: OpenApiObject[] = readParameters('search').map(parameterOf);
 
 const READ_PROBLEMS: ProblemCodes = { 400: ['unknown_filter', 'invalid_filter_value', 'invalid_cursor'], 429: ['rate_limited'], 503: ['search_unavailable'] };
 const SEARCH_PROBLEMS: ProblemCodes = { ...READ_PROBLEMS, 400: ['unknown_filter', 'missing_query', 'invalid_filter_value', 'invalid_cursor'] };
@@ -118,7 +75,7 @@ export const catalogPaths: Record<string, OpenApiObject> = {
       summary: 'One merchant: every live listing paid to a payTo, newest first, with their aggregate signals',
       parameters: [
         queryParameter('payTo', 'The merchant\'s receiving address (payment.payTo), case-insensitive.', { type: 'string', minLength: 1, maxLength: MAX_TEXT_LENGTH }, true),
-        queryParameter('limit', 'Page size.', { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
+        ...readParametersNamed(['limit']).map(parameterOf),
         queryParameter('cursor', 'The previous page\'s nextCursor, with the same payTo.', { type: 'string', minLength: 1 }),
       ],
       responses: { 200: json('The listings and their summary.', ref('MerchantView')) },

@@ -37,7 +37,7 @@ export interface ProbeRecord {
   /** JSON of the latest claim of the listed resource (issue 43: its next probe adds that source to `provenance.namedBy`). */
   lastClaim?: string;
   /**
-   * A health-only record (README "Active health"): a listing nobody announced (known from
+   * A health-only record (docs/health.md): a listing nobody announced (known from
    * settlements: `http`, the URL must still answer 402) or an MCP tool (`mcp`, an unpaid call must
    * answer with payment requirements). Checked on this schedule; never writes or removes the listing.
    */
