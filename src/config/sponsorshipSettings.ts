@@ -25,7 +25,7 @@ export interface SponsorshipSettings {
 
 const WEI = /^[0-9]{1,19}$/;
 
-function wei(read: EnvReader, name: string, fallback: bigint): bigint {
+function readWei(read: EnvReader, name: string, fallback: bigint): bigint {
   const value = read.string(name, fallback.toString(), (v) => (WEI.test(v) && BigInt(v) <= 9_223_372_036_854_775_807n ? undefined : 'must be a non-negative integer amount of wei below 2^63'));
   return WEI.test(value) ? BigInt(value) : fallback;
 }
@@ -36,11 +36,11 @@ export function readSponsorshipSettings(read: EnvReader, feeWei: bigint, floorWe
   return {
     minAmount: /^[0-9]{1,30}$/.test(minAmount) ? BigInt(minAmount) : 100n,
     // A busy buyer pays ~1,000 times a day; a seller is paid by many buyers.
-    payerBudgetWei: wei(read, 'SPONSOR_PAYER_BUDGET_WEI', feeWei * 1000n),
-    payeeBudgetWei: wei(read, 'SPONSOR_PAYEE_BUDGET_WEI', feeWei * 10_000n),
+    payerBudgetWei: readWei(read, 'SPONSOR_PAYER_BUDGET_WEI', feeWei * 1000n),
+    payeeBudgetWei: readWei(read, 'SPONSOR_PAYEE_BUDGET_WEI', feeWei * 10_000n),
     circularWindowMs: read.integer('SPONSOR_CIRCULAR_WINDOW_MS', 86_400_000, 1000, 30 * 86_400_000),
     circularAllowance: read.integer('SPONSOR_CIRCULAR_ALLOWANCE', 3, 0, 1_000_000),
-    reserveWei: wei(read, 'SPONSOR_RESERVE_WEI', floorWei * 2n),
+    reserveWei: readWei(read, 'SPONSOR_RESERVE_WEI', floorWei * 2n),
     reserveShare: share / 100,
   };
 }
