@@ -8,6 +8,7 @@ import { readAnnounceSettings, type AnnounceSettings } from './announceSettings.
 import { checkUrlList, ConfigError, EnvReader, type Env } from './envReader.js';
 import { readRateRule, type RateLimitSettings } from './rateLimitSettings.js';
 import { readFederationSettings, type FederationSettings } from './federationSettings.js';
+import { readSponsorshipSettings, type SponsorshipSettings } from './sponsorshipSettings.js';
 import { clusterUrl, redisUrlProblem } from '../core/redisTarget.js';
 import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, defaultModelDirectory } from './embeddingModels.js';
 
@@ -66,6 +67,8 @@ export interface Config {
   sponsorInitialWei: bigint;
   /** Below this sponsor balance (wei) /metrics raises facilitator_sponsor_below_floor (issue 9). */
   sponsorFloorWei: bigint;
+  /** What the sponsor pays for and for whom (issue 43: value that goes in circles cannot drain it). */
+  sponsorship: SponsorshipSettings;
   /** Per listing and UTC day, a payer's settlements and verifications count toward signals at most this often (issue 9). */
   signalsPayerDailyCap: number;
   /** How often changed listing signals are flushed to Elasticsearch (docs/facilitator.md, "Signals": at least every 5 s). */
@@ -224,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
     settlementFeeWei: readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'),
     sponsorInitialWei: readWei(read, 'SPONSOR_INITIAL_WEI', '1000000000000000000'),
     sponsorFloorWei: readWei(read, 'SPONSOR_FLOOR_WEI', '100000000000000000'),
+    sponsorship: readSponsorshipSettings(read, readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'), readWei(read, 'SPONSOR_FLOOR_WEI', '100000000000000000')),
     signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),

@@ -45,8 +45,10 @@ const debugSchema = {
  * Where the service first heard of a listing when another catalog (an upstream) or a seller's site
  * file (a manifest) named it (issue 25; docs/federation.md). The listing itself is what the resource's
  * own 402 says; `claims` are the source's words about it (tags, service name, icon), kept apart
- * and never taken as the seller's declaration. `provenance.discovered`: absent for listings
- * announced, published or paid for directly; the first source wins.
+ * and never taken as the seller's declaration: a claim the resource's own 402 or its seller's
+ * publish contradicts (another service name, description, tags or icon) is dropped (issue 43).
+ * `provenance.discovered`: absent for listings announced, published or paid for directly; the
+ * first source; every source that named it is in `provenance.namedBy`.
  */
 export const discoveredSchema = {
   type: 'object',
@@ -77,6 +79,28 @@ export const discoveredSchema = {
 const instant = { type: 'string', format: 'date-time' } as const;
 
 /**
+ * Every upstream or manifest that named the listing, each with when it first and last did (issue
+ * 43: `discovered` kept only the first). At most eight, the most recently seen.
+ */
+export const namedBySchema = {
+  type: 'array',
+  description: 'Every upstream catalog or site manifest that named the resource, with when it first and last did (at most 8, the most recent).',
+  maxItems: 8,
+  items: {
+    type: 'object',
+    required: ['source', 'url', 'firstSeen', 'lastSeen'],
+    additionalProperties: false,
+    properties: {
+      source: { enum: ['upstream', 'manifest'] },
+      name: { type: 'string' },
+      url: { type: 'string' },
+      firstSeen: instant,
+      lastSeen: instant,
+    },
+  },
+} as const;
+
+/**
  * The evidence a listing stands on (issue 24), each kind with its times; a kind the catalog has not
  * seen is absent. Written by the paths that saw it: the probe, the signals flush, publish, import,
  * and (`discovered`) the upstream crawler and the manifest reader (src/federation).
@@ -88,6 +112,7 @@ export const provenanceSchema = {
   additionalProperties: false,
   properties: {
     discovered: discoveredSchema,
+    namedBy: namedBySchema,
     probed402: {
       type: 'object',
       description: "The last unpaid probe of the resource: 'valid_402', or why it failed (timeout, not_402, requirements_mismatch, ...).",
