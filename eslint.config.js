@@ -17,7 +17,7 @@ const importXWithTypeEdges = { ...importX, rules: { ...importX.rules, 'no-cycle'
  * The features in their order, bottom up (docs/architecture.md, "The order of features"): a feature
  * imports only features of the tiers below its own, never one beside it or above it.
  */
-const FEATURE_TIERS = [['semantic'], ['catalog'], ['search', 'probe', 'publish', 'signals', 'changes', 'staleness'], ['announce', 'bazaar'], ['federation', 'facilitator']];
+const FEATURE_TIERS = [['semantic'], ['catalog', 'outcomes'], ['search', 'probe', 'publish', 'signals', 'changes', 'staleness'], ['announce', 'bazaar'], ['federation', 'facilitator']];
 const FEATURES = FEATURE_TIERS.flat();
 /**
  * Transports over the services, like http: MCP discovery, the web page, the OpenAPI document, and

@@ -102,6 +102,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     reader: catalog.reader,
     metrics,
     probes: announce,
+    outcomes: search.outcomes.recorder,
   });
   const { facilitator, signals } = payments;
   const routers = buildRouters({

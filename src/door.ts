@@ -60,3 +60,9 @@ export { EMBEDDED_TEXT_FIELDS, ListingEmbeddingStore, type EmbeddedFields } from
 // Payments: what the facilitator benchmark signs with.
 export { TRANSFER_WITH_AUTHORIZATION_TYPES, tokenDomain } from './facilitator/exactScheme.js';
 export { recoverTypedDataSignerUncached } from './facilitator/recoverSigner.js';
+
+// Task queries (issue 45): the need split the read uses (the model choice on task queries), and
+// the outcome import the task benchmark loads the history split with (as npm run import:outcomes).
+export { splitNeeds } from './search/taskNeeds.js';
+export { openOutcomeImport } from './cli/outcomeImport.js';
+export { type OutcomeImportResult } from './outcomes/index.js';

@@ -29,17 +29,20 @@
  */
 import { fail, parseCommandLine, runMain } from '../../src/door.js';
 import { openJudgedDeployment, type JudgedDeployment, type Ranked } from '../lib/judgedDeployment.js';
-import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, type JudgedSet } from '../lib/judgedSet.js';
-import { printCategories, printFirstResultFailures, printSideBySide, printSummary, printVariants, printVerbose, type Column, type SetRun } from '../lib/relevanceReport.js';
+import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, loadTaskSet, SEALED_HELDOUT_SET_DIR, taskHistoryAsOf, TUNING2_SET_DIR, type JudgedSet } from '../lib/judgedSet.js';
+import { printCategories, printFirstResultFailures, printSideBySide, printSummary, printTaskTable, printVariants, printVerbose, type Column, type SetRun } from '../lib/relevanceReport.js';
 
 const USAGE =
-  'usage: bench-relevance [--set tuning,tuning2,heldout,heldout2|tuned|both|all] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
+  'usage: bench-relevance [--set tuning,tuning2,heldout,heldout2,tasks,tasks-heldout|tuned|both|all|every] [--verbose] [--semantic-weight W] [--min-similarity S] [--fusion F] [--rank-constant C] [--variants F:W[:C],...] [--tunable KEY=VALUE ...]';
 /** Whole-catalog neutral values: every amount is within the offset, every settlement within 100 years. */
 const NEUTRAL_BOOSTS: Array<[string, string]> = [
   ['price.offset', String(Number.MAX_SAFE_INTEGER)],
   ['recency.offset', '36500d'],
   ['recency.neverSettled', '1'],
   ['popularity.weight', '0'],
+  // Plain BM25: the whole query as one text, no paid outcomes (issue 45's baseline).
+  ['tasks.candidates', '0'],
+  ['outcomes.weight', '0'],
 ];
 
 /** Price and recency factors exactly 1 on the scratch index; refuses to go on unless explain=1 shows it. */
@@ -59,12 +62,20 @@ async function neutralizeBoosts(deployment: JudgedDeployment, set: JudgedSet): P
 
 /** The judged sets: tuned on (eval/relevance, eval/tuning2) and held out (eval/heldout, eval/heldout2: never tuned on). */
 const SETS = [
-  { name: 'tuning set (eval/relevance)', dir: JUDGED_SET_DIR, key: 'tuning', sealed: false, tuning: true },
-  { name: 'second tuning set (eval/tuning2)', dir: TUNING2_SET_DIR, key: 'tuning2', sealed: false, tuning: true },
-  { name: 'held-out set (eval/heldout, never tuned on)', dir: HELDOUT_SET_DIR, key: 'heldout', sealed: false, tuning: false },
-  { name: 'second held-out set (eval/heldout2, sealed)', dir: SEALED_HELDOUT_SET_DIR, key: 'heldout2', sealed: true, tuning: false },
+  { name: 'tuning set (eval/relevance)', load: () => loadJudgedSet(JUDGED_SET_DIR), key: 'tuning', sealed: false, tuning: true, tasks: false },
+  { name: 'second tuning set (eval/tuning2)', load: () => loadJudgedSet(TUNING2_SET_DIR), key: 'tuning2', sealed: false, tuning: true, tasks: false },
+  { name: 'held-out set (eval/heldout, never tuned on)', load: () => loadJudgedSet(HELDOUT_SET_DIR), key: 'heldout', sealed: false, tuning: false, tasks: false },
+  { name: 'second held-out set (eval/heldout2, sealed)', load: () => loadJudgedSet(SEALED_HELDOUT_SET_DIR), key: 'heldout2', sealed: true, tuning: false, tasks: false },
+  // The task set (issue 45): its tuning half, and its held-out half sealed like eval/heldout2.
+  { name: 'task set, tuning half (eval/tasks/tuning.json)', load: () => loadTaskSet('tuning'), key: 'tasks', sealed: false, tuning: true, tasks: true },
+  { name: 'task set, held-out half (eval/tasks/heldout.json, sealed)', load: () => loadTaskSet('heldout'), key: 'tasks-heldout', sealed: true, tuning: false, tasks: true },
 ] as const;
-const SET_GROUPS: Record<string, string[]> = { tuned: ['tuning', 'tuning2'], both: ['tuning', 'tuning2', 'heldout'], all: SETS.map((s) => s.key) };
+const SET_GROUPS: Record<string, string[]> = {
+  tuned: ['tuning', 'tuning2'],
+  both: ['tuning', 'tuning2', 'heldout'],
+  all: ['tuning', 'tuning2', 'heldout', 'heldout2'],
+  every: SETS.map((s) => s.key),
+};
 
 /** The sets of `--set`, in SETS order; undefined when a name is unknown. */
 function chosenSets(choice: string): Array<(typeof SETS)[number]> | undefined {
@@ -106,7 +117,7 @@ interface SemanticOptions {
 }
 
 /** One judged set on a scratch deployment of its own: full ranking, without semantic, BM25 alone. */
-async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[]): Promise<Omit<SetRun, 'sealed' | 'tuning'>> {
+async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, fusionVariants: FusionVariant[], tasks: boolean): Promise<Omit<SetRun, 'sealed' | 'tuning' | 'tasks'>> {
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
   const deployment = await openJudgedDeployment(set, progress);
@@ -140,6 +151,23 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, f
     const withoutPopularity = await deployment.rankAll();
     await deployment.setTunable('popularity.weight', String(popularity.weight));
     progress(`${set.queries.length} queries ranked by the full ranking with popularity.weight 0 (shipped ${popularity.weight})`);
+    // Task sets (issue 45): the need split off, then the history split loaded (npm run import:outcomes).
+    const taskColumns: Column[] = [];
+    if (tasks) {
+      const shippedTasks = (await deployment.service.container.search.ranking.current()).tasks;
+      await deployment.setTunable('tasks.candidates', '0');
+      taskColumns.push({ label: 'full, needs not split', runs: await deployment.rankAll() });
+      await deployment.setTunable('tasks.candidates', String(shippedTasks.candidates));
+      const imported = await deployment.importHistory(taskHistoryAsOf(set, new Date()));
+      progress(`history loaded: ${imported.linked} of ${imported.total} outcomes linked (${imported.rejected.length} rejected, ${imported.skipped.length} skipped)`);
+      const outcomes = (await deployment.service.container.search.ranking.current()).outcomes;
+      taskColumns.push({ label: `full, with history (outcomes.weight ${outcomes.weight})`, runs: await deployment.rankAll() });
+      await deployment.setTunable('tasks.candidates', '0');
+      taskColumns.push({ label: 'full, with history, needs not split', runs: await deployment.rankAll() });
+      await deployment.setTunable('tasks.candidates', String(shippedTasks.candidates));
+      await deployment.setTunable('outcomes.weight', '0');
+      progress(`${set.queries.length} queries ranked without the need split, with the history and with both`);
+    }
     await deployment.setTunable('semantic.weight', '0');
     const lexical = await deployment.rankAll();
     progress(`${set.queries.length} queries ranked by the full ranking without semantic retrieval`);
@@ -156,6 +184,7 @@ async function runSet(name: string, set: JudgedSet, semantic: SemanticOptions, f
         { label: 'full, semantic off', runs: lexical },
         { label: `full ranking (${model}, ${fusion} ${semanticWeight}, min ${minSimilarity})`, runs: full },
         { label: 'full, popularity off', runs: withoutPopularity },
+        ...taskColumns,
       ],
       variants,
     };
@@ -187,7 +216,7 @@ async function main(): Promise<void> {
     USAGE,
   );
   const chosen = chosenSets(values.set);
-  if (!chosen || chosen.length === 0) fail(`--set takes tuning, tuning2, heldout, heldout2 (comma-separated), tuned, both or all\n${USAGE}`);
+  if (!chosen || chosen.length === 0) fail(`--set takes tuning, tuning2, heldout, heldout2, tasks, tasks-heldout (comma-separated), tuned, both, all or every\n${USAGE}`);
   const runs: SetRun[] = [];
   const semantic = {
     ...(values['semantic-weight'] !== undefined ? { weight: values['semantic-weight'] } : {}),
@@ -197,8 +226,8 @@ async function main(): Promise<void> {
     tunables: (values.tunable ?? []).map(parseTunable),
   };
   const fusionVariants = parseVariants(values.variants);
-  for (const { name, dir, sealed, tuning } of chosen) {
-    runs.push({ ...(await runSet(name, loadJudgedSet(dir), semantic, fusionVariants)), sealed, tuning });
+  for (const { name, load, sealed, tuning, tasks } of chosen) {
+    runs.push({ ...(await runSet(name, load(), semantic, fusionVariants, tasks)), sealed, tuning, tasks });
   }
   for (const run of runs) {
     printSummary(run.set, run.name, run.listings, run.columns);
@@ -209,7 +238,8 @@ async function main(): Promise<void> {
     printFirstResultFailures(`${run.name}, full ranking`, run.columns[2]!.runs, run.set);
     if (values.verbose) printVerbose(run.columns[1]!.runs, run.columns[2]!.runs, run.set);
   }
-  printSideBySide(runs);
+  printSideBySide(runs.filter((run) => !run.tasks));
+  printTaskTable(runs.filter((run) => run.tasks));
   printVariants(runs);
 }
 

@@ -17,6 +17,9 @@
  *            --approximate-embeddings  load without the model, then give every listing an
  *                                      approximate embedding (lab/lib/benchVectors.ts):
  *                                      minutes instead of a quarter of an hour for 100k
+ *            --tasks      also the task set's tuning texts through the gateway (issue 45: one search
+ *                         per need, the whole query, the paid-outcome look-up), beside the reference
+ *                         query of the same texts; --outcomes N writes N paid-outcome links first
  *            --split-cores  Elasticsearch on half the cores, the gateway and the load generator
  *                           on the other half, as gateways on hosts of their own
  *                           (lab/lib/cpuSplit.ts)
@@ -40,7 +43,8 @@ import { dropRedisPrefix } from '../../src/door.js';
 import { storesFor } from '../../src/door.js';
 import { loadGeneratedListings } from '../lib/benchCatalog.js';
 import { addApproximateEmbeddings } from '../lib/benchVectors.js';
-import { sharedEmbedder } from '../../src/door.js';
+import { sharedEmbedder, QueryEmbeddings } from '../../src/door.js';
+import { loadTaskSet, taskHistoryAsOf } from '../lib/judgedSet.js';
 import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
 import { startServiceProcess } from '../lib/benchService.js';
 import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
@@ -61,6 +65,9 @@ interface Options {
   skewed: number;
   approximateEmbeddings: boolean;
   splitCores: boolean;
+  /** Also the task set's tuning texts through the gateway (issue 45), and this many paid-outcome links loaded first. */
+  tasks: boolean;
+  outcomes: number;
 }
 
 function readOptions(): Options {
@@ -77,9 +84,11 @@ function readOptions(): Options {
         skewed: { type: 'string', default: '0' },
         'approximate-embeddings': { type: 'boolean', default: false },
         'split-cores': { type: 'boolean', default: false },
+        tasks: { type: 'boolean', default: false },
+        outcomes: { type: 'string', default: '0' },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores] [--tasks] [--outcomes N]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -92,6 +101,8 @@ function readOptions(): Options {
     skewed: numberOption('skewed', values.skewed, { min: 0, max: 10_000 }),
     approximateEmbeddings: values['approximate-embeddings'],
     splitCores: values['split-cores'],
+    tasks: values.tasks,
+    outcomes: numberOption('outcomes', values.outcomes, { min: 0, max: 100_000 }),
   };
 }
 
@@ -176,6 +187,13 @@ async function main(): Promise<void> {
       await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),
       await pair('resources', 'resources', '/discovery/resources', resourcesMix()),
     ];
+    if (options.tasks) {
+      // Task queries (issue 45): each is several searches (one per need, then the whole query) and a
+      // look-up of paid outcomes, so it is measured through the gateway only, against the same reference.
+      if (options.outcomes > 0) process.stderr.write(`${await loadOutcomeLinks(config, elasticsearch, redis, alias, options.outcomes)} paid-outcome links written\n`);
+      const texts = loadTaskSet('tuning').queries.map((query) => `q=${encodeURIComponent(query.q)}`);
+      workloads.push({ label: 'search rank, task queries', direct: { name: 'reference query, task texts (direct ES)', url: esUrl, requests: texts.map((q) => post(REFERENCE_PARAMS, referenceSearchBody(parse('search', q)))) }, gateway: { name: 'search rank, task queries (gateway)', url: service.url, requests: texts.map((q) => ({ method: 'GET' as const, path: `/discovery/search?${q}` })) } });
+    }
     // A direct body is the main search only: its kNN search of its own is measured beside it (add the two).
     for (const [label, requests] of nearest) workloads.push({ label: `${label}: its kNN search of its own`, direct: { name: `${label}: kNN search of its own (direct ES)`, url: esUrl, requests } });
     const referencePages = await countReferencePages(elasticsearch, alias, searches);
@@ -223,6 +241,27 @@ async function countReferencePages(elasticsearch: ReturnType<typeof createElasti
     if (hits === 0) empty += 1;
   }
   return `the reference query fills the page for ${full} of the mix's ${requests.length} queries and finds nothing for ${empty}`;
+}
+
+/**
+ * `--outcomes N`: N paid-outcome links on the bench catalog (src/outcomes), each a history text of
+ * the task set embedded by the service's model, linked to a listing of the catalog by a payer of
+ * 90, so the task workload's outcome look-up searches a real index of links.
+ */
+async function loadOutcomeLinks(config: ReturnType<typeof loadConfig>, elasticsearch: ReturnType<typeof createElasticsearchClient>, redis: ReturnType<typeof createRedisClient>, alias: string, count: number): Promise<number> {
+  const links = storesFor({ elasticsearch, redis }, config).elasticsearch.outcomeLinks();
+  const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')));
+  const history = taskHistoryAsOf(loadTaskSet('tuning'), new Date());
+  const ids = ((await elasticsearch.search({ index: alias, size: 1000, _source: ['id'] } as never)) as { hits: { hits: Array<{ _source: { id: string } }> } }).hits.hits.map((h) => h._source.id);
+  const batch = [];
+  for (let i = 0; i < count; i++) {
+    const outcome = history[i % history.length]!;
+    const vector = (await embeddings.vectorFor(outcome.q))!;
+    batch.push({ q: outcome.q, vector: vector.values, model: vector.model, listingId: ids[(i * 7919) % ids.length]!, payer: `0x${(i % 90).toString(16).padStart(40, '0')}`, payTo: `0x${'f'.repeat(40)}`, at: outcome.at, source: 'import' as const });
+  }
+  for (let i = 0; i < batch.length; i += 500) await links.write(batch.slice(i, i + 500));
+  await links.refresh();
+  return batch.length;
 }
 
 /** Generated listings through the write path, then (optionally) approximate embeddings. */

@@ -15,7 +15,8 @@ import { createLogger } from '../../src/door.js';
 import { RankingTunablesIndex } from '../../src/door.js';
 import { startServiceInProcess, type InProcessService } from './benchService.js';
 import { describeSettled, settleIndex } from './indexSettle.js';
-import { entriesAsOf, type JudgedQuery, type JudgedSet } from './judgedSet.js';
+import { entriesAsOf, type HistoryOutcome, type JudgedQuery, type JudgedSet } from './judgedSet.js';
+import { openOutcomeImport, type OutcomeImportResult } from '../../src/door.js';
 import type { QueryOutcome } from './relevanceMetrics.js';
 
 export interface Ranked {
@@ -33,6 +34,8 @@ export interface JudgedDeployment {
   /** Every query of the set through GET /discovery/search, with its graded outcome. */
   rankAll(): Promise<Ranked[]>;
   search(query: JudgedQuery, explain?: boolean): Promise<Listing[]>;
+  /** Links past paid outcomes (as `npm run import:outcomes`; lab/eval/tasks/history.jsonl). */
+  importHistory(outcomes: readonly HistoryOutcome[]): Promise<OutcomeImportResult>;
   /** Changes one ranking tunable of the scratch index (as `npm run ranking -- set`) and applies it at once. */
   setTunable(key: string, value: string): Promise<void>;
   close(): Promise<void>;
@@ -121,6 +124,7 @@ export async function openJudgedDeployment(set: JudgedSet, progress: (what: stri
           results,
           outcome: {
             rankedGrades: resources.map((resource) => query.judgments[resource] ?? 0),
+            ...(query.needs ? { needsCovered5: query.needs.map((need) => need.some((resource) => resources.slice(0, 5).includes(resource))) } : {}),
             judgedGrades: Object.values(query.judgments),
             spamFirst: resources.length > 0 && set.spam.has(resources[0]!),
           },
@@ -132,7 +136,12 @@ export async function openJudgedDeployment(set: JudgedSet, progress: (what: stri
       await setRanking(new RankingTunablesIndex(service.elasticsearch, service.config.listingsAlias), key, value);
       await service.container.search.ranking.refresh();
     };
-    return { service, listings: imported.accepted.length, embedded, rankAll, search, setTunable, close: () => service.close() };
+    const importHistory = (outcomes: readonly HistoryOutcome[]) =>
+      openOutcomeImport({ config: service.config, logger: createLogger('warn'), elasticsearch: service.elasticsearch, redis: service.redis }).run(
+        outcomes.map((o) => JSON.stringify(o)).join('\n'),
+        'history.jsonl',
+      );
+    return { service, listings: imported.accepted.length, embedded, rankAll, search, importHistory, setTunable, close: () => service.close() };
   } catch (err) {
     await service.close();
     throw err;

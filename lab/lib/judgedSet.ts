@@ -22,6 +22,13 @@ export const HELDOUT_SET_DIR = fileURLToPath(new URL('../eval/heldout/', import.
  * output is aggregates only, so nobody reads a failing query of it and tunes for that.
  */
 export const SEALED_HELDOUT_SET_DIR = fileURLToPath(new URL('../eval/heldout2/', import.meta.url));
+/**
+ * The task set (lab/eval/tasks/README.md): task queries of one to three needs over a catalog of its
+ * own, in two halves; `tuning.json` is tuned on, `heldout.json` only measured (its benchmark output
+ * is aggregates only), and `history.jsonl` holds past task queries with the listings paid for after them.
+ */
+export const TASK_SET_DIR = fileURLToPath(new URL('../eval/tasks/', import.meta.url));
+export type TaskHalf = 'tuning' | 'heldout';
 
 export interface JudgedQuery {
   id: string;
@@ -31,6 +38,8 @@ export interface JudgedQuery {
   intent: string;
   /** resource -> grade 0..3 */
   judgments: Record<string, number>;
+  /** Task queries only: one entry per need, the resources any of which satisfies it. */
+  needs?: string[][];
 }
 
 export interface JudgedSet {
@@ -49,9 +58,9 @@ function resourceOf(entry: ParsedEntry): string | undefined {
   return typeof resource === 'string' ? resource : undefined;
 }
 
-export function loadJudgedSet(dir = JUDGED_SET_DIR): JudgedSet {
+export function loadJudgedSet(dir = JUDGED_SET_DIR, queriesFile = 'queries.json'): JudgedSet {
   const entries = parseListingFile(readFileSync(`${dir}/listings.jsonl`, 'utf8'));
-  const raw = JSON.parse(readFileSync(`${dir}/queries.json`, 'utf8')) as { referenceTime: string; spam: string[]; queries: JudgedQuery[] };
+  const raw = JSON.parse(readFileSync(`${dir}/${queriesFile}`, 'utf8')) as { referenceTime: string; spam: string[]; queries: JudgedQuery[] };
   const resources = new Set<string>();
   const problems: string[] = [];
   for (const entry of entries) {
@@ -72,6 +81,10 @@ export function loadJudgedSet(dir = JUDGED_SET_DIR): JudgedSet {
       if (!Number.isInteger(grade) || grade < 0 || grade > 3) problems.push(`${query.id}: grade ${grade} for ${resource} is not 0..3`);
       if (grade > 0 && raw.spam.includes(resource)) problems.push(`${query.id}: spam listing ${resource} judged ${grade}`);
     }
+    for (const need of query.needs ?? []) {
+      if (need.length === 0) problems.push(`${query.id}: an empty need`);
+      for (const resource of need) if (!resources.has(resource)) problems.push(`${query.id}: needed resource ${resource} is not a listing of the set`);
+    }
   }
   if (problems.length > 0) throw new Error(`${dir} is inconsistent:\n${problems.join('\n')}`);
   return { referenceTime, entries, spam: new Set(raw.spam), queries: raw.queries };
@@ -91,4 +104,27 @@ export function entriesAsOf(set: JudgedSet, now: Date): ParsedEntry[] {
     const moved = new Date(new Date(lastSettled).getTime() + shift).toISOString();
     return { index: entry.index, value: { ...value, signals: { ...value.signals, lastSettled: moved } } };
   });
+}
+
+/** One half of the task set: its listings and that half's queries (each with its needs). */
+export function loadTaskSet(half: TaskHalf): JudgedSet {
+  return loadJudgedSet(TASK_SET_DIR, `${half}.json`);
+}
+
+/** A paid outcome of the task set's history (lab/eval/tasks/history.jsonl): the import shape of `npm run import:outcomes`. */
+export interface HistoryOutcome {
+  q: string;
+  resource: string;
+  payer: string;
+  at: string;
+}
+
+/** The task set's history as written, each `at` moved by (now - referenceTime) like the listings' dates. */
+export function taskHistoryAsOf(set: JudgedSet, now: Date): HistoryOutcome[] {
+  const shift = now.getTime() - set.referenceTime.getTime();
+  return readFileSync(`${TASK_SET_DIR}/history.jsonl`, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as HistoryOutcome)
+    .map((o) => ({ ...o, at: new Date(new Date(o.at).getTime() + shift).toISOString() }));
 }

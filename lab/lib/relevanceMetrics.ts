@@ -28,9 +28,18 @@ export function precisionAt(k: number, rankedGrades: number[]): number {
   return rankedGrades.slice(0, k).filter((grade) => grade >= RELEVANT_GRADE).length / k;
 }
 
+/** Share of the needs with a listing of theirs among the first k resources (task queries). */
+export function needRecallAt(k: number, resources: readonly string[], needs: readonly (readonly string[])[]): number {
+  if (needs.length === 0) return 0;
+  const top = new Set(resources.slice(0, k));
+  return needs.filter((need) => need.some((resource) => top.has(resource))).length / needs.length;
+}
+
 export interface QueryOutcome {
   /** Grades of the results in rank order (unjudged = 0). */
   rankedGrades: number[];
+  /** Task queries only: per need, whether a listing of it is among the first five. */
+  needsCovered5?: boolean[];
   /** Every grade judged for the query. */
   judgedGrades: number[];
   /** Whether the first result is a listing of the set's spam list. */
@@ -51,6 +60,30 @@ export interface RunSummary {
 export function perQuery(outcome: QueryOutcome): { ndcg10: number; rr10: number; p3: number } {
   const top = outcome.rankedGrades.slice(0, 10);
   return { ndcg10: ndcgAt(10, top, outcome.judgedGrades), rr10: reciprocalRank(top), p3: precisionAt(3, top) };
+}
+
+/**
+ * The task measures over the queries that name needs: Recall@5 (each query's share of needs
+ * covered in the first five, averaged over queries), completeness@5 (share of queries with every
+ * need covered) and nDCG@5 on the graded judgments.
+ */
+export interface TaskSummary {
+  queries: number;
+  recall5: number;
+  complete5: number;
+  ndcg5: number;
+}
+
+export function summarizeTasks(outcomes: QueryOutcome[]): TaskSummary | undefined {
+  const tasks = outcomes.filter((o) => o.needsCovered5 !== undefined && o.needsCovered5.length > 0);
+  if (tasks.length === 0) return undefined;
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  return {
+    queries: tasks.length,
+    recall5: mean(tasks.map((o) => o.needsCovered5!.filter(Boolean).length / o.needsCovered5!.length)),
+    complete5: mean(tasks.map((o) => (o.needsCovered5!.every(Boolean) ? 1 : 0))),
+    ndcg5: mean(tasks.map((o) => ndcgAt(5, o.rankedGrades.slice(0, 5), o.judgedGrades))),
+  };
 }
 
 export function summarize(outcomes: QueryOutcome[]): RunSummary {

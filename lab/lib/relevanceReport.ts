@@ -4,7 +4,7 @@
  */
 import type { Ranked } from './judgedDeployment.js';
 import type { JudgedSet } from './judgedSet.js';
-import { perQuery, summarize, RELEVANT_GRADE, type RunSummary } from './relevanceMetrics.js';
+import { perQuery, summarize, summarizeTasks, RELEVANT_GRADE, type RunSummary } from './relevanceMetrics.js';
 
 export const fixed = (n: number) => n.toFixed(3);
 export const pct = (n: number, of: number) => `${n} (${((100 * n) / of).toFixed(1)}%)`;
@@ -90,6 +90,8 @@ export interface SetRun {
   sealed: boolean;
   /** A set tuned on: the held-out sets' gap is measured against the tuning sets (pooled when several). */
   tuning: boolean;
+  /** A task set (its queries name needs): printed in the task table, not in the side-by-side one. */
+  tasks: boolean;
   set: JudgedSet;
   listings: number;
   columns: Column[];
@@ -102,6 +104,7 @@ export interface SetRun {
  * tuning sets, pooled (every query of them once) when there are several.
  */
 export function printSideBySide(runs: SetRun[]): void {
+  if (runs.length === 0) return;
   const outcomes = (run: SetRun, column: number) => run.columns[column]!.runs.map((r) => r.outcome);
   const tuningRuns = runs.filter((run) => run.tuning);
   const pooled = tuningRuns.length > 1;
@@ -157,3 +160,26 @@ export function printVariants(runs: SetRun[]): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+
+/**
+ * The task sets (issue 45): Recall@5, completeness@5 and nDCG@5 of every column (BM25 alone first),
+ * and each column's figures as a multiple of BM25 alone's.
+ */
+export function printTaskTable(runs: SetRun[]): void {
+  if (runs.length === 0) return;
+  const lines = ['', 'task sets: Recall@5 (share of needs with a listing in the first five) / completeness@5 (every need in the first five) / nDCG@5', ''];
+  lines.push(`| column | ${runs.map((r) => r.name).join(' | ')} |`, `|---|${runs.map(() => '---|').join('')}`);
+  const labels = runs[0]!.columns.map((c) => c.label);
+  labels.forEach((label, i) => {
+    const cells = runs.map((run) => {
+      const column = run.columns.find((c) => c.label === label) ?? run.columns[i];
+      const s = column ? summarizeTasks(column.runs.map((r) => r.outcome)) : undefined;
+      const bm25 = summarizeTasks(run.columns[0]!.runs.map((r) => r.outcome));
+      if (!s || !bm25) return '';
+      const times = i === 0 ? '' : ` (${(s.recall5 / bm25.recall5).toFixed(2)}x / ${(s.complete5 / bm25.complete5).toFixed(2)}x)`;
+      return `${fixed(s.recall5)} / ${fixed(s.complete5)} / ${fixed(s.ndcg5)}${times}`;
+    });
+    lines.push(`| ${label} | ${cells.join(' | ')} |`);
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

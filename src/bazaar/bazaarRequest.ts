@@ -7,7 +7,7 @@
  */
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { MAX_LIMIT, type ReadRequest } from '../search/readRequest.js';
-import { parseReadRequest } from '../search/readGrammar.js';
+import { parseReadRequest, type ReadSource } from '../search/readGrammar.js';
 
 /**
  * Deepest `offset`: with any limit up to 100 (plus the one look-ahead hit) a page stays inside
@@ -57,7 +57,7 @@ function rejectUnknown(query: Record<string, unknown>, allowed: ReadonlySet<stri
  * The catalog read for the Bazaar parameters. `limit` is advisory in the Bazaar: above 100 it is
  * lowered to 100 (the answer's `pagination.limit` says so) rather than refused.
  */
-function bazaarRead(kind: 'resources' | 'search', query: Record<string, unknown>, native: Record<string, unknown>): BazaarRead {
+function bazaarRead(kind: 'resources' | 'search', query: Record<string, unknown>, native: Record<string, unknown>, source: ReadSource = {}): BazaarRead {
   const errors: FieldError[] = [];
   const limit = integer(query, 'limit', 1, 9_999_999, errors);
   const offset = kind === 'resources' ? integer(query, 'offset', 0, BAZAAR_MAX_OFFSET, errors) : undefined;
@@ -67,7 +67,7 @@ function bazaarRead(kind: 'resources' | 'search', query: Record<string, unknown>
   if (limit !== undefined) native.limit = String(Math.min(limit, MAX_LIMIT));
   let request: ReadRequest | undefined;
   try {
-    request = parseReadRequest(kind, native);
+    request = parseReadRequest(kind, native, source);
   } catch (err) {
     if (!(err instanceof InvalidInput) || err.code !== 'invalid_filter_value') throw err;
     // Our `q` is the Bazaar's `query`: name the parameter the client sent.
@@ -88,8 +88,11 @@ export function parseBazaarList(query: Record<string, unknown>): BazaarRead {
   return read;
 }
 
-/** GET /x402/discovery/search: `query` (required), filters, `limit`, `cursor`; ranked as /discovery/search. */
-export function parseBazaarSearch(query: Record<string, unknown>): BazaarRead {
+/**
+ * GET /x402/discovery/search: `query` (required), filters, `limit`, `cursor`; ranked as
+ * /discovery/search. `source.headers`: the header parameters of the read grammar (X-Payer).
+ */
+export function parseBazaarSearch(query: Record<string, unknown>, source: ReadSource = {}): BazaarRead {
   rejectUnknown(query, SEARCH_PARAMETERS);
   const text = query.query;
   if (text === undefined || (typeof text === 'string' && text.trim() === '')) {
@@ -97,5 +100,5 @@ export function parseBazaarSearch(query: Record<string, unknown>): BazaarRead {
   }
   const native: Record<string, unknown> = { q: text };
   if (query.cursor !== undefined) native.cursor = query.cursor;
-  return bazaarRead('search', query, native);
+  return bazaarRead('search', query, native, source);
 }

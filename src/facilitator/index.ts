@@ -12,6 +12,7 @@ import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
+import type { OutcomeRecorder } from '../outcomes/index.js';
 import type { SignalRecorder } from '../signals/counters.js';
 import type { Ledger } from '../store/redis/ledger.js';
 import { FacilitatorService } from './service.js';
@@ -38,6 +39,8 @@ export function buildFacilitator(
     redis: RedisStores;
     /** Where settlements and verifications count (src/signals). */
     signals: SignalRecorder;
+    /** Where a credited settlement links the payer's recent searches to the listing (src/outcomes). */
+    outcomes?: Pick<OutcomeRecorder, 'settled'>;
     writer: CatalogWriter;
     reader: CatalogReader;
     metrics: Metrics;
@@ -51,7 +54,7 @@ export function buildFacilitator(
   const cataloger = new TrafficCataloger({ writer: () => writer, logger, refreshMs: config.trafficRefreshMs, probes: deps.probes });
   const pending = redis.pendingCredits(PENDING_CREDITS);
   const resolver = new PendingCreditResolver(pending, deps.signals, logger, clock);
-  const traffic = new TrafficCredit({ reader, signals: deps.signals, pending, resolver, cataloger, logger, clock });
+  const traffic = new TrafficCredit({ reader, signals: deps.signals, pending, resolver, cataloger, logger, clock, ...(deps.outcomes ? { outcomes: deps.outcomes } : {}) });
   const sponsorLedger = redis.sponsorLedger();
   const declined = registerSponsorOutflow(metrics, sponsorLedger, clock);
   const policy = new SponsorshipPolicy(config.sponsorship, sponsorLedger, (network) => ledger.sponsorBalance(network), clock);

@@ -23,6 +23,7 @@ import type { ListingDocument } from '../store/listingDocument.js';
 import type { PendingCredits } from '../store/redis/pendingCredits.js';
 import type { PendingCreditResolver } from '../signals/pendingCredits.js';
 import type { BazaarOutcome } from '../x402/wire.js';
+import { settledOutcome, type OutcomeRecorder } from '../outcomes/settledOutcome.js';
 import { rejected, type TrafficCataloger } from './trafficCatalog.js';
 import type { TrafficSighting } from './trafficSighting.js';
 
@@ -56,6 +57,8 @@ export interface TrafficCreditDeps {
   cataloger: TrafficCataloger;
   logger: Logger;
   clock: Clock;
+  /** Paid outcomes (src/outcomes): a credited settlement links the payer's recent searches to the listing. */
+  outcomes?: Pick<OutcomeRecorder, 'settled'>;
 }
 
 export class TrafficCredit {
@@ -71,6 +74,9 @@ export class TrafficCredit {
       const credit = settlementCredit(listing, payment.paid);
       if (!credit.counts) return rejected(`settled, but ${credit.reason}`);
       this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payment.payer, payment.settledAmount));
+      // The same evidence as the demand it counts for: only a settlement credited to the listing links a search to it.
+      const outcomes = this.deps.outcomes;
+      if (outcomes) this.count(sighting.listingId, () => outcomes.settled(settledOutcome(sighting.listingId, listing, payment.payer, payment.paid.payTo)));
       this.deps.cataloger.seen(sighting.listingId);
       return { status: 'success' };
     }

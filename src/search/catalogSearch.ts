@@ -50,7 +50,7 @@ export interface CatalogSearchOptions extends ReadPlannerOptions {
 export class CatalogSearch {
   private readonly planner: ReadPlanner;
 
-  constructor(private readonly options: CatalogSearchOptions) {
+  constructor(protected readonly options: CatalogSearchOptions) {
     this.planner = new ReadPlanner(options);
   }
 
@@ -119,7 +119,7 @@ export class CatalogSearch {
         return fuseNeighbours(found.map((hit) => ({ id: hit.id, score: hit.score, opposite: hit.matched.includes(OPPOSITE_DIRECTION) })), plan.settings);
       }),
     );
-    return relevanceWith(text.parts, plan.settings, neighbours);
+    return relevanceWith(text.parts, plan.settings, neighbours, text.lifts);
   }
 
   /** Every match ranked exactly (sort=price, sort=recent, no window, and cursors made before the window), or a filter-only read. */
@@ -171,7 +171,11 @@ export class CatalogSearch {
 
   private toResult(plan: ReadPlan, hit: Hit): Listing {
     const listing = toListing(hit._source);
-    if (plan.request.explain) listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
+    if (plan.request.explain) {
+      listing.debug = debugFromNamedScores(hit._score ?? 0, hit.matched_queries);
+      const lift = plan.request.lifts?.find((l) => l.id === listing.id);
+      if (lift) listing.debug.outcomes = { lift: lift.boost, payers: lift.payers };
+    }
     return listing;
   }
 }

@@ -4,7 +4,10 @@
  */
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logger.js';
-import { CatalogSearch } from './catalogSearch.js';
+import type { CatalogSearch } from './catalogSearch.js';
+import { TaskSearch } from './taskSearch.js';
+import { SignedTokenCodec } from '../core/signedToken.js';
+import { buildOutcomes, type Outcomes } from '../outcomes/index.js';
 import { MerchantView } from './merchantView.js';
 import { CursorCodec } from './cursor.js';
 import { RankingCache } from './rankingCache.js';
@@ -23,22 +26,29 @@ export interface CatalogReadSide {
   /** One payTo's listings and their aggregates (GET /discovery/merchant, get_merchant). */
   merchants: MerchantView;
   ranking: RankingCache;
+  /** Paid outcomes: the recorder the facilitator links settlements with, and the ranking's lifts. */
+  outcomes: Outcomes;
 }
 
 export function buildCatalogSearch(config: Config, logger: Logger, stores: Stores, options: { now?: Clock; onCacheOutcome?: (outcome: CacheOutcome) => void } = {}): CatalogReadSide {
   const ranking = new RankingCache(stores.elasticsearch.rankingTunables(), config.rankingRefreshMs, logger);
   const secret = stores.redis.cursorSecret(config.cursorSecret, logger);
   const index = stores.elasticsearch.search();
-  const search = new CatalogSearch({
+  const queryEmbeddings = new QueryEmbeddings(sharedEmbedder(config, logger), new OtherModelVectors(stores.elasticsearch.embeddings(), config.embeddingModel));
+  const outcomes = buildOutcomes(stores, queryEmbeddings, { windowMs: config.outcomeWindowMs, clock: options.now ?? Date.now, logger });
+  const search = new TaskSearch({
     index,
     ranking,
     cursors: new CursorCodec(secret),
-    queryEmbeddings: new QueryEmbeddings(sharedEmbedder(config, logger), new OtherModelVectors(stores.elasticsearch.embeddings(), config.embeddingModel)),
+    taskCursors: new SignedTokenCodec(secret, { maxBodyChars: 8192 }),
+    outcomes,
+    logger,
+    queryEmbeddings,
     typoPass: new TypoPass(stores.elasticsearch.vocabulary(), englishWords()),
     filterShare: new FilterShare(index, options.now),
     cache: new ReadCache(config.readCacheMs, config.readCacheEntries),
     ...(options.onCacheOutcome ? { onCacheOutcome: options.onCacheOutcome } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
-  return { search, ranking, merchants: new MerchantView(search, stores.elasticsearch.merchantSummaries()) };
+  return { search, ranking, outcomes, merchants: new MerchantView(search, stores.elasticsearch.merchantSummaries()) };
 }

@@ -24,6 +24,8 @@ export function flattenRanking(settings: RankingSettings): Array<[string, string
   for (const [key, value] of Object.entries(settings.recency)) rows.push([`recency.${key}`, value]);
   for (const [key, value] of Object.entries(settings.health)) rows.push([`health.${key}`, value]);
   for (const [key, value] of Object.entries(settings.popularity)) rows.push([`popularity.${key}`, value]);
+  for (const [key, value] of Object.entries(settings.tasks)) rows.push([`tasks.${key}`, value]);
+  for (const [key, value] of Object.entries(settings.outcomes)) rows.push([`outcomes.${key}`, value]);
   for (const [key, value] of Object.entries(settings.bm25)) rows.push([`bm25.${key}`, value]);
   return rows;
 }
@@ -41,6 +43,8 @@ const NUMERIC = new Set([
   'semantic.weight', 'semantic.k', 'semantic.numCandidates', 'semantic.minSimilarity', 'semantic.rankConstant', 'semantic.preFilterMaxShare',
   'health.threshold', 'health.floor', 'direction.phraseBoost', 'direction.opposite',
   'popularity.weight', 'popularity.saturation',
+  'tasks.candidates', 'tasks.head', 'tasks.whole',
+  'outcomes.weight', 'outcomes.k', 'outcomes.minSimilarity', 'outcomes.minPayers', 'outcomes.saturation', 'outcomes.halfLifeDays',
 ]);
 const TEXT = new Set(['stuffing', 'price.function', 'recency.function', 'recency.scale', 'recency.offset', 'typos.fuzziness', 'typos.spelling', 'semantic.fusion', 'direction.field']);
 

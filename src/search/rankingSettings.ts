@@ -98,11 +98,29 @@ export interface RankingSettings {
    * payer and `1 + weight` from `saturation` payers on. Many settlements by one wallet are one payer.
    */
   popularity: { weight: number; saturation: number };
+  /**
+   * Task queries (issue 45, search/taskSearch.ts): a query of at least MIN_TASK_WORDS words is
+   * split into its needs; each need's best `candidates` listings are searched on their own and
+   * the first `head` results cover every need before one repeats; `whole` 1: the whole query's
+   * own best listings take turns after the needs'. `candidates` 0: no split.
+   */
+  tasks: { candidates: number; head: number; whole: number };
+  /**
+   * Paid outcomes (issue 45, src/outcomes): listings paid for after searches near this one in
+   * meaning (the `k` nearest past searches at cosine `minSimilarity` or more), by at least
+   * `minPayers` distinct payers, each payer once, weighed by similarity and halved every
+   * `halfLifeDays`: `weight x (1 - exp(-payers / saturation))` added to relevance. `weight` 0: off.
+   */
+  outcomes: { weight: number; k: number; minSimilarity: number; minPayers: number; saturation: number; halfLifeDays: number };
   bm25: { k1: number; b: number };
 }
 
 /** `_meta.ranking.popularity` of indexes made before it existed: the shipped defaults. */
 export const DEFAULT_POPULARITY = { weight: 0.1, saturation: 50 } as const;
+
+/** `_meta.ranking.tasks` and `.outcomes` of indexes made before they existed: off. */
+export const DEFAULT_TASKS = { candidates: 0, head: 5, whole: 0 } as const;
+export const DEFAULT_OUTCOMES = { weight: 0, k: 100, minSimilarity: 0.7, minPayers: 3, saturation: 3, halfLifeDays: 30 } as const;
 
 /** `_meta.ranking.health` of indexes made before it existed: the shipped defaults. */
 export const DEFAULT_HEALTH = { threshold: 0.9, floor: 0.3 } as const;
@@ -216,6 +234,8 @@ export function validateRanking(
   const semantic = isObject(raw.semantic) ? raw.semantic : { weight: 0 };
   const health = isObject(raw.health) ? raw.health : DEFAULT_HEALTH;
   const popularity = isObject(raw.popularity) ? raw.popularity : DEFAULT_POPULARITY;
+  const tasks = isObject(raw.tasks) ? raw.tasks : DEFAULT_TASKS;
+  const outcomes = isObject(raw.outcomes) ? raw.outcomes : DEFAULT_OUTCOMES;
   const direction = isObject(raw.direction) ? raw.direction : { phraseBoost: 0, opposite: 1 };
   const rareWords = isObject(raw.rareWords) ? raw.rareWords : {};
   const bm25 = isObject(similarity) ? similarity : {};
@@ -279,6 +299,19 @@ export function validateRanking(
     popularity: {
       weight: check.number('popularity.weight', popularity.weight ?? DEFAULT_POPULARITY.weight, 0, 1),
       saturation: check.number('popularity.saturation', popularity.saturation ?? DEFAULT_POPULARITY.saturation, 1, 1_000_000),
+    },
+    tasks: {
+      candidates: Math.round(check.number('tasks.candidates', tasks.candidates ?? DEFAULT_TASKS.candidates, 0, 20)),
+      head: Math.round(check.number('tasks.head', tasks.head ?? DEFAULT_TASKS.head, 1, 20)),
+      whole: Math.round(check.number('tasks.whole', tasks.whole ?? DEFAULT_TASKS.whole, 0, 1)),
+    },
+    outcomes: {
+      weight: check.number('outcomes.weight', outcomes.weight ?? DEFAULT_OUTCOMES.weight, 0, 1000),
+      k: Math.round(check.number('outcomes.k', outcomes.k ?? DEFAULT_OUTCOMES.k, 1, 1000)),
+      minSimilarity: check.number('outcomes.minSimilarity', outcomes.minSimilarity ?? DEFAULT_OUTCOMES.minSimilarity, -1, 1),
+      minPayers: Math.round(check.number('outcomes.minPayers', outcomes.minPayers ?? DEFAULT_OUTCOMES.minPayers, 1, 1000)),
+      saturation: check.number('outcomes.saturation', outcomes.saturation ?? DEFAULT_OUTCOMES.saturation, 0.1, 1000),
+      halfLifeDays: check.number('outcomes.halfLifeDays', outcomes.halfLifeDays ?? DEFAULT_OUTCOMES.halfLifeDays, 0.1, 3650),
     },
     bm25: {
       k1: check.number('bm25.k1', bm25.k1 ?? 1.2, 0, 10),

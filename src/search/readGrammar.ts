@@ -10,7 +10,7 @@
  */
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { MAX_PAY_WITH, parseMaxUsd, parsePayWith } from './payableParameters.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, type CatalogFilters, type ReadEndpoint, type ReadRequest } from './readRequest.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, MAX_TEXT_LENGTH, PAYER_HEADER, type CatalogFilters, type ReadEndpoint, type ReadRequest } from './readRequest.js';
 import * as values from './readValues.js';
 
 type Json = Record<string, unknown>;
@@ -28,6 +28,11 @@ export interface ReadParameter {
   readonly query: Json;
   /** The value as a tool argument; absent: as in a query string. */
   readonly argument?: Json;
+  /**
+   * Over HTTP, a request header of this name instead of a query parameter (a query parameter of
+   * its name is unknown there); a tool argument of its `name`, as the others.
+   */
+  readonly header?: string;
   /** Reads the raw value (never undefined) into the request, or records what is wrong with it. */
   read(value: unknown, into: ReadRequest, errors: FieldError[]): void;
 }
@@ -72,6 +77,20 @@ export const READ_GRAMMAR: readonly ReadParameter[] = [
       const q = values.single('q', value, errors);
       if (q !== undefined && q.length > MAX_QUERY_LENGTH) errors.push({ path: 'q', message: `must be at most ${MAX_QUERY_LENGTH} characters` });
       else if (q !== undefined) into.q = q.trim();
+    },
+  },
+  {
+    name: 'payer',
+    scope: 'search',
+    header: PAYER_HEADER,
+    description: 'The address that will pay (optional, an EVM address). Never changes the results: what this payer settles for soon after the search links the search to that listing, and distinct payers\' links lift it for similar searches (paid outcomes).',
+    toolDescription: 'The address that will pay (optional): what it pays for after this search teaches the ranking which listings answer such searches. Never changes these results.',
+    query: { type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+    read(value, into, errors) {
+      const payer = values.single('payer', value, errors);
+      if (payer === undefined) return;
+      if (/^0x[0-9a-fA-F]{40}$/.test(payer.trim())) into.payer = payer.trim().toLowerCase();
+      else errors.push({ path: 'payer', message: 'must be an EVM address (0x and 40 hex digits)' });
     },
   },
   {
@@ -210,12 +229,20 @@ export function readParametersNamed(names: readonly string[]): ReadParameter[] {
 }
 
 const EVERY = READ_GRAMMAR.filter((p) => p.scope === 'every');
+const SEARCH_ONLY = READ_GRAMMAR.filter((p) => p.scope === 'search');
 /** The unknown_filter answer lists the filters first, then what a search adds. */
 const ALLOWED: Record<ReadEndpoint, ReadonlySet<string>> = {
   resources: new Set(EVERY.map((p) => p.name)),
-  search: new Set([...EVERY, ...READ_GRAMMAR.filter((p) => p.scope === 'search')].map((p) => p.name)),
-  mcpTools: new Set([...EVERY, ...READ_GRAMMAR.filter((p) => p.scope === 'search')].map((p) => p.name)),
+  search: new Set([...EVERY, ...SEARCH_ONLY].map((p) => p.name)),
+  mcpTools: new Set([...EVERY, ...SEARCH_ONLY].map((p) => p.name)),
 };
+/** Names a query string may not carry when the read comes with its headers (HTTP): those are headers there. */
+const HEADER_PARAMETERS = new Set(READ_GRAMMAR.filter((p) => p.header !== undefined).map((p) => p.name));
+
+export interface ReadSource {
+  /** The HTTP request's headers: header parameters (`X-Payer`) are read from them, not from `given`. */
+  headers?: (name: string) => string | undefined;
+}
 
 /** A tool argument's query-string form (a query string's own values pass unchanged). */
 const asText = (value: unknown): unknown => (typeof value === 'number' ? String(value) : typeof value === 'boolean' ? (value ? '1' : '0') : value);
@@ -231,9 +258,9 @@ function invalid(errors: FieldError[]): InvalidInput {
  * Order of checks: unknown parameters, then a missing `q` (search), then every bad value at once,
  * so one answer lists everything to fix.
  */
-export function parseReadRequest(endpoint: ReadEndpoint, given: Record<string, unknown>): ReadRequest {
+export function parseReadRequest(endpoint: ReadEndpoint, given: Record<string, unknown>, source: ReadSource = {}): ReadRequest {
   const allowed = ALLOWED[endpoint];
-  const unknown = Object.keys(given).filter((name) => !allowed.has(name));
+  const unknown = Object.keys(given).filter((name) => !allowed.has(name) || (source.headers !== undefined && HEADER_PARAMETERS.has(name)));
   if (unknown.length > 0) {
     throw new InvalidInput(
       'unknown_filter',
@@ -252,7 +279,7 @@ export function parseReadRequest(endpoint: ReadEndpoint, given: Record<string, u
   const request: ReadRequest = { kind, explain: false, limit: DEFAULT_LIMIT, filters: {} };
   if (kind === 'search') request.sort = 'rank';
   for (const parameter of readParameters(endpoint)) {
-    const value = given[parameter.name];
+    const value = parameter.header !== undefined && source.headers ? source.headers(parameter.header) : given[parameter.name];
     if (value !== undefined) parameter.read(asText(value), request, errors);
   }
   if (endpoint === 'mcpTools') {

@@ -49,6 +49,8 @@ export interface QueryPart {
 
 export interface TextPlan {
   readonly parts: readonly QueryPart[];
+  /** Paid-outcome lifts of the request (search/taskSearch.ts), added to relevance. */
+  readonly lifts?: Lifts;
   /** The relevance query; absent while a part waits for the neighbours of its kNN search of its own (`relevanceWith`). */
   readonly relevance?: Json;
 }
@@ -111,7 +113,7 @@ export function planRead(request: ReadRequest, context: PlanContext): ReadPlan {
   const window = cursor?.rank?.size ?? rankWindowOf(request, settings);
   const now = cursor?.now ?? context.now;
   const search = request.kind === 'search' && request.q !== undefined;
-  const text = search ? textPlan(context.parts ?? [{ q: request.q! }], settings, filters, context.filterShare) : undefined;
+  const text = search ? textPlan(context.parts ?? [{ q: request.q! }], settings, filters, context.filterShare, request.lifts) : undefined;
   const scored = request.kind === 'search' && request.sort !== 'recent';
   return {
     request,
@@ -138,7 +140,7 @@ function pageStart(cursor: CursorState | undefined, window: number): PageStart {
   return { at: 'exact' };
 }
 
-function textPlan(lookups: readonly PartLookup[], settings: RankingSettings, filters: FilterClauses, filterShare: number | undefined): TextPlan {
+function textPlan(lookups: readonly PartLookup[], settings: RankingSettings, filters: FilterClauses, filterShare: number | undefined, lifts: Lifts | undefined): TextPlan {
   const parts = lookups.map((lookup): QueryPart => {
     const reading = lookup.reading ?? {};
     const lexical = lexicalPart(lookup.q, settings, reading);
@@ -146,7 +148,8 @@ function textPlan(lookups: readonly PartLookup[], settings: RankingSettings, fil
     return { q: lookup.q, reading, lexical, ...(lookup.vector ? { vector: lookup.vector } : {}), ...(semantic ? { semantic } : {}) };
   });
   const waiting = parts.some((part) => part.semantic && part.semantic.fusion !== 'weighted');
-  return waiting ? { parts } : { parts, relevance: relevanceWith(parts, settings, []) };
+  const lifted = lifts && lifts.length > 0 ? { lifts } : {};
+  return waiting ? { parts, ...lifted } : { parts, ...lifted, relevance: relevanceWith(parts, settings, [], lifts) };
 }
 
 function semanticPart(vector: QueryVector | undefined, settings: RankingSettings, filters: FilterClauses, filterShare: number | undefined, lexical: LexicalPart): SemanticPart | undefined {
@@ -161,15 +164,26 @@ function semanticPart(vector: QueryVector | undefined, settings: RankingSettings
  * listing scores for each part it matches. `neighbours[i]`: part i's fused neighbours, found by
  * its kNN search of its own (`normalised`, `rrf`).
  */
-export function relevanceWith(parts: readonly QueryPart[], settings: RankingSettings, neighbours: ReadonlyArray<FusedNeighbour[] | undefined>): Json {
+export function relevanceWith(parts: readonly QueryPart[], settings: RankingSettings, neighbours: ReadonlyArray<FusedNeighbour[] | undefined>, lifts?: Lifts): Json {
   const meaning = parts.map((part, i) => {
     const semantic = part.semantic;
     const input = !semantic ? undefined : semantic.fusion === 'weighted' ? semantic.nearest : { neighbours: neighbours[i] ?? [] };
     return semanticClauses(settings, part.lexical, input);
   });
+  const lifted = liftClauses(lifts);
   // One part without a semantic side: its kept (frozen) clauses themselves, nothing copied per read.
-  if (parts.length === 1 && meaning[0]!.length === 0) return { bool: { should: parts[0]!.lexical.clauses, minimum_should_match: 1 } };
-  return { bool: { should: parts.flatMap((part, i) => [...part.lexical.clauses, ...meaning[i]!]), minimum_should_match: 1 } };
+  if (parts.length === 1 && meaning[0]!.length === 0 && lifted.length === 0) return { bool: { should: parts[0]!.lexical.clauses, minimum_should_match: 1 } };
+  return { bool: { should: [...parts.flatMap((part, i) => [...part.lexical.clauses, ...meaning[i]!]), ...lifted], minimum_should_match: 1 } };
+}
+
+type Lifts = NonNullable<ReadRequest['lifts']>;
+
+/**
+ * Paid-outcome lifts (src/outcomes, search/taskSearch.ts): a constant per lifted listing in the
+ * relevance bool, so one paid for after similar searches is found even without a word in common.
+ */
+function liftClauses(lifts: Lifts | undefined): Json[] {
+  return (lifts ?? []).map((lift) => ({ constant_score: { filter: { ids: { values: [lift.id] } }, boost: lift.boost } }));
 }
 
 function modelFilter(vector: QueryVector): Json[] {

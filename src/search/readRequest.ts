@@ -45,7 +45,18 @@ export interface ReadRequest {
   /** Count every match (`hits.total`); off by default, the count costs a pass over all matches. */
   countTotal?: boolean;
   filters: CatalogFilters;
+  /**
+   * The payer that will pay (the `X-Payer` header, the MCP tools' `payer` argument): its searches
+   * are remembered so that its settlements link them to the listings paid (src/outcomes). Never
+   * changes the results; search/taskSearch.ts takes it off before the read.
+   */
+  payer?: string;
+  /** Set by search/taskSearch.ts only: paid-outcome lifts of this query's listings (src/outcomes). */
+  lifts?: ReadonlyArray<{ id: string; boost: number; payers: number }>;
 }
+
+/** The header a search names its payer with (HTTP reads and the Bazaar surface). */
+export const PAYER_HEADER = 'X-Payer';
 
 export type ReadEndpoint = 'resources' | 'search' | 'mcpTools';
 

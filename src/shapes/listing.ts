@@ -24,6 +24,20 @@ const debugSchema = {
     recencyBoost: { type: 'number' },
     healthBoost: { type: 'number', minimum: 0, maximum: 1 },
     popularityBoost: { type: 'number', minimum: 1, maximum: 2, description: 'Distinct payers of the last 7 days, log-damped: 1 without payers, at most 1 + popularity.weight.' },
+    need: {
+      type: 'object',
+      description: 'A task query split into needs: the need this result answers (its position in the query, from 0, and its words). Absent for a query of one need.',
+      required: ['index', 'text'],
+      additionalProperties: false,
+      properties: { index: { type: 'integer', minimum: 0 }, text: { type: 'string' } },
+    },
+    outcomes: {
+      type: 'object',
+      description: 'Paid outcomes: the relevance added because distinct payers paid for this listing after searches similar in meaning (at most outcomes.weight), and how many payers.',
+      required: ['lift', 'payers'],
+      additionalProperties: false,
+      properties: { lift: { type: 'number', minimum: 0 }, payers: { type: 'integer', minimum: 1 } },
+    },
   },
 } as const;
 

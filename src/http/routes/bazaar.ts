@@ -23,7 +23,8 @@ export function bazaarRoutes(deps: { discovery: BazaarDiscovery; facilitator: Ro
     sendRead(res, await deps.discovery.list(parseBazaarList(query(req))));
   });
   surface.get('/discovery/search', async (req, res) => {
-    sendRead(res, await deps.discovery.search(parseBazaarSearch(query(req))));
+    // X-Payer, as on /discovery/search (the read grammar's header parameter): what it pays for after this search links to it (src/outcomes).
+    sendRead(res, await deps.discovery.search(parseBazaarSearch(query(req), { headers: (name) => req.get(name) })));
   });
   surface.use(deps.facilitator);
   const router = Router();

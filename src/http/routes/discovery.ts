@@ -14,7 +14,8 @@ import { PATHS } from '../paths.js';
 export function discoveryRoutes(search: CatalogSearch, merchants: MerchantView): Router {
   const router = Router();
   const read = (endpoint: ReadEndpoint) => async (req: Request, res: Response) => {
-    sendRead(res, await search.read(parseReadRequest(endpoint, req.query as Record<string, unknown>)));
+    // Header parameters of the grammar (X-Payer) come from the request's headers.
+    sendRead(res, await search.read(parseReadRequest(endpoint, req.query as Record<string, unknown>, { headers: (name) => req.get(name) })));
   };
   router.get(PATHS.resources, read('resources'));
   router.get(PATHS.search, read('search'));

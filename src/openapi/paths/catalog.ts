@@ -12,7 +12,8 @@ export const DEMO_TRANSLATION_PAY_TO = '0x4E2f8a1B3c5D7e9F0a2B4c6D8e0F1a3B5c7D9e
 export const DEMO_FORECAST_TOOL_ID = mcpListingId('mcp://mcp.skycast.dev', 'get_weather_forecast');
 
 /** A read parameter of the grammar (search/readGrammar.ts) as an OpenAPI query parameter. */
-export const parameterOf = (p: ReadParameter): OpenApiObject => queryParameter(p.name, p.description, p.query, p.required === true);
+export const parameterOf = (p: ReadParameter): OpenApiObject =>
+  p.header !== undefined ? { name: p.header, in: 'header', required: false, description: p.description, schema: p.query } : queryParameter(p.name, p.description, p.query, p.required === true);
 
 const filters: OpenApiObject[] = readParameters('resources').map(parameterOf);
 const searchParameters: OpenApiObject[] = readParameters('search').map(parameterOf);

@@ -10,6 +10,7 @@ import { ListingSearchIndex } from './listingSearch.js';
 import { ListingStore } from './listingStore.js';
 import { ListingVocabulary } from './listingVocabulary.js';
 import { MerchantSummaryIndex } from './merchantSummary.js';
+import { OutcomeLinkIndex } from './outcomeLinks.js';
 import { RankingTunablesIndex } from './rankingTunables.js';
 import { ElasticsearchStaleListingFinder } from './staleListings.js';
 
@@ -54,7 +55,15 @@ export class ElasticsearchStores {
     return new ListingEmbeddingStore(this.client, this.alias);
   }
 
+  /** The paid-outcome links beside the listings (`<alias>-outcomes`, store/elasticsearch/outcomeLinks.ts). */
+  outcomeLinks(): OutcomeLinkIndex {
+    return new OutcomeLinkIndex(this.client, outcomeIndexName(this.alias));
+  }
+
   staleListings(): ElasticsearchStaleListingFinder {
     return new ElasticsearchStaleListingFinder(this.client, this.alias);
   }
 }
+
+/** The outcome links' index of a deployment: beside its listings alias, dropped with the deployment. */
+export const outcomeIndexName = (alias: string) => `${alias}-outcomes`;

@@ -189,6 +189,7 @@ export class ListingIndexGuard {
  * Errors are swallowed: cleanup must not hide the outcome of the run it follows.
  */
 export async function dropDeploymentIndices(elasticsearch: Client, listingsIndex: string, listingsAlias?: string): Promise<void> {
-  const patterns = [`${listingsIndex}*`, ...(listingsAlias ? [`${listingsAlias}-v*`] : [])];
+  // `<alias>-outcomes`: the paid-outcome links (store/elasticsearch/outcomeLinks.ts).
+  const patterns = [`${listingsIndex}*`, ...(listingsAlias ? [`${listingsAlias}-v*`, `${listingsAlias}-outcomes`] : [])];
   await elasticsearch.indices.delete({ index: patterns.join(','), ignore_unavailable: true, allow_no_indices: true }).catch(() => {});
 }

@@ -1,7 +1,7 @@
 /** Runs a catalog read's search body (store/elasticsearch/listingQueries.ts) against the listing alias. */
 import type { Client } from '@elastic/elasticsearch';
 import type { ListingDocument } from '../listingDocument.js';
-import type { SortValue } from './listingQueries.js';
+import { NOT_REMOVED, type SortValue } from './listingQueries.js';
 
 export interface SearchHit {
   _source: ListingDocument;
@@ -57,5 +57,25 @@ export class ListingSearchIndex {
   async countMatching(filter: Record<string, unknown>[]): Promise<number> {
     const response = await this.client.count({ index: this.alias, query: { bool: { filter } } } as never, { openTelemetry: { enabled: false } });
     return response.count;
+  }
+
+  /** Live listings by their `resource` (the outcome import names listings so): id and every payTo. */
+  async byResources(resources: readonly string[]): Promise<Map<string, { id: string; payTos: string[] }>> {
+    const out = new Map<string, { id: string; payTos: string[] }>();
+    for (let i = 0; i < resources.length; i += 1000) {
+      const chunk = resources.slice(i, i + 1000);
+      const response = await this.client.search<ListingDocument>({
+        index: this.alias,
+        size: chunk.length,
+        query: { bool: { filter: [{ terms: { resource: chunk } }], must_not: [NOT_REMOVED] } },
+        _source: ['id', 'resource', 'payment.payTo', 'accepts.payTo'],
+      } as never);
+      for (const hit of (response as { hits: { hits: Array<{ _source: ListingDocument }> } }).hits.hits) {
+        const doc = hit._source;
+        const payTos = [doc.payment?.payTo, ...(doc.accepts ?? []).map((a) => a.payTo)].filter((p): p is string => typeof p === 'string');
+        out.set(doc.resource, { id: doc.id, payTos: [...new Set(payTos)] });
+      }
+    }
+    return out;
   }
 }

@@ -23,11 +23,11 @@
  *   were added (the add and take scripts of store/redis/pendingCredits.ts).
  * - `sponsor`: what the fee sponsor spent per payer and payee and day, and who paid whom recently
  *   (the sponsorship check and record scripts, store/redis/sponsorLedger.ts).
- * - single-key groups (`owners`, `cursor`, `ratelimit`, `lease`, `reach`, `optout`): no tag, so their keys spread
+ * - single-key groups (`owners`, `cursor`, `ratelimit`, `lease`, `reach`, `optout`, `outcomes`): no tag, so their keys spread
  *   over the whole Cluster. A payer's payment key is its window counter's name plus the nonce and
  *   shares the counter's own tag (one script takes both).
  */
-type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'credits' | 'sponsor' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach' | 'optout';
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'credits' | 'sponsor' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach' | 'optout' | 'outcomes';
 
 /** The groups whose keys share one hash slot (see above); the rest are single-key. */
 export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals', 'credits', 'sponsor'];
@@ -147,6 +147,10 @@ export function redisKeys(prefix: string) {
     reachPages: (name: string) => inGroup('reach', `reach:pages:${name}`),
     /** What announcing an origin found in its manifests (src/federation/originAnnouncer.ts). */
     reachOrigin: (origin: string) => inGroup('reach', `reach:origin:${origin}`),
+    /** A payer's recent searches (a sorted set by time, src/outcomes): what its next settlement links to. */
+    outcomeSearches: (payer: string) => inGroup('outcomes', `outcomes:searches:${payer}`),
+    /** The payers that paid an address (src/outcomes): a payment back to one of them is circular value. */
+    outcomePaidBy: (recipient: string) => inGroup('outcomes', `outcomes:paid-by:${recipient}`),
     rateLimit: (name: string, window: number, subject: string) => inGroup('ratelimit', `ratelimit:${name}:${window}:${subject}`),
     /** A payer's payments of one operation in a window; the payment's own key is this plus its nonce (one script). */
     payerPayments: (operation: string, window: number, payer: string) => ownSlot(`ratelimit:${operation}-payer:${window}:${payer}`),

@@ -13,6 +13,7 @@ import { HistoryLog } from './historyLog.js';
 import { hotPathConnection } from './hotPathConnection.js';
 import { RedisLease } from './lease.js';
 import { Ledger } from './ledger.js';
+import { OutcomeTrail } from './outcomeTrail.js';
 import { PayerPaymentCounter } from './payerPayments.js';
 import { ProbeStore } from './probeStore.js';
 import { PublishOwners } from './publishOwners.js';
@@ -44,6 +45,11 @@ export class RedisStores {
   /** The lease `name` (one holder at a time among the instances), held for `ttlMs` per pass. */
   lease(name: string, ttlMs: number): RedisLease {
     return new RedisLease(this.redis, redisKeys(this.prefix).lease(name), ttlMs);
+  }
+
+  /** Payers' recent searches and who paid whom (src/outcomes). */
+  outcomeTrail(): OutcomeTrail {
+    return new OutcomeTrail(this.redis, this.prefix);
   }
 
   writeStream(): WriteStream {
