@@ -20,6 +20,15 @@
  *            --split-cores  Elasticsearch on half the cores, the gateway and the load generator
  *                           on the other half, as gateways on hosts of their own
  *                           (lab/lib/cpuSplit.ts)
+ *            --live  the live shape: the catalog is written while it is searched (signal flushes
+ *                    and listing updates through the write path, lab/lib/liveWriter.ts), default
+ *                    merge policy, no force-merge; reports the segment count and the write rate,
+ *                    and the repeats of paging every search to its end while writing
+ *            --signal-rate N, --update-rate N  the live writes per second (default 30 and 2 per
+ *                    100,000 listings: settlements, health checks and re-probes)
+ *            --warm-up S  seconds of writes before the live rounds (default 30)
+ *            --one-segment  then the same rounds on a copy of the index merged into one segment
+ *                    (a clone, so the live index keeps its shape): the second column
  *
  * Measurements start only once the index has no merge running (lab/lib/indexSettle.ts): a
  * freshly loaded index measures its merges too. CPU per request is Elasticsearch's whole-node CPU
@@ -32,7 +41,7 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../../src/door.js';
 import { createLogger } from '../../src/door.js';
 import { buildCatalogSearch } from '../../src/door.js';
-import { parseReadRequest, type ReadEndpoint, type ReadRequest } from '../../src/door.js';
+import { type ReadRequest } from '../../src/door.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../../src/door.js';
 import { createRedisClient } from '../../src/door.js';
 import { dropDeploymentIndices } from '../../src/door.js';
@@ -44,11 +53,13 @@ import { sharedEmbedder } from '../../src/door.js';
 import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
 import { startServiceProcess } from '../lib/benchService.js';
 import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
-import { printReport } from '../lib/searchBenchReport.js';
+import { printLiveShape, printReport } from '../lib/searchBenchReport.js';
 import { numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { describeSettled, settleIndex } from '../lib/indexSettle.js';
-import { REFERENCE_PARAMS, referenceSearchBody } from '../lib/referenceQuery.js';
-import { distinctSearchQueries, resourcesMix, searchMix, zipfSequence } from '../lib/searchQueryMix.js';
+import { referenceSearchBody } from '../lib/referenceQuery.js';
+import { distinctSearchQueries, searchMix, zipfSequence } from '../lib/searchQueryMix.js';
+import { defaultRates, describeSegments, oneSegmentCopy, pagingRepeats, sampleSegments, startLiveWriter, type LiveRates } from '../lib/liveShape.js';
+import { prepareWorkloads, runRounds, workloadsOn } from '../lib/searchWorkloads.js';
 
 interface Options {
   alias?: string;
@@ -61,6 +72,11 @@ interface Options {
   skewed: number;
   approximateEmbeddings: boolean;
   splitCores: boolean;
+  live: boolean;
+  signalRate?: number;
+  updateRate?: number;
+  warmUp: number;
+  oneSegment: boolean;
 }
 
 function readOptions(): Options {
@@ -77,9 +93,14 @@ function readOptions(): Options {
         skewed: { type: 'string', default: '0' },
         'approximate-embeddings': { type: 'boolean', default: false },
         'split-cores': { type: 'boolean', default: false },
+        live: { type: 'boolean', default: false },
+        'signal-rate': { type: 'string' },
+        'update-rate': { type: 'string' },
+        'warm-up': { type: 'string', default: '30' },
+        'one-segment': { type: 'boolean', default: false },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores] [--live [--signal-rate N] [--update-rate N] [--warm-up S]] [--one-segment]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -92,16 +113,16 @@ function readOptions(): Options {
     skewed: numberOption('skewed', values.skewed, { min: 0, max: 10_000 }),
     approximateEmbeddings: values['approximate-embeddings'],
     splitCores: values['split-cores'],
+    live: values.live,
+    ...(values['signal-rate'] !== undefined ? { signalRate: numberOption('signal-rate', values['signal-rate'], { min: 0 }) } : {}),
+    ...(values['update-rate'] !== undefined ? { updateRate: numberOption('update-rate', values['update-rate'], { min: 0 }) } : {}),
+    warmUp: numberOption('warm-up', values['warm-up'], { min: 0 }),
+    oneSegment: values['one-segment'],
   };
 }
 
-type DirectRequest = Target['requests'][number];
-
-interface Workload {
-  label: string;
-  direct: Target;
-  gateway?: Target;
-}
+/** Pages per search when counting repeats: the shipped rank window (300) and into its tail at 20 a page. */
+const PAGES = 18;
 
 async function main(): Promise<void> {
   const options = readOptions();
@@ -119,9 +140,10 @@ async function main(): Promise<void> {
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 300_000 });
   const redis = createRedisClient(config.redisUrl);
   const scratch = options.alias === undefined && !options.keep;
-  let service: { child: ChildProcess; url: string } | undefined;
-  let cached: { child: ChildProcess; url: string } | undefined;
+  const services: Array<{ child: ChildProcess; url: string }> = [];
   let split: CoreSplit | undefined;
+  let stopWriter: (() => Promise<unknown>) | undefined;
+  let dropCopy: (() => Promise<void>) | undefined;
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: alias }))) await load(options, env, elasticsearch, alias);
     else if (options.approximateEmbeddings) await embed(options, env, elasticsearch, alias); // finishes an interrupted load
@@ -131,76 +153,56 @@ async function main(): Promise<void> {
 
     // Before the gateway starts: it inherits this process's cores.
     if (options.splitCores) split = await splitCores(elasticsearch);
-    service = await startServiceProcess(env);
+    const service = await startServiceProcess(env);
+    services.push(service);
     // Direct requests go to the first node (a cluster routes them on from there).
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
-    const child = service.child;
-    const cpu: CpuProbe = { esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) };
-    // The direct requests are built by the service's own query builder: the same bodies it sends.
+    const probe = (child: ChildProcess): CpuProbe => ({ esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) });
+    // The direct requests are built by the service's own planner and query builder: the same bodies it sends.
     const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
-    const post = (params: Record<string, unknown>, body: unknown): DirectRequest => {
-      const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]));
-      return { method: 'POST', path: `/${alias}/_search?${query}`, body: JSON.stringify(body) };
-    };
-    const parse = (endpoint: ReadEndpoint, query: string) => parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));
-    /**
-     * The kNN searches of their own the service sends before a ranked search (semantic.fusion
-     * normalised or rrf), and before an explain=1 search with the kNN clause: by workload.
-     */
-    const nearest = new Map<string, DirectRequest[]>();
-    const direct = async (endpoint: ReadEndpoint, query: string, label: string) => {
-      const request = parse(endpoint, query);
-      const built = await search.buildRequest(request);
-      // The URL parameters of store/elasticsearch/listingSearch.ts scoredIds.
-      const ids = 'filter_path=hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries';
-      if (built.nearest) {
-        if (!nearest.has(label)) nearest.set(label, []);
-        nearest.get(label)!.push({ method: 'POST', path: `/${alias}/_search?${ids}`, body: JSON.stringify(built.nearest) });
+    const rates: LiveRates | undefined = options.live ? { ...defaultRates(count), ...(options.signalRate !== undefined ? { signals: options.signalRate } : {}), ...(options.updateRate !== undefined ? { updates: options.updateRate } : {}) } : undefined;
+    if (rates) {
+      const writer = await startLiveWriter(env, count, rates);
+      stopWriter = () => writer.stop();
+      process.stderr.write(`live writes: ${rates.signals} signal updates and ${rates.updates} listing updates a second; ${options.warmUp} s before measuring\n`);
+      await new Promise((resolve) => setTimeout(resolve, options.warmUp * 1000));
+      const prepared = await prepareWorkloads(search);
+      const referencePages = await countReferencePages(elasticsearch, alias, prepared.searches);
+      const sampler = sampleSegments(elasticsearch, alias);
+      const rows = await runRounds(workloadsOn(prepared, alias, esUrl, service.url), options, probe(service.child));
+      const segments = await sampler.stop();
+      const repeats = await pagingRepeats(service.url, searchMix(), PAGES);
+      stopWriter = undefined;
+      const written = await writer.stop();
+      const shape = `live shape: ${describeSegments(segments)}; default merge policy, no force-merge`;
+      printReport(rows, { ...options, referencePages, ...(split ? { split: split.description } : {}) }, count, shape);
+      let oneSegment: Parameters<typeof printLiveShape>[0]['oneSegment'];
+      if (options.oneSegment) {
+        const copy = await oneSegmentCopy(elasticsearch, alias);
+        dropCopy = copy.drop;
+        const second = await startServiceProcess({ ...env, LISTINGS_ALIAS: copy.alias, LISTINGS_INDEX: copy.index });
+        services.push(second);
+        const copyRows = await runRounds(workloadsOn(prepared, copy.alias, esUrl, second.url), options, probe(second.child));
+        oneSegment = { rows: copyRows, repeats: await pagingRepeats(second.url, searchMix(), PAGES) };
       }
-      return post(built.params, built.body);
-    };
-    const pair = async (label: string, endpoint: ReadEndpoint, path: string, mix: string[]): Promise<Workload> => ({
-      label,
-      direct: { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q, label))) },
-      gateway: { name: `${label} (gateway)`, url: service!.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) },
-    });
-    // The mix's ranked searches as read requests: the reference query is built from each.
-    const searches = searchMix().map((q) => parse('search', q));
-    const workloads: Workload[] = [
-      {
-        label: 'reference query',
-        direct: { name: 'reference query (direct ES)', url: esUrl, requests: searches.map((request) => post(REFERENCE_PARAMS, referenceSearchBody(request))) },
-      },
-      await pair('search rank', 'search', '/discovery/search', searchMix()),
-      await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),
-      await pair('resources', 'resources', '/discovery/resources', resourcesMix()),
-    ];
-    // A direct body is the main search only: its kNN search of its own is measured beside it (add the two).
-    for (const [label, requests] of nearest) workloads.push({ label: `${label}: its kNN search of its own`, direct: { name: `${label}: kNN search of its own (direct ES)`, url: esUrl, requests } });
-    const referencePages = await countReferencePages(elasticsearch, alias, searches);
-    const targets = workloads.flatMap((w) => (w.gateway ? [w.direct, w.gateway] : [w.direct]));
-    for (const target of targets) await measure(target, options, cpu, 3); // warm caches on both sides
-    const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
-    for (let round = 0; round < options.rounds; round++) {
-      for (const target of targets) runs.get(target.name)!.push(await measure(target, options, cpu));
-      process.stderr.write(`round ${round + 1}/${options.rounds} done\n`);
+      printLiveShape({ rows, written, rates, segments, repeats, ...(oneSegment ? { oneSegment } : {}) });
+    } else {
+      const prepared = await prepareWorkloads(search);
+      const referencePages = await countReferencePages(elasticsearch, alias, prepared.searches);
+      const rows = await runRounds(workloadsOn(prepared, alias, esUrl, service.url), options, probe(service.child));
+      printReport(rows, { ...options, referencePages, ...(split ? { split: split.description } : {}) }, count, describeSettled(alias, settled));
     }
-    const result = (target: Target | undefined) => (target ? median(runs.get(target.name)!) : undefined);
-    printReport(
-      workloads.map((w) => ({ label: w.label, direct: result(w.direct)!, gateway: result(w.gateway) })),
-      { ...options, referencePages, ...(split ? { split: split.description } : {}) },
-      count,
-      describeSettled(alias, settled),
-    );
     if (options.skewed > 0) {
-      cached = await startServiceProcess({ ...env, READ_CACHE_MS: '1000' });
-      await measureReadCache(options, { url: service.url, child }, cached, esUrl, elasticsearch);
+      const cached = await startServiceProcess({ ...env, READ_CACHE_MS: '1000' });
+      services.push(cached);
+      await measureReadCache(options, service, cached, esUrl, elasticsearch);
     }
   } finally {
     split?.restore();
-    service?.child.kill('SIGTERM');
-    cached?.child.kill('SIGTERM');
+    await stopWriter?.().catch(() => undefined);
+    for (const service of services) service.child.kill('SIGTERM');
+    await dropCopy?.();
     if (scratch) await dropDeploymentIndices(elasticsearch, config.listingsIndex);
     await dropRedisPrefix(redis, config.redisPrefix);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);

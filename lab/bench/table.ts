@@ -10,10 +10,12 @@
  * the two codes on the same index (REF first), so the machine's drift falls on both, and each row
  * lists every run beside the median: the spread is the noise a difference must beat.
  *
- *   npm run bench -- table --alias ALIAS [--against REF] [--pairs 2] [--rounds 1] [--set both|all] [--split-cores]
+ *   npm run bench -- table --alias ALIAS [--against REF] [--pairs 2] [--rounds 1] [--set both|all] [--split-cores] [--live [--warm-up S]]
  *
  * `--split-cores`: the cost runs with Elasticsearch on half the cores and the rest (the gateway, the
  * load generator) on the other half (lab/lib/cpuSplit.ts), for every code alike.
+ * `--live`: each code's cost runs write the catalog while they measure (bench-search --live: the
+ * live shape); both codes must have the mode.
  * `--shipped-tunables`: each code's cost runs read the ranking tunables that code ships (`_meta.ranking`
  * of its mappings/listings.json, written to the kept catalog before its runs; the catalog's own put
  * back at the end). Without it both codes read the catalog's stored tunables, as a deployment that
@@ -34,7 +36,7 @@ import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from '../lib/benchTable.js';
 
-const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores] [--shipped-tunables]';
+const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores] [--shipped-tunables] [--live [--warm-up S]]';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 interface Code {
@@ -44,10 +46,16 @@ interface Code {
   worktree?: boolean;
 }
 
-/** Runs one of a checkout's scripts with tsx; its progress goes to stderr, its report is returned. */
-function runScript(code: Code, script: string, args: string[]): Promise<string> {
+/** A benchmark of a checkout: lab/bench/NAME.ts, or scripts/bench-NAME.ts in a code from before the lab moved out. */
+function benchFile(code: Code, name: string): string {
+  const lab = join(code.dir, 'lab', 'bench', `${name}.ts`);
+  return existsSync(lab) ? lab : join(code.dir, 'scripts', `bench-${name}.ts`);
+}
+
+/** Runs one of a checkout's benchmarks with tsx; its progress goes to stderr, its report is returned. */
+function runScript(code: Code, name: string, args: string[]): Promise<string> {
   return new Promise((done, failed) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(code.dir, 'scripts', script), ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', benchFile(code, name), ...args], {
       cwd: code.dir,
       stdio: ['ignore', 'pipe', 'inherit'],
       env: process.env,
@@ -55,7 +63,7 @@ function runScript(code: Code, script: string, args: string[]): Promise<string> 
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', failed);
-    child.on('exit', (status) => (status === 0 ? done(out) : failed(new Error(`${code.label}: ${script} exited with ${status}\n${out.slice(-2000)}`))));
+    child.on('exit', (status) => (status === 0 ? done(out) : failed(new Error(`${code.label}: ${name} exited with ${status}\n${out.slice(-2000)}`))));
   });
 }
 
@@ -96,6 +104,8 @@ async function main(): Promise<void> {
         set: { type: 'string', default: 'both' },
         'split-cores': { type: 'boolean', default: false },
         'shipped-tunables': { type: 'boolean', default: false },
+        live: { type: 'boolean', default: false },
+        'warm-up': { type: 'string' },
       },
     },
     USAGE,
@@ -111,7 +121,9 @@ async function main(): Promise<void> {
   try {
     const tunables = values['shipped-tunables'] ? await shippedTunables(new RankingTunablesIndex(elasticsearch, values.alias)) : undefined;
     try {
-      await measure(codes, values.alias, values.set, pairs, rounds, values['split-cores'] ? () => splitCores(elasticsearch) : undefined, tunables?.use);
+      // --live: each code's bench-search writes while it measures (its own --live; a code from before it has none).
+      const live = values.live ? ['--live', ...(values['warm-up'] !== undefined ? ['--warm-up', values['warm-up']] : [])] : [];
+      await measure(codes, values.alias, values.set, pairs, rounds, values['split-cores'] ? () => splitCores(elasticsearch) : undefined, tunables?.use, live);
     } finally {
       await tunables?.restore();
     }
@@ -144,12 +156,12 @@ async function shippedTunables(store: RankingTunablesIndex): Promise<{ use: (cod
  */
 async function measure(
   codes: Code[], alias: string, set: string, pairs: number, rounds: number,
-  split?: () => Promise<CoreSplit>, useTunables?: (code: Code) => Promise<void>,
+  split?: () => Promise<CoreSplit>, useTunables?: (code: Code) => Promise<void>, searchArgs: string[] = [],
 ): Promise<void> {
   const relevance = new Map<Code, Relevance>();
   for (const code of codes) {
     process.stderr.write(`\n[bench-table] relevance, ${code.label}\n`);
-    relevance.set(code, parseRelevance(await runScript(code, 'bench-relevance.ts', ['--set', set])));
+    relevance.set(code, parseRelevance(await runScript(code, 'relevance', ['--set', set])));
   }
   const costs = new Map<Code, Cost[]>(codes.map((c) => [c, []]));
   const cores = await split?.();
@@ -158,7 +170,7 @@ async function measure(
       for (const code of codes) {
         process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
         await useTunables?.(code);
-        costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', alias, '--rounds', String(rounds)])));
+        costs.get(code)!.push(parseCost(await runScript(code, 'search', ['--alias', alias, '--rounds', String(rounds), ...searchArgs])));
       }
     }
   } finally {

@@ -59,3 +59,58 @@ export function printReport(rows: Row[], options: ReportOptions, count: number, 
   if (plain && explain) lines.push('', `explain=1 p50 / plain p50 (gateway): ${(explain.p50 / Math.max(plain.p50, 0.001)).toFixed(2)}x`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
+
+export interface LiveShapeReport {
+  rows: Row[];
+  written: { signals: number; updates: number; seconds: number; cpuMsPerS: number };
+  rates: { signals: number; updates: number };
+  segments: number[];
+  repeats: PagingRepeats;
+  /** The same rounds on a copy of the index merged into one segment, without writes. */
+  oneSegment?: { rows: Row[]; repeats: PagingRepeats };
+}
+
+export interface PagingRepeats {
+  searches: number;
+  pages: number;
+  listings: number;
+  repeated: number;
+}
+
+const perSecond = (n: number, seconds: number) => (n / Math.max(seconds, 1)).toFixed(1);
+const describeRepeats = (r: PagingRepeats) => `${r.repeated} repeated of ${r.listings} listings shown (${r.searches} searches, ${r.pages} pages)`;
+
+/** The live shape's writes and paging, and the one-segment column beside the live one. */
+export function printLiveShape(report: LiveShapeReport): void {
+  const { written, rates, segments } = report;
+  const sorted = [...segments].sort((a, b) => a - b);
+  const lines = [
+    '',
+    `live writes: ${perSecond(written.signals, written.seconds)} signal updates/s and ${perSecond(written.updates, written.updates > 0 ? written.seconds : 1)} listing updates/s over ${written.seconds.toFixed(0)} s ` +
+      `(asked ${rates.signals} and ${rates.updates}), applied through the write path in a process of its own (${written.cpuMsPerS.toFixed(0)} ms of CPU a second)`,
+    `segments while measuring: median ${sorted[Math.floor(sorted.length / 2)] ?? '?'}, ${sorted[0] ?? '?'}-${sorted[sorted.length - 1] ?? '?'}`,
+    `paging every mix search to its end through the gateway while writing: ${describeRepeats(report.repeats)}`,
+  ];
+  const copy = report.oneSegment;
+  if (copy) {
+    const liveRef = report.rows.find((r) => r.label === 'reference query')!.direct.esCpuMs;
+    const copyRef = copy.rows.find((r) => r.label === 'reference query')!.direct.esCpuMs;
+    const cell = (m: Measured | undefined, reference: number) => (m ? `${m.esCpuMs.toFixed(2)} (${(m.esCpuMs / reference).toFixed(2)}x)` : '');
+    lines.push(
+      `paging the same on the one-segment copy, no writes: ${describeRepeats(copy.repeats)}`,
+      '',
+      'CPU per request (ms), live shape (headline) and a one-segment copy of the same index (second column), each x its own reference query:',
+      '',
+      '| workload | ES direct, live | ES direct, one segment | gateway CPU, live | gateway CPU, one segment | throughput / direct, live | one segment |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const row of report.rows) {
+      const other = copy.rows.find((r) => r.label === row.label);
+      const share = (r: Row | undefined) => (r?.gateway ? `${((100 * r.gateway.rps) / Math.max(r.direct.rps, 1)).toFixed(0)}%` : '');
+      lines.push(
+        `| ${row.label} | ${cell(row.direct, liveRef)} | ${cell(other?.direct, copyRef)} | ${row.gateway?.gatewayCpuMs?.toFixed(2) ?? ''} | ${other?.gateway?.gatewayCpuMs?.toFixed(2) ?? ''} | ${share(row)} | ${share(other)} |`,
+      );
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
