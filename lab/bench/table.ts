@@ -37,7 +37,7 @@ import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from 
 import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from '../lib/benchTable.js';
 
 const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores] [--shipped-tunables] [--live [--warm-up S]]';
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 interface Code {
   label: string;
