@@ -169,6 +169,9 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, options.warmUp * 1000));
       const prepared = await prepareWorkloads(search);
       const referencePages = await countReferencePages(elasticsearch, alias, prepared.searches);
+      // What the writes alone cost Elasticsearch, and the idle gateway its background work, a second:
+      // a workload's requests each carry 1/rps of it, so it is subtracted for the net figures.
+      const quiet = await quietCpu(elasticsearch, service.child, 10);
       const sampler = sampleSegments(elasticsearch, alias);
       const rows = await runRounds(workloadsOn(prepared, alias, esUrl, service.url), options, probe(service.child));
       const segments = await sampler.stop();
@@ -186,7 +189,7 @@ async function main(): Promise<void> {
         const copyRows = await runRounds(workloadsOn(prepared, copy.alias, esUrl, second.url), options, probe(second.child));
         oneSegment = { rows: copyRows, repeats: await pagingRepeats(second.url, searchMix(), PAGES) };
       }
-      printLiveShape({ rows, written, rates, segments, repeats, ...(oneSegment ? { oneSegment } : {}) });
+      printLiveShape({ rows, written, rates, segments, repeats, quiet, ...(oneSegment ? { oneSegment } : {}) });
     } else {
       const prepared = await prepareWorkloads(search);
       const referencePages = await countReferencePages(elasticsearch, alias, prepared.searches);
@@ -207,6 +210,13 @@ async function main(): Promise<void> {
     await dropRedisPrefix(redis, config.redisPrefix);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
+}
+
+/** Elasticsearch's and the gateway's CPU a second over `seconds` without a request (the writes go on). */
+async function quietCpu(elasticsearch: ReturnType<typeof createElasticsearchClient>, gateway: ChildProcess, seconds: number): Promise<{ esMsPerS: number; gatewayMsPerS: number }> {
+  const [es, gw] = [await elasticsearchCpuMs(elasticsearch), processCpuMs(gateway.pid) ?? 0];
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return { esMsPerS: ((await elasticsearchCpuMs(elasticsearch)) - es) / seconds, gatewayMsPerS: ((processCpuMs(gateway.pid) ?? 0) - gw) / seconds };
 }
 
 /**

@@ -25,33 +25,18 @@
  * NAME --count 100000 --approximate-embeddings --keep --rounds 1`). Both codes must accept its
  * mapping. `--set` as bench-relevance's (the sealed held-out set gives aggregates only).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createElasticsearchClient } from '../../src/door.js';
 import { RankingTunablesIndex } from '../../src/door.js';
 import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from '../lib/benchTable.js';
+import { benchFile, head, removeWorktree, worktreeOf, type Code } from '../lib/codeWorktree.js';
 
 const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores] [--shipped-tunables] [--live [--warm-up S]]';
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-
-interface Code {
-  label: string;
-  dir: string;
-  /** A worktree this run made: removed at the end. */
-  worktree?: boolean;
-}
-
-/** A benchmark of a checkout: lab/bench/NAME.ts, or scripts/bench-NAME.ts in a code from before the lab moved out. */
-function benchFile(code: Code, name: string): string {
-  const lab = join(code.dir, 'lab', 'bench', `${name}.ts`);
-  return existsSync(lab) ? lab : join(code.dir, 'scripts', `bench-${name}.ts`);
-}
-
 /** Runs one of a checkout's benchmarks with tsx; its progress goes to stderr, its report is returned. */
 function runScript(code: Code, name: string, args: string[]): Promise<string> {
   return new Promise((done, failed) => {
@@ -65,32 +50,6 @@ function runScript(code: Code, name: string, args: string[]): Promise<string> {
     child.on('error', failed);
     child.on('exit', (status) => (status === 0 ? done(out) : failed(new Error(`${code.label}: ${name} exited with ${status}\n${out.slice(-2000)}`))));
   });
-}
-
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-
-/** REF checked out beside this one (detached, under .cache/), sharing node_modules and the models. */
-function worktreeOf(ref: string): Code {
-  const sha = git('rev-parse', '--verify', `${ref}^{commit}`);
-  const dir = join(ROOT, '.cache', 'bench-table', sha.slice(0, 12));
-  if (existsSync(dir)) removeWorktree(dir);
-  git('worktree', 'add', '--detach', dir, sha);
-  mkdirSync(join(dir, '.cache'), { recursive: true });
-  for (const shared of SHARED) if (existsSync(join(ROOT, shared))) symlinkSync(join(ROOT, shared), join(dir, shared));
-  return { label: `${ref} (${sha.slice(0, 8)})`, dir, worktree: true };
-}
-
-const SHARED = ['node_modules', join('.cache', 'models')];
-
-/** The links first, so that nothing they point at (this checkout's node_modules, the models) is touched. */
-function removeWorktree(dir: string): void {
-  for (const shared of SHARED) rmSync(join(dir, shared), { force: true });
-  git('worktree', 'remove', '--force', dir);
-}
-
-function describeHead(): string {
-  const sha = git('rev-parse', '--short=8', 'HEAD');
-  return git('status', '--porcelain', '--untracked-files=no') === '' ? `HEAD (${sha})` : `HEAD (${sha}) + uncommitted changes`;
 }
 
 async function main(): Promise<void> {
@@ -117,7 +76,7 @@ async function main(): Promise<void> {
   const elasticsearch = createElasticsearchClient(loadConfigOrFail().elasticsearchUrl);
   const found = await elasticsearch.indices.existsAlias({ name: values.alias });
   if (!found) fail(`no alias ${values.alias} on Elasticsearch: keep a catalog first (npm run bench -- search --alias ${values.alias} --count 100000 --approximate-embeddings --keep --rounds 1)`);
-  const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), { label: describeHead(), dir: ROOT }];
+  const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), head()];
   try {
     const tunables = values['shipped-tunables'] ? await shippedTunables(new RankingTunablesIndex(elasticsearch, values.alias)) : undefined;
     try {

@@ -66,6 +66,8 @@ export interface LiveShapeReport {
   rates: { signals: number; updates: number };
   segments: number[];
   repeats: PagingRepeats;
+  /** CPU a second with the writes going on and no request: Elasticsearch's, the gateway's. */
+  quiet: { esMsPerS: number; gatewayMsPerS: number };
   /** The same rounds on a copy of the index merged into one segment, without writes. */
   oneSegment?: { rows: Row[]; repeats: PagingRepeats };
 }
@@ -90,7 +92,21 @@ export function printLiveShape(report: LiveShapeReport): void {
       `(asked ${rates.signals} and ${rates.updates}), applied through the write path in a process of its own (${written.cpuMsPerS.toFixed(0)} ms of CPU a second)`,
     `segments while measuring: median ${sorted[Math.floor(sorted.length / 2)] ?? '?'}, ${sorted[0] ?? '?'}-${sorted[sorted.length - 1] ?? '?'}`,
     `paging every mix search to its end through the gateway while writing: ${describeRepeats(report.repeats)}`,
+    `with the writes going on and no request: Elasticsearch ${report.quiet.esMsPerS.toFixed(0)} ms of CPU a second, the gateway ${report.quiet.gatewayMsPerS.toFixed(1)}`,
+    '',
+    'CPU per request (ms) net of that (each request carries 1/rps of it in the tables above):',
+    '',
+    '| workload | ES, direct, net | x reference, net | ES behind the gateway, net | gateway process, net |',
+    '|---|---|---|---|---|',
   ];
+  const net = (m: Measured | undefined, perS: number, cpu: (m: Measured) => number | undefined) => (m && cpu(m) !== undefined ? cpu(m)! - perS / Math.max(m.rps, 1) : undefined);
+  const refNet = net(report.rows.find((r) => r.label === 'reference query')!.direct, report.quiet.esMsPerS, (m) => m.esCpuMs)!;
+  for (const { label, direct, gateway } of report.rows) {
+    const d = net(direct, report.quiet.esMsPerS, (m) => m.esCpuMs)!;
+    const behind = net(gateway, report.quiet.esMsPerS, (m) => m.esCpuMs);
+    const gw = net(gateway, report.quiet.gatewayMsPerS, (m) => m.gatewayCpuMs);
+    lines.push(`| ${label} | ${d.toFixed(2)} | ${(d / refNet).toFixed(2)}x | ${behind?.toFixed(2) ?? ''} | ${gw?.toFixed(2) ?? ''} |`);
+  }
   const copy = report.oneSegment;
   if (copy) {
     const liveRef = report.rows.find((r) => r.label === 'reference query')!.direct.esCpuMs;
