@@ -8,7 +8,7 @@
  * round's requests per second), Elasticsearch's CPU per request behind it, requests per second and
  * p50. The lowest and the median round are given: a busy neighbour inflates CPU, never deflates it.
  *
- *   npm run bench -- gateway-pair --alias ALIAS --against REF [--workloads search,resources,explain]
+ *   npm run bench -- gateway-pair --alias ALIAS --against REF[,REF...] [--workloads search,resources,explain]
  *                                 [--rounds 6] [--duration 8] [--connections 16] [--idle 20]
  */
 import { loadavg } from 'node:os';
@@ -19,7 +19,7 @@ import { head, removeWorktree, worktreeOf, type Code } from '../lib/codeWorktree
 import { elasticsearchCpuMs, measure, processCpuMs, type Measured, type Target } from '../lib/httpLoad.js';
 import { resourcesMix, searchMix } from '../lib/searchQueryMix.js';
 
-const USAGE = 'usage: bench-gateway-pair --alias ALIAS --against REF [--workloads search,resources,explain] [--rounds N] [--duration S] [--connections N] [--idle S]';
+const USAGE = 'usage: bench-gateway-pair --alias ALIAS --against REF[,REF...] [--workloads search,resources,explain] [--rounds N] [--duration S] [--connections N] [--idle S]';
 
 const WORKLOADS: Record<string, string[]> = {
   search: searchMix().map((q) => `/discovery/search?${q}`),
@@ -68,7 +68,8 @@ async function main(): Promise<void> {
   const redis = createRedisClient(config.redisUrl);
   const stamp = Date.now().toString(36);
   const prefix = `bench-gateway-pair:${stamp}:`;
-  const codes = [worktreeOf(values.against, 'bench-gateway-pair'), head()];
+  // Several refs (comma-separated): every code side by side, this checkout last.
+  const codes = [...values.against.split(',').map((ref) => worktreeOf(ref.trim(), 'bench-gateway-pair')), head()];
   const gateways: Gateway[] = [];
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: values.alias }))) fail(`no alias ${values.alias}: keep a catalog first (npm run bench -- search --alias ${values.alias} --keep)`);
@@ -87,7 +88,8 @@ async function main(): Promise<void> {
     for (const g of gateways) g.idleMsPerS = await idleCpu(g.child, numberOption('idle', values.idle));
     const runs = new Map<string, Measured[]>();
     for (let round = 0; round < rounds; round++) {
-      const order = round % 2 === 0 ? gateways : [...gateways].reverse();
+      // The order turns every round, so no code always runs first or last.
+      const order = gateways.map((_, i) => gateways[(i + round) % gateways.length]!);
       for (const w of workloads) {
         for (const g of order) {
           const key = `${w} ${g.code.label}`;
