@@ -138,7 +138,8 @@ redis_cluster_start() {
     [ "$(redis-cli -p "$port" ping 2>/dev/null)" = "PONG" ] && continue
     mkdir -p "$REDIS_CLUSTER_DIR/$port"
     redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
-      --cluster-node-timeout 3000 --appendonly yes --save "" --dir "$REDIS_CLUSTER_DIR/$port" \
+      --cluster-node-timeout 3000 --appendonly yes --save "" --maxmemory "${REDIS_MAXMEMORY:-256mb}" --maxmemory-policy noeviction \
+      --dir "$REDIS_CLUSTER_DIR/$port" \
       --logfile "$REDIS_CLUSTER_DIR/$port/redis.log" --pidfile "$REDIS_CLUSTER_DIR/$port/redis.pid"
   done
   for port in $(redis_ports); do

@@ -10,7 +10,7 @@
 #   scripts/services.sh model-file                   prints where the configured model's ONNX file goes
 #
 # Environment: ES_VERSION (default 8.19.7), ES_PORT (9200), ES_USER (elasticsearch),
-# ES_HEAP (512m), ES_JAVA_HOME, REDIS_URL (redis://127.0.0.1:6379), CACHE_DIR (.cache),
+# ES_HEAP (512m), ES_JAVA_HOME, REDIS_URL (redis://127.0.0.1:6379), REDIS_MAXMEMORY (1gb), CACHE_DIR (.cache),
 # EMBEDDING_MODEL (the default of src/config/embeddingModels.json) and EMBEDDING_MODEL_DIR
 # (.cache/models/<EMBEDDING_MODEL>), as the service reads them.
 set -euo pipefail
@@ -28,6 +28,10 @@ ES_HOME="$CACHE_DIR/elasticsearch-${ES_VERSION}"
 ES_NODE_DIR="$CACHE_DIR/es-node-${ES_PORT}"   # data, logs and pid of the node on this port
 ES_URL="http://127.0.0.1:${ES_PORT}"
 REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+# A Redis anyone's input grows must have a ceiling, and at it refuse writes (the service answers
+# 503) rather than evict used nonces, seller tokens or the write stream (issue 43; /readyz says
+# when it is near). Only a Redis this script starts gets it: one that already answers is left as is.
+REDIS_MAXMEMORY="${REDIS_MAXMEMORY:-1gb}"
 # Semantic retrieval's models (README "Semantic retrieval"): the table the service reads, each a
 # quantized ONNX model and its tokenizer packaged in a langchain4j jar on Maven Central.
 MODEL_TABLE="$ROOT/src/config/embeddingModels.json"
@@ -273,6 +277,7 @@ redis_start() {
   log "starting redis-server on $REDIS_HOST:$REDIS_PORT"
   mkdir -p "$CACHE_DIR/redis-$REDIS_PORT"
   redis-server --daemonize yes --bind "$REDIS_HOST" --port "$REDIS_PORT" --save "" --appendonly yes --appendfsync everysec \
+    --maxmemory "$REDIS_MAXMEMORY" --maxmemory-policy noeviction \
     --dir "$CACHE_DIR/redis-$REDIS_PORT" --logfile "$CACHE_DIR/redis-$REDIS_PORT/redis.log" \
     --pidfile "$CACHE_DIR/redis-$REDIS_PORT/redis.pid"
   local waited=0

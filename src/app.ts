@@ -37,7 +37,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestContext(deps.logger));
   // Large JSON pages only (limit=100 with tool schemas, Bazaar pages): gzip at its fastest level
-  // costs gateway CPU that a small page does not repay (README "Compression"). Streams (MCP's event
+  // costs gateway CPU that a small page does not repay (docs/catalog-reads.md "Read cache and compression"). Streams (MCP's event
   // streams) are never buffered for it.
   app.use(compression({ threshold: deps.config.compressMinBytes, level: 1, filter: (_req, res) => isJson(res.getHeader('Content-Type')) }));
   // Bodies are JSON everywhere: over the limit 413 payload_too_large, nested deeper than any

@@ -27,7 +27,7 @@ import { registerReadCacheMetrics } from './search/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
-import { buildSignals, type SignalTracking } from './signals/index.js';
+import { buildPendingCredits, buildSignals, type SignalTracking } from './signals/index.js';
 import { BazaarDiscovery } from './bazaar/bazaarDiscovery.js';
 import { buildChanges } from './changes/index.js';
 import { buildEmbeddingWorker, type EmbeddingWorker } from './semantic/index.js';
@@ -72,12 +72,15 @@ export interface Container {
 export function buildContainer(config: Config, logger: Logger, clients: Clients): Container {
   const stores = storesFor(clients, config);
   const changeFeed = buildChanges(config, logger, stores);
-  // Applied writes feed the change log and, without holding writes up, the health schedule.
+  // Applied writes feed the change log and, without holding writes up, the health schedule and the
+  // settlements that waited for the probe of the resource they named.
   const enrollment = new HealthEnrollment(stores.redis.probes(), config.announce, systemClock);
+  const credits = buildPendingCredits(config, logger, stores.redis);
   const catalog = buildCatalog(config, logger, stores, {
     applied: async (writes) => {
       await changeFeed.observer.applied(writes);
       await enrollment.applied(writes).catch((err: Error) => logger.warn('health enrollment failed', { err: err.message }));
+      await credits.applied(writes);
     },
   });
   const changes = changeFeed.attach(catalog.reader);
@@ -99,7 +102,6 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     reader: catalog.reader,
     metrics,
     probes: announce,
-    boundHosts: publishing.boundHosts,
   });
   const { facilitator, signals } = payments;
   const routers = buildRouters({
@@ -110,6 +112,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     announce,
     federation: { origins: federation.origins, upstreams: federation.poller },
     publish: publishing.service,
+    optOut: publishing.optOut,
     tokens: publishing.tokens,
     facilitator: facilitator.service,
     metrics,
@@ -135,7 +138,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   };
 }
 
-type PaymentDeps = Omit<Parameters<typeof buildFacilitator>[2], 'redis' | 'signals' | 'reflushSignals'> & { stores: Stores };
+type PaymentDeps = Omit<Parameters<typeof buildFacilitator>[2], 'redis' | 'signals'> & { stores: Stores };
 
 /**
  * The facilitator and the signals it feeds, on one Redis connection of their own with
@@ -152,7 +155,6 @@ export function buildPayments(config: Config, logger: Logger, deps: PaymentDeps)
     ...rest,
     redis: connection.stores,
     signals: signals.recorder,
-    reflushSignals: (ids) => signals.counters.markDirty(ids),
   });
   const closer = closedAfter(connection.closer, [() => signals.flusher.stop(), () => facilitator.cataloger.idle()]);
   return { facilitator, signals, workers: [...signals.workers, closer] };

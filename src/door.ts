@@ -24,7 +24,7 @@ export { benchmarkEnv, drainQueue, openCatalogSession, type CatalogSession } fro
 export { importListings, parseListingFile, type ParsedEntry } from './catalog/transfer.js';
 export { checkListingInput, validateListingInput } from './catalog/validation.js';
 export { buildListingDocument } from './catalog/document.js';
-export { httpListingId } from './catalog/identity.js';
+export { canonicalIdentity, httpListingId } from './catalog/identity.js';
 export { toListing } from './catalog/listing.js';
 export { type ListingDocument } from './store/listingDocument.js';
 export { type Listing } from './shapes/listing.js';

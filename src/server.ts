@@ -11,6 +11,7 @@ import { ensureListingIndex, IncompatibleIndexError } from './store/elasticsearc
 import { searchesSegmentsInParallel } from './store/elasticsearch/segmentSearch.js';
 import { createRedisClient } from './store/redis/client.js';
 import { redisPersistence } from './store/redis/persistence.js';
+import { redisMemory } from './store/redis/memory.js';
 
 function readConfig(): Config {
   try {
@@ -54,6 +55,13 @@ async function main(): Promise<void> {
   }
 
   // The write path is only as durable as this Redis: say so once at start (GET /readyz says it too).
+  void redisMemory(redis)
+    .then((memory) => {
+      const figures = { usedBytes: memory.usedBytes, maxBytes: memory.maxBytes, policy: memory.policy };
+      if (memory.state === 'ok') logger.info('redis memory: bounded', figures);
+      else logger.warn(`redis memory: ${memory.state === 'no_limit' ? 'NO maxmemory (untrusted input can grow it until it is killed)' : memory.state === 'evicts' ? 'an evicting policy (nonces and tokens may be dropped; use noeviction)' : 'near maxmemory'}`, figures);
+    })
+    .catch((err: Error) => logger.warn('redis memory: could not ask Redis', { error: err.message }));
   void redisPersistence(redis)
     .then((persistence) => {
       if (persistence.durable) logger.info('redis persistence: durable', { summary: persistence.summary });

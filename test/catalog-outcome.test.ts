@@ -73,13 +73,20 @@ describe('facilitator: sellers told what was cataloged (EXTENSION-RESPONSES baza
       bazaar: { status: 'rejected', rejectedReason: 'the payment was refused (invalid_exact_evm_insufficient_balance); a refused payment lists nothing' },
     });
 
-    // Loopback is allowed to this service's probe only for 127.0.0.0/8: a private address is not listable.
+    // Loopback is allowed to this service's probe only for 127.0.0.0/8: a private address is only
+    // ever a probe request (traffic lists nothing itself, issue 43), which the probe refuses, saying
+    // "a private address" and nothing of what it resolved to.
     const inward = await exactRequest(buyer, requirements(sellerWallet.address), {}, { url: 'http://10.1.2.3/admin', description: 'Inward', mimeType: '' });
     const settled = await client.settle(withDiscovery(inward) as never, inward.paymentRequirements as never);
     assert.equal(settled.success, true);
     const bazaar = settled.extensionResponses?.bazaar as { status: string; rejectedReason?: string };
-    assert.equal(bazaar.status, 'rejected');
-    assert.match(bazaar.rejectedReason ?? '', /10\.1\.2\.3|address/);
+    assert.equal(bazaar.status, 'processing');
+    const probe = await waitFor(async () => {
+      const record = await world.h.container.probing.store.get(httpListingId('http://10.1.2.3/admin'));
+      return record && record.status !== 'pending' ? record : undefined;
+    });
+    assert.equal(probe.reason, 'blocked_address');
+    assert.match(probe.detail ?? '', /private address/);
 
     // Without discovery metadata there is nothing to report.
     const plain = await exactRequest(buyer, requirements(sellerWallet.address), {}, { url: 'https://api.plain-outcome.example/x', description: 'Plain', mimeType: '' });

@@ -20,6 +20,12 @@ describe('demand: distinct payers, the largest payer, 30-day quality', function 
 
   before(async () => {
     h = await startHarness({ SIGNALS_FLUSH_MS: '200' });
+    // Listed with the payTo its buyers pay (a payment counts only for the listing whose seller it paid: issue 43).
+    await h.container.catalog.writer.upsert(
+      { type: 'http', resource: resource.url, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1000', payTo }, describe: { description: resource.description } },
+      { source: 'import' },
+    );
+    await waitFor(async () => h.container.catalog.reader.get(id));
   });
   after(async () => h?.close());
 

@@ -26,7 +26,7 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
   const appliedSoFar = async () => {
     await h.container.facilitator.cataloger.idle();
     const marker = `http://marker.test/${Date.now()}${Math.random().toString(36).slice(2)}`;
-    const { id } = await h.container.catalog.writer.upsert({ type: 'http', resource: marker, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1' } }, { source: 'traffic' });
+    const { id } = await h.container.catalog.writer.upsert({ type: 'http', resource: marker, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1' } }, { source: 'import' });
     await waitFor(async () => h.container.catalog.reader.get(id));
   };
   const mcpBody = async (payer: ReturnType<typeof newWallet>, payTo: string, uri: string, tool: string, amount = '1000') => {
@@ -116,23 +116,35 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
     assert.equal(await h.container.catalog.reader.get(httpListingId(VICTIM.url)), undefined);
   });
 
-  it('a real settlement lists its resource, but never a loopback/private URL or a tool on a host bound to a seller token', async () => {
+  it('a real settlement lists nothing by itself (issue 43): a public URL gets a probe, a private one a refused probe, a tool nothing', async () => {
     await h.container.publishing.tokens.issue(['bound-tools.example']);
     const payer = newWallet();
     await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
     const seller = newWallet().address;
     const settle = async (body: unknown) => assert.equal((await post('/settle', body)).success, true);
-    const listed = { url: 'https://paid.example/report', description: 'Daily report', mimeType: 'application/json' };
-    await settle(await exactRequest(payer, requirements(seller), {}, listed));
+    const named = { url: 'https://paid.example/report', description: 'Daily report', mimeType: 'application/json' };
+    await settle(await exactRequest(payer, requirements(seller), {}, named));
     const refused = ['http://127.0.0.1:6379/x', 'http://10.1.2.3/admin', 'http://[::1]:8080/x', 'http://169.254.169.254/latest/meta-data', 'http://localhost:9200/_cat'];
     for (const url of refused) await settle(await exactRequest(payer, requirements(seller), {}, { url, description: 'inward', mimeType: '' }));
     await settle(await mcpBody(payer, seller, 'mcp://bound-tools.example/squatted_tool', 'squatted_tool'));
     await settle(await mcpBody(payer, seller, 'mcp://free-tools.example/open_tool', 'open_tool'));
     await appliedSoFar();
-    assert.equal((await h.container.catalog.reader.get(httpListingId(listed.url)))?.source, 'traffic');
-    assert.equal((await h.container.catalog.reader.get(mcpListingId('mcp://free-tools.example/open_tool', 'open_tool')))?.source, 'traffic');
-    for (const url of refused) assert.equal(await h.container.catalog.reader.get(httpListingId(url)), undefined, url);
+    // The probe decides: nothing answers a 402 here, so nothing is listed, and inward addresses are never fetched.
+    const probe = await waitFor(async () => {
+      const record = await h.container.probing.store.get(httpListingId(named.url));
+      return record && record.status !== 'pending' ? record : undefined;
+    });
+    assert.equal(probe.status, 'rejected');
+    for (const url of [named.url, ...refused]) assert.equal(await h.container.catalog.reader.get(httpListingId(url)), undefined, url);
+    for (const url of refused) {
+      const record = await waitFor(async () => {
+        const found = await h.container.probing.store.get(httpListingId(url));
+        return found && found.status !== 'pending' ? found : undefined;
+      });
+      assert.equal(record.reason, 'blocked_address', url);
+    }
     assert.equal(await h.container.catalog.reader.get(mcpListingId('mcp://bound-tools.example/squatted_tool', 'squatted_tool')), undefined);
+    assert.equal(await h.container.catalog.reader.get(mcpListingId('mcp://free-tools.example/open_tool', 'open_tool')), undefined);
   });
 
   it('defect 3: a settled payload replayed with other requirements is refused; the same request still gets the cached result', async () => {

@@ -17,6 +17,11 @@ describe('facilitator: per-payer budget and payer-bounded signals', () => {
 
   const fund = (address: string) => h.container.facilitator.ledger.fund(NETWORK, USDC, address, 100_000n);
   const signals = async (id: string) => (await h.container.signals.counters.read([id])).get(id)!;
+  /** Lists `url` paid to `payTo`: payments count only for the listing whose seller they paid (issue 43). */
+  const list = async (url: string, payTo: string) => {
+    const { id } = await h.container.catalog.writer.upsert({ type: 'http', resource: url, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1000', payTo } }, { source: 'import' });
+    await waitFor(async () => h.container.catalog.reader.get(id));
+  };
 
   it('a payer gets 3 distinct payments per window; replays and payloads merely claiming its address spend nothing', async () => {
     const payer = newWallet();
@@ -47,6 +52,7 @@ describe('facilitator: per-payer budget and payer-bounded signals', () => {
     const seller = newWallet().address;
     const resource = { url: 'https://capped.example/api', description: 'Capped', mimeType: '' };
     const id = httpListingId(resource.url);
+    await list(resource.url, seller);
     let last = '';
     for (let i = 0; i < 3; i += 1) {
       const res = await request(h.app).post('/settle').send(await exactRequest(payer, requirements(seller), {}, resource)).expect(200);
@@ -70,6 +76,7 @@ describe('facilitator: per-payer budget and payer-bounded signals', () => {
     const resource = { url: 'https://competitor.example/api', description: 'Sunk?', mimeType: '' };
     const id = httpListingId(resource.url);
     const req = requirements(newWallet().address);
+    await list(resource.url, req.payTo);
     const verify = async (body: unknown) => (await request(h.app).post('/verify').send(body as object).expect(200)).body;
     const funded = newWallet();
     await fund(funded.address);

@@ -9,10 +9,13 @@ import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 
 /**
- * A settlement's traffic write decides "declared or traffic" from what the catalog shows when the
- * payment is settled; a declared write still in the durable stream is invisible then. These tests
- * hold the ingest consumer so that the declared write is queued and not applied when the payment
- * settles, then let it run: the traffic write lands after the declared one.
+ * A settlement decides what it counts for from what the catalog shows when the payment is settled;
+ * a declared write still in the durable stream is invisible then. These tests hold the ingest
+ * consumer so that the declared write is queued and not applied when the payment settles, then let
+ * it run. Since issue 43 traffic writes no listing at all: a settlement that finds nothing listed
+ * waits for the write that lists the resource and counts then, when it paid the seller that write
+ * names. The store still turns a traffic upsert of a declared listing into a touch (last test):
+ * entries queued before the upgrade may still be in a stream.
  */
 describe('facilitator: a settlement racing a declared write in the stream', () => {
   let h: Harness;
@@ -25,7 +28,7 @@ describe('facilitator: a settlement racing a declared write in the stream', () =
 
   const settle = async (body: unknown) => (await request(h.app).post('/settle').send(body as object).expect(200)).body;
   /** Settles `amount` for `url`, the payment describing the resource as a payer would like it listed. */
-  const settleFor = async (url: string, amount: string, seller = newWallet().address) => {
+  const settleFor = async (url: string, amount: string, seller: string = newWallet().address) => {
     const body = await exactRequest(payer, requirements(seller, { amount }), {}, { url, description: 'Listed by a payer', mimeType: 'text/html' });
     assert.equal((await settle(body)).success, true);
   };
@@ -58,49 +61,46 @@ describe('facilitator: a settlement racing a declared write in the stream', () =
       return doc && marker(doc) ? doc : undefined;
     });
 
-  it('an import queued but not applied keeps its declared content and price; a tiny settlement only counts and marks it seen', async () => {
+  it('an import queued but not applied: a settlement to its payTo waits for it and counts once it lands; content and price stay declared', async () => {
     const url = 'http://race-import.test/quote';
     const id = httpListingId(url, 'GET');
     const input = declared(url, '5000');
-    let importedAt = '';
     await withConsumerHeld(async () => {
-      importedAt = (await h.container.catalog.writer.upsert(input, { source: 'import', seenAt: new Date(Date.now() - 60_000) })).document.lastSeen;
+      await h.container.catalog.writer.upsert(input, { source: 'import', seenAt: new Date(Date.now() - 60_000) });
       assert.equal(await h.container.catalog.reader.get(id), undefined, 'the import is still in the stream');
-      await settleFor(url, '1');
+      await settleFor(url, '5000', input.payment.payTo);
+      // A payment to somebody else, waiting just the same: it never counts.
+      await settleFor(url, '5000');
     });
-    // The traffic write is applied once lastSeen moves past the import's; the settlement is counted once the flush lands.
-    const doc = await appliedUpTo(id, (d) => d.lastSeen > importedAt);
-    assert.equal(doc.source, 'import');
     const listing = await settledOnce(id);
-    assert.equal(listing.payment.amount, '5000', 'the settled amount replaced the declared price');
+    assert.equal(listing.payment.amount, '5000');
     assert.equal(listing.payment.payTo, input.payment.payTo);
     assert.equal(listing.describe?.description, 'Declared by the seller');
     assert.deepEqual(listing.describe?.tags, ['declared']);
-    assert.equal(listing.accepts, undefined, 'traffic added its payment options');
+    assert.equal(listing.accepts, undefined, 'traffic added no payment option');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await request(h.app).get(`/discovery/resources/${id}`).expect(200)).body.signals.settleCount7d, 1);
     // The listing's history saw one listing, never a price or description change.
     const history = (await request(h.app).get(`/discovery/resources/${id}/history`).expect(200)).body as { events: Array<{ type: string }> };
     assert.deepEqual(history.events.map((e) => e.type), ['first_seen']);
   });
 
-  it('a seller announcing a resource traffic listed, and an operator removing one, are not undone by a settlement queued behind them', async () => {
+  it('an announced listing and an operator removal queued before a settlement are not undone by it', async () => {
     const announcedUrl = 'http://race-announced.test/quote';
     const removedUrl = 'http://race-removed.test/quote';
     const announcedId = httpListingId(announcedUrl, 'GET');
     const removedId = httpListingId(removedUrl, 'GET');
-    // Both listed from traffic first.
-    await settleFor(announcedUrl, '7');
-    await settleFor(removedUrl, '7');
-    await waitFor(async () => (await h.container.catalog.reader.get(announcedId))?.source === 'traffic');
-    await waitFor(async () => (await h.container.catalog.reader.get(removedId))?.source === 'traffic');
+    const announcedInput = declared(announcedUrl, '900');
+    const removedInput = declared(removedUrl, '900');
+    await h.container.catalog.writer.upsert(removedInput, { source: 'import' });
+    await waitFor(async () => h.container.catalog.reader.get(removedId));
     await withConsumerHeld(async () => {
-      await h.container.catalog.writer.upsert(declared(announcedUrl, '900'), { source: 'announce' });
+      await h.container.catalog.writer.upsert(announcedInput, { source: 'announce' });
       await h.container.catalog.writer.remove(removedId, 'operator');
-      // Paid again (a different amount, so the cataloger writes again rather than repeating its last sighting).
-      await settleFor(announcedUrl, '2');
-      await settleFor(removedUrl, '2');
+      await settleFor(announcedUrl, '900', announcedInput.payment.payTo);
+      await settleFor(removedUrl, '900', removedInput.payment.payTo);
     });
-    // Both settlements counted, and everything queued for both listings applied (a write queued after them is).
-    await waitFor(async () => (await h.container.catalog.reader.get(announcedId))?.signals.settleCount7d === 2);
+    await waitFor(async () => (await h.container.catalog.reader.get(announcedId))?.signals.settleCount7d === 1);
     const marker = new Date(Date.now() + 1000);
     await h.container.catalog.writer.touch(announcedId, marker);
     await h.container.catalog.writer.touch(removedId, marker);
@@ -109,25 +109,26 @@ describe('facilitator: a settlement racing a declared write in the stream', () =
     assert.equal(removed.removed, true, 'a settlement revived a listing an operator removed');
     assert.equal(removed.removedReason, 'operator');
     assert.equal(announced.source, 'announce');
-    assert.equal(announced.payment.amount, '900', 'the settled amount replaced the announced price');
+    assert.equal(announced.payment.amount, '900');
     assert.equal(announced.describe?.description, 'Declared by the seller');
-    assert.equal(announced.accepts, undefined, 'traffic added its payment options');
+    assert.equal(announced.accepts, undefined, 'traffic added no payment option');
   });
 
-  it('what traffic listed itself it still rewrites: a new amount refreshes it, and paid again it comes back from stale', async () => {
-    const url = 'http://race-traffic.test/quote';
-    const id = httpListingId(url, 'GET');
-    await settleFor(url, '7');
-    await waitFor(async () => (await h.container.catalog.reader.get(id))?.source === 'traffic');
+  it('a listing removed as stale comes back only through its probe, never by a settlement\'s own word', async () => {
+    const url = 'http://race-stale.test/quote';
+    const input = declared(url, '700');
+    const { id } = await h.container.catalog.writer.upsert(input, { source: 'import' });
+    await waitFor(async () => h.container.catalog.reader.get(id));
     await h.container.catalog.writer.remove(id, 'stale');
     await waitFor(async () => (await h.container.catalog.reader.get(id))?.removed === true);
-    await settleFor(url, '8');
-    const back = await waitFor(async () => {
-      const doc = await h.container.catalog.reader.get(id);
-      return doc && !doc.removed ? doc : undefined;
+    await settleFor(url, '700', input.payment.payTo);
+    // Its probe was asked for (and fails here: the name does not resolve), and the listing stays removed.
+    const probe = await waitFor(async () => {
+      const record = await h.container.probing.store.get(id);
+      return record && record.status !== 'pending' ? record : undefined;
     });
-    assert.equal(back.source, 'traffic');
-    assert.equal(back.payment.amount, '8');
+    assert.equal(probe.reason, 'dns_failure');
+    assert.equal((await h.container.catalog.reader.get(id))?.removed, true);
   });
 
   it('several consumers: the declared listing wins whichever order (or both at once) they apply the two writes in', async () => {

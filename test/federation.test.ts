@@ -120,16 +120,16 @@ describe('federation: upstream catalogs and site manifests', function () {
     assert.equal((await settled(h.app, forecastId)).status, 'listed');
     assert.equal((await settled(h.app, tidesId)).status, 'listed');
     const forecast = await listing(h.app, forecastId);
-    // The listing is what the 402 says; the upstream's words are its claim, apart.
+    // The listing is what the 402 says; the upstream's words are its claim, apart, less those the
+    // 402 contradicts (issue 43: its own title and tags; the icon it does not name stays claimed).
     assert.deepEqual(forecast.describe.tags, ['weather']);
     assert.equal(forecast.payment.amount, '2500');
     assert.equal(forecast.provenance.discovered.source, 'upstream');
     assert.equal(forecast.provenance.discovered.name, 'cdp');
     assert.equal(forecast.provenance.discovered.url, cdpUrl());
     assert.ok(!Number.isNaN(Date.parse(forecast.provenance.discovered.firstSeen)));
+    assert.equal(forecast.describe.title, 'Forecast');
     assert.deepEqual(forecast.provenance.discovered.claims, {
-      serviceName: 'Sky Data',
-      tags: ['premium', 'best-ever'],
       icon: 'https://sky.example/icon.png',
       quality: { score: 0.93, uptime: 0.99 },
       lastUpdated: '2026-11-20T10:00:00.000Z',

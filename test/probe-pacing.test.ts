@@ -41,3 +41,37 @@ describe('probe pacing: requests running or ended within the last second, per ho
     assert.ok(await store.takeHostSlot('a.example:443', t + 6011, 2, 5000));
   });
 });
+
+describe('probe pacing per resolved address, not per name (issue 43)', function () {
+  this.timeout(30_000);
+
+  it('two names of one address share its budget: the seller never gets two probes within a second', async () => {
+    const { startHarness, waitFor } = await import('./support/harness.js');
+    const { answers, startServer, v1Challenge } = await import('./support/sellers.js');
+    const arrivals: number[] = [];
+    const seller = await startServer({
+      '/a': (req, res) => {
+        arrivals.push(Date.now());
+        answers.v1(() => v1Challenge(seller.url('/a')))(req, res);
+      },
+      '/b': (req, res) => {
+        arrivals.push(Date.now());
+        answers.v1(() => v1Challenge(seller.url('/b')))(req, res);
+      },
+    });
+    const h = await startHarness({ PROBE_ALLOW: '127.0.0.1/32', PROBE_HOST_RATE: '1', RATE_LIMIT_ANNOUNCE: 'off' });
+    try {
+      // `localhost` resolves to 127.0.0.1 here: a wildcard name pointed at a victim's address does the same.
+      for (const url of [`http://127.0.0.1:${seller.port}/a`, `http://localhost:${seller.port}/b`]) {
+        await h.container.announce.announce({ resource: url });
+      }
+      await waitFor(async () => arrivals.length === 2, 15_000);
+      assert.ok(arrivals[1]! - arrivals[0]! >= 900, `two probes ${arrivals[1]! - arrivals[0]!} ms apart`);
+      const windows = await h.redis.keys(`${h.config.redisPrefix}*probe:host:*`);
+      assert.deepEqual(windows.map((k) => k.split('probe:host:')[1]), ['127.0.0.1']);
+    } finally {
+      await h.close();
+      await seller.close();
+    }
+  });
+});

@@ -179,3 +179,58 @@ describe('provenance: the evidence a listing stands on', function () {
     }
   });
 });
+
+describe('provenance follows the evidence (issue 43, item 9)', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let seller: LocalServer;
+
+  before(async () => {
+    seller = await startServer({
+      '/claimed': answers.v2(() => v2Challenge(seller.url('/claimed'), { describe: { title: 'Tide tables', description: 'High and low tides by harbour' } })),
+    });
+    h = await startHarness({ PROBE_ALLOW: `127.0.0.1:${seller.port}`, PROBE_MIN_INTERVAL_MS: '0' });
+  });
+  after(async () => {
+    await h?.close();
+    await seller?.close();
+  });
+
+  const claim = (name: string, claims: Record<string, unknown>) =>
+    h.container.announce.claim({
+      resource: seller.url('/claimed'),
+      method: 'GET',
+      provenance: { source: 'upstream', name, url: `https://${name}.example/discovery/resources`, firstSeen: new Date().toISOString(), claims },
+      rejectedRetryMs: 0,
+    });
+  const listing = async (predicate: (body: any) => boolean) =>
+    waitFor(async () => {
+      await h.container.probing.worker.runDue();
+      const res = await request(h.app).get(`/discovery/resources/${(await claimedId())}`);
+      return res.status === 200 && predicate(res.body) ? res.body : undefined;
+    });
+  const claimedId = async () => (await import('../src/catalog/identity.js')).httpListingId(seller.url('/claimed'));
+
+  it('the first upstream\'s claims give way to the seller\'s own 402; every upstream that names it is kept with its times', async () => {
+    await claim('first', { serviceName: 'Totally Not Tides', description: 'Buy our coin', tags: ['scam'], icon: 'https://first.example/icon.png' });
+    const listed = await listing(() => true);
+    assert.equal(listed.describe.title, 'Tide tables');
+    assert.equal(listed.provenance.discovered.name, 'first');
+    // The 402 names its own title, description and tags: the upstream's differing ones are gone;
+    // the icon, which the 402 does not name, stays the upstream's claim.
+    assert.deepEqual(listed.provenance.discovered.claims, { icon: 'https://first.example/icon.png' });
+    assert.deepEqual(listed.provenance.namedBy.map((e: { name: string }) => e.name), ['first']);
+
+    // A second upstream names it: its source is recorded by the probe that follows.
+    const second = await claim('second', { serviceName: 'Also not tides' });
+    assert.equal('queued' in second && second.queued, true, 'a new source brings the probe forward');
+    const both = await listing((body) => body.provenance.namedBy?.length === 2);
+    const names = both.provenance.namedBy.map((e: { name: string }) => e.name).sort();
+    assert.deepEqual(names, ['first', 'second']);
+    for (const entry of both.provenance.namedBy) assert.ok(entry.firstSeen <= entry.lastSeen);
+    assert.equal(both.provenance.discovered.name, 'first', 'where it was first discovered stays');
+    // The same upstream again changes nothing and queues nothing.
+    const again = await claim('second', {});
+    assert.equal('queued' in again && again.queued, false);
+  });
+});

@@ -66,6 +66,32 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
     }
   });
 
+  it('reads are counted per read: each call of a JSON-RPC batch on /mcp and each 100 changes of a feed page (issue 43, item 8)', async () => {
+    const reads = await startHarness({ RATE_LIMIT_READS: '20/1m', TRUST_PROXY: 'loopback' });
+    try {
+      const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_resources', arguments: { q: 'weather' } } });
+      const mcp = (client: string, body: unknown) =>
+        request(reads.app).post('/mcp').set('X-Forwarded-For', client).set('Accept', 'application/json, text/event-stream').send(body as object);
+      // A batch of 100 calls was one count: now it spends 100 of the 20 and is refused whole.
+      const batch = await mcp('203.0.113.40', Array.from({ length: 100 }, (_, i) => call(i + 1)));
+      assert.equal(batch.status, 429, JSON.stringify(batch.body).slice(0, 200));
+      // A batch of 5 spends 5: three of them and the budget is down to 5.
+      for (let i = 0; i < 3; i += 1) assert.notEqual((await mcp('203.0.113.41', Array.from({ length: 5 }, (_, k) => call(k + 1)))).status, 429);
+      const after = await mcp('203.0.113.41', call(1));
+      assert.equal(after.headers['ratelimit-remaining'], '4');
+      // A change-feed page of 1,000 is ten reads; of the default 100, one.
+      const client = '203.0.113.42';
+      const page = await request(reads.app).get('/discovery/changes').set('X-Forwarded-For', client).query({ limit: '1000' });
+      assert.notEqual(page.status, 429);
+      assert.equal(page.headers['ratelimit-remaining'], '10');
+      await request(reads.app).get('/discovery/changes').set('X-Forwarded-For', client).expect((res) => assert.equal(res.headers['ratelimit-remaining'], '9'));
+      const refused = await request(reads.app).get('/discovery/changes').set('X-Forwarded-For', client).query({ limit: '1000' }).expect(429);
+      assert.equal(refused.body.code, 'rate_limited');
+    } finally {
+      await reads.close();
+    }
+  });
+
   it('RATE_LIMIT_READS applies to /discovery/search, /discovery/resources and /mcp/tools', async () => {
     const reads = await startHarness({ RATE_LIMIT_READS: '2/1m' });
     try {

@@ -94,9 +94,15 @@ describe('npm run redis:copy: a deployment on one Redis moves into a Redis Clust
     const published = await request(source.app).post('/discovery/publish').set('Authorization', `Bearer ${secret}`).send(tool('ledger_audit', 'Audits a ledger.'));
     assert.equal(published.status, 201, JSON.stringify(published.body));
     await listing(source.app, published.body.id);
-    // Two settled payments of one payer for one resource (listed from traffic; signals with payer data).
+    // Two settled payments of one payer for one resource (listed as a probe of its 402 lists it,
+    // paid to its payTo: signals with payer data).
     const payer = newWallet();
     const payee = newWallet();
+    await source.container.catalog.writer.upsert(
+      { type: 'http', resource: RESOURCE.url, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '700', payTo: payee.address }, describe: { description: RESOURCE.description } },
+      { source: 'announce' },
+    );
+    await listing(source.app, httpListingId(RESOURCE.url, 'GET'));
     const ledger = () => (moved ?? source).container.facilitator.ledger;
     await ledger().fund(NETWORK, USDC, payer.address, 10_000n);
     const settle = async (app: Harness['app'], wallet = payer) => {

@@ -34,7 +34,7 @@ function startServer(env: Record<string, string>): Run {
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-async function listeningUrl(run: Run, timeoutMs = 15_000): Promise<string> {
+async function listeningUrl(run: Run, timeoutMs = 25_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const match = /listening on (http:\/\/\S+)/.exec(run.stdout());
@@ -46,7 +46,8 @@ async function listeningUrl(run: Run, timeoutMs = 15_000): Promise<string> {
 }
 
 describe('the server process', function () {
-  this.timeout(30_000);
+  // Starting the service under tsx compiles it first: seconds on a busy machine.
+  this.timeout(45_000);
   const config = testConfig();
   const env = { LISTINGS_ALIAS: config.listingsAlias, LISTINGS_INDEX: config.listingsIndex, REDIS_PREFIX: config.redisPrefix };
 

@@ -98,6 +98,12 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
     const req = requirements(newWallet().address);
     const resource = { url: 'http://signals.test/quote', description: 'Stock quotes by ticker', mimeType: 'application/json' };
     const id = httpListingId(resource.url, 'GET');
+    // Listed (as a probe of its 402 would list it) with the payTo the payments pay: they count only there (issue 43).
+    await h.container.catalog.writer.upsert(
+      { type: 'http', resource: resource.url, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: req.amount, payTo: req.payTo }, describe: { description: 'Stock quotes by ticker' } },
+      { source: 'announce' },
+    );
+    await waitFor(async () => h.container.catalog.reader.get(id));
     const good = await exactRequest(payer, req, {}, resource);
     assert.equal((await request(h.app).post('/verify').send(good).expect(200)).body.isValid, true);
     const bad = await exactRequest(payer, req, { value: '1' }, resource);
@@ -108,7 +114,7 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       return found?.signals.settleCount7d === 1 ? found : undefined;
     });
     assert.equal(doc.signals.rejectionRate7d, 0.5);
-    assert.equal(doc.source, 'traffic');
+    assert.equal(doc.source, 'announce', 'traffic wrote nothing of the listing');
     assert.equal(doc.describe?.description, 'Stock quotes by ticker');
   });
 
@@ -134,7 +140,6 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
       reader: h.container.catalog.reader,
       metrics: createMetrics({ defaultMetrics: false }),
       probes: h.container.announce,
-      boundHosts: h.container.publishing.boundHosts,
     });
     // All at once, as the server used to stop them: the connection must still outlive its users.
     const stopAll = async (workers: Array<{ stop(): Promise<void> }>) => {
@@ -163,30 +168,21 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
 
     it('traffic writes started before stop finish before the connection closes', async () => {
       const prefix = `${h.config.redisPrefix}stoptraffic:`;
-      const upserts: string[] = [];
+      const touches: string[] = [];
       const writer = writerWith({
-        upsert: async (input, context) => {
-          upserts.push(input.resource);
-          const document = buildListingDocument(input, context, new Date());
-          return { id: document.id, created: true, document };
+        touch: async (id) => {
+          await sleep(300);
+          touches.push(id);
         },
       });
-      const slowReader = { ...h.container.catalog.reader, get: async (id: string) => (await sleep(300), h.container.catalog.reader.get(id)) };
       const config = { ...h.config, redisPrefix: prefix };
-      const payments = buildPayments(config, h.logger, { ...moduleDeps(config), writer, reader: slowReader });
+      const payments = buildPayments(config, h.logger, { ...moduleDeps(config), writer });
       for (const worker of payments.workers) worker.start();
-      const resource = 'http://stop.test/quote';
-      const accept = { scheme: 'exact' as const, network: NETWORK, asset: USDC, amount: '10' };
-      // Fire and forget, as the service does: stopping the workers must wait for it.
-      void payments.facilitator.cataloger.settled({
-        listingId: httpListingId(resource, 'GET'),
-        input: { type: 'http', resource, payment: accept },
-        acceptKey: `exact ${NETWORK}`,
-        accept,
-      });
+      // Fire and forget, as the service does when a settlement paid a listing's seller: stopping
+      // the workers must wait for the touch.
+      payments.facilitator.cataloger.seen('lst_stoptraffic');
       await stopAll(payments.workers);
-      assert.deepEqual(upserts, [resource]);
-      assert.equal(await h.redis.hlen(redisKeys(prefix).trafficAccepts(httpListingId(resource, 'GET'))), 1);
+      assert.deepEqual(touches, ['lst_stoptraffic']);
     });
   });
 });

@@ -175,7 +175,7 @@ describe('web catalog in chromium', function () {
     assert.match(evidence[0]!, new RegExp(`^Imported from ${provenance.imported.source} (now|\\d+ seconds? ago|\\d+ minutes? ago)$`));
     const snippet = (await page.locator('.code pre').first().textContent())!;
     assert.match(snippet, /wrapFetchWithPayment\(fetch, client\)/);
-    assert.match(snippet, /fetchWithPayment\('https:\/\/translate\.lingobridge\.com\/v1\/translate'\)/);
+    assert.match(snippet, /fetchWithPayment\("https:\/\/translate\.lingobridge\.com\/v1\/translate"\)/);
 
     await page.goBack();
     await settled();

@@ -27,6 +27,7 @@ import { createRedisClient } from '../../src/door.js';
 import { dropDeploymentData } from '../../src/door.js';
 import { startServiceProcess } from '../lib/benchService.js';
 import { numberOption, parseCommandLine } from '../../src/door.js';
+import { drainQueue, openCatalogSession } from '../../src/door.js';
 
 const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -179,10 +180,18 @@ async function main(): Promise<void> {
     console.log(`machine load average (1 min) at the end: ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores`);
     console.log(`settlements that moved funds: ${moved / 1000n} of ${settles} distinct payloads`);
 
-    // Settlement -> search signals: a listing that exists (its first settlement lists it; a verify
-    // alone lists nothing), then a settlement by another payer.
+    // Settlement -> search signals: a listing that exists (listed as a probe of its 402 would list
+    // it, paid to payTo: a payment counts only for the listing whose seller it paid), then a
+    // settlement by another payer.
     const word = `zq${suffix}`;
     const fresh = { url: `http://bench.test/${word}`, description: `Signals probe ${word}` };
+    const session = await openCatalogSession(env);
+    await session.catalog.writer.upsert(
+      { type: 'http', resource: fresh.url, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1000', payTo }, describe: { description: fresh.description } },
+      { source: 'bench' },
+    );
+    await drainQueue(session);
+    await session.close();
     const post = (path: string, body: Body) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     await post('/settle', await exactBody(payers[1]!, payTo, fresh));
     const search = async () =>

@@ -1,14 +1,19 @@
 /**
  * Bounded fuzzing of the running service (README "Fuzzing"):
- *   npm run bench -- fuzz [-- --requests 5000] [--seed N] [--concurrency 8] [--listings 2000]
+ *   npm run bench -- fuzz [-- --requests 5000] [--payments 300] [--seed N] [--concurrency 8] [--listings 2000]
  * 1. Starts the service as a child process on a scratch deployment seeded with the demo catalog and
- *    sends `--requests` hostile requests (lab/fuzz/hostileRequests.ts) to every route; reports
- *    the answers by status, every 5xx, unanswered requests, crashes, and whether any listing that
- *    existed before changed or vanished.
- * 2. Property: every listing the validator accepts is accepted by Elasticsearch (`--listings`
+ *    sends `--requests` hostile requests (lab/fuzz/hostileRequests.ts) to every route (origins
+ *    whose manifests are 500 KB of junk among them), then `--payments` valid signed settlements a
+ *    hostile payer would send (lab/fuzz/paidTraffic.ts: forged claims on the demo listings, hostile
+ *    URLs, value going back and forth); reports the answers by status, every 5xx, unanswered
+ *    requests, crashes, and whether any listing that existed before changed or vanished.
+ * 2. Every key the run left in Redis against its family's bound (lab/fuzz/storedBounds.ts, issue 43).
+ * 3. Property: every listing the validator accepts is accepted by Elasticsearch (`--listings`
  *    generated listings with hostile text, written straight to a scratch index).
- * Exit code 1 when a 5xx, a crash, a changed listing or a refused valid listing was seen.
+ * Exit code 1 when a 5xx, a crash, a changed listing, a store over its bound or a refused valid
+ * listing was seen.
  */
+import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -27,8 +32,22 @@ import { hostileRequest } from './hostileRequests.js';
 import { indexableListing } from './fuzzListings.js';
 import { rawExchange, type RawRequest } from '../lib/rawHttp.js';
 import { SellerTokenRecords } from '../../src/door.js';
+import { paidTraffic } from './paidTraffic.js';
+import { measureStores } from './storedBounds.js';
 
-const USAGE = 'usage: fuzz [--requests N] [--seed N] [--concurrency N] [--listings N]';
+/** A site whose /.well-known/x402 is 500 KB of `items: [1,1,...]` (issue 43: it stored 21 MB). */
+async function junkSite(): Promise<{ origin: string; close(): Promise<void> }> {
+  const junk = JSON.stringify({ x402Version: 2, items: Array.from({ length: 250_000 }, () => 1) });
+  const server = http.createServer((req, res) => {
+    if (req.url === '/.well-known/x402') res.writeHead(200, { 'Content-Type': 'application/json' }).end(junk);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+const USAGE = 'usage: fuzz [--requests N] [--payments N] [--seed N] [--concurrency N] [--listings N]';
 
 /**
  * The stored listings, without the vector, its text hash and its model's name: the service's own embedding worker
@@ -83,13 +102,14 @@ async function indexability(client: ElasticsearchClient, base: string, count: nu
 
 async function main(): Promise<void> {
   const { values } = parseCommandLine(
-    { options: { requests: { type: 'string' }, seed: { type: 'string' }, concurrency: { type: 'string' }, listings: { type: 'string' } } },
+    { options: { requests: { type: 'string' }, payments: { type: 'string' }, seed: { type: 'string' }, concurrency: { type: 'string' }, listings: { type: 'string' } } },
     USAGE,
   );
   const requestCount = numberOption('requests', values.requests ?? '5000', { min: 1, max: 200_000 });
   const seed = numberOption('seed', values.seed ?? String(Date.now() % 1_000_000), { min: 0 });
   const concurrency = numberOption('concurrency', values.concurrency ?? '8', { min: 1, max: 64 });
   const listingCount = numberOption('listings', values.listings ?? '2000', { min: 0, max: 100_000 });
+  const paymentCount = numberOption('payments', values.payments ?? '300', { min: 0, max: 20_000 });
   const base = `fuzz-${Date.now().toString(36)}`;
   const env = { ...process.env, LISTINGS_ALIAS: `${base}-listings`, LISTINGS_INDEX: `${base}-listings-v1`, REDIS_PREFIX: `fuzz:${base}:` };
 
@@ -97,6 +117,7 @@ async function main(): Promise<void> {
   const names = { listingsIndex: `${base}-`, redisPrefix: env.REDIS_PREFIX };
   let child: Awaited<ReturnType<typeof startServiceProcess>>['child'] | undefined;
   let failed = false;
+  const site = await junkSite();
   try {
     const demo = readFileSync(fileURLToPath(new URL('../../demo/catalog.json', import.meta.url)), 'utf8');
     await importListings(session.catalog.writer, parseListingFile(demo), { source: 'demo' });
@@ -109,7 +130,8 @@ async function main(): Promise<void> {
       RATE_LIMIT_ANNOUNCE: 'off',
       RATE_LIMIT_PUBLISH: 'off',
       RATE_LIMIT_PUBLISH_TOKEN: 'off',
-      PROBE_ALLOW: '',
+      // Only the junk site: every other hostile URL is refused by the address rules.
+      PROBE_ALLOW: site.origin.replace('http://', ''),
       PROBE_TIMEOUT_MS: '500',
     });
     child = service.child;
@@ -117,7 +139,10 @@ async function main(): Promise<void> {
     child.once('exit', (code, signal) => (exit = `exited with ${code ?? signal}`));
     const port = Number(new URL(service.url).port);
 
-    const requests = fc.sample(hostileRequest(secret), { numRuns: requestCount, seed });
+    const hostile = fc.sample(hostileRequest(secret, [site.origin]), { numRuns: requestCount, seed });
+    const listedUrls = [...before.values()].map((source) => (JSON.parse(source) as { resource: string; type: string })).filter((l) => l.type === 'http' && !l.resource.includes('{')).map((l) => l.resource);
+    const paid = await paidTraffic(session.redis, env.REDIS_PREFIX, listedUrls, paymentCount, seed);
+    const requests = [...hostile, ...paid];
     const started = Date.now();
     const sent = await sendAll(port, requests, concurrency, () => exit === undefined);
     const seconds = (Date.now() - started) / 1000;
@@ -127,11 +152,15 @@ async function main(): Promise<void> {
     const after = await snapshot(session.elasticsearch, env.LISTINGS_ALIAS);
     const changed = [...before].filter(([id, source]) => after.get(id) !== source).map(([id]) => id);
     const added = [...after.keys()].filter((id) => !before.has(id));
+    const stored = await measureStores(session.redis, env.REDIS_PREFIX);
+    const queue = await session.catalog.queue.stats();
     const property = listingCount > 0 ? await indexability(session.elasticsearch, base, listingCount, seed) : undefined;
 
     const report = {
       seed,
       requests: requests.length,
+      hostileRequests: hostile.length,
+      signedPayments: paid.length,
       seconds,
       requestsPerSecond: Math.round(requests.length / seconds),
       statuses: sent.statuses,
@@ -142,10 +171,12 @@ async function main(): Promise<void> {
       crash: exit,
       healthyAfter: healthy,
       catalog: { listingsBefore: before.size, preExistingChangedOrRemoved: changed.length, changedIds: changed.slice(0, 10), added: added.length, addedSources: added.map((id) => JSON.parse(after.get(id)!).source as string) },
+      stores: { ...stored, writeQueueAfter: queue },
       indexability: property,
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    failed = sent.serverErrors.length > 0 || exit !== undefined || !healthy || changed.length > 0 || (property?.refusedByElasticsearch.length ?? 0) > 0;
+    const unbounded = stored.unknown.length + stored.overBound.length + stored.neverExpires.length > 0 || queue.depth > 0;
+    failed = sent.serverErrors.length > 0 || exit !== undefined || !healthy || changed.length > 0 || unbounded || (property?.refusedByElasticsearch.length ?? 0) > 0;
   } finally {
     if (child && child.exitCode === null) {
       const stopped = new Promise((resolve) => child!.once('exit', resolve));
@@ -154,8 +185,9 @@ async function main(): Promise<void> {
     }
     await dropDeploymentData(session.elasticsearch, session.redis, names);
     await session.close();
+    await site.close();
   }
-  if (failed) throw new Error('found 5xx answers, a crash, a changed listing or a valid listing Elasticsearch refused (see the report)');
+  if (failed) throw new Error('found 5xx answers, a crash, a changed listing, a store over its bound or a valid listing Elasticsearch refused (see the report)');
 }
 
 runMain('fuzz', main);

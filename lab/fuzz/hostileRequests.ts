@@ -51,6 +51,16 @@ const bodies: Record<string, fc.Arbitrary<unknown>> = {
   ),
   '/verify': fc.record({ x402Version: hostileJson, paymentPayload: fc.oneof(hostileJson, shaped(['x402Version', 'scheme', 'network', 'payload', 'accepted'])), paymentRequirements: fc.oneof(payment, hostileJson) }, { requiredKeys: [] }),
 };
+bodies['/discovery/optout'] = fc.record(
+  {
+    id: fc.oneof(hostileString, fc.constant('lst_000000000000000000000000')),
+    resource: hostileString,
+    method: hostileString,
+    reason: fc.oneof(hostileString, fc.string({ maxLength: 400 })),
+    proof: fc.oneof(hostileJson, shaped(['payTo', 'signature', 'signedAt'])),
+  },
+  { requiredKeys: [] },
+);
 bodies['/settle'] = bodies['/verify']!;
 bodies['/x402/verify'] = bodies['/verify']!;
 bodies['/x402/settle'] = bodies['/verify']!;
@@ -110,18 +120,30 @@ const queryString = fc.array(fc.tuple(fc.oneof(fc.constantFrom('q', 'query', 'ne
   .map((pairs) => (pairs.length ? `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}` : ''));
 
 const GET_PATHS = ['/healthz', '/readyz', '/supported', '/discovery/resources', '/discovery/search', '/mcp/tools', '/discovery/announce/status', '/discovery/merchant', '/discovery/reach', '/discovery/changes', '/metrics', '/x402/supported', '/x402/discovery/resources', '/x402/discovery/search'];
-const POST_PATHS = ['/discovery/announce', '/discovery/publish', '/verify', '/settle', '/x402/verify', '/x402/settle'];
+const POST_PATHS = ['/discovery/announce', '/discovery/publish', '/discovery/optout', '/verify', '/settle', '/x402/verify', '/x402/settle'];
 
-export function hostileRequest(token: string): fc.Arbitrary<RawRequest> {
+/**
+ * `origins`: origins the probe may read (a local server of junk manifests, issue 43), announced
+ * beside the hostile ones so the origin records they leave are measured too.
+ */
+export function hostileRequest(token: string, origins: string[] = []): fc.Arbitrary<RawRequest> {
   const get = fc.tuple(fc.constantFrom(...GET_PATHS), queryString).map(([path, query]) => ({ method: 'GET', target: `${path}${query}` }));
   const byId = fc.tuple(fc.constantFrom('GET /discovery/resources/', 'DELETE /discovery/publish/'), pathPiece).map(([route, id]) => {
     const [method, path] = route.split(' ');
     return { method: method!, target: `${path}${id || 'x'}` };
   });
   const post = fc.constantFrom(...POST_PATHS).chain((path) => bodyBytes(path).map((b) => ({ method: 'POST', target: path, ...b })));
+  const junkOrigin = fc.constantFrom(...(origins.length ? origins : ['https://junk.invalid'])).map((origin) => {
+    const body = Buffer.from(JSON.stringify({ origin }));
+    return { method: 'POST', target: '/discovery/announce', body, headers: [['Content-Type', 'application/json']] as Array<[string, string]> };
+  });
+  const optOutDelete = bodyBytes('/discovery/optout').map((b) => ({ method: 'DELETE', target: '/discovery/optout', ...b }));
   const odd = fc.tuple(fc.constantFrom('PUT', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE', 'BREW'), fc.constantFrom(...GET_PATHS, ...POST_PATHS, '/nowhere', '//', '/%2e%2e/')).map(([method, target]) => ({ method, target }));
   return fc
-    .tuple(fc.oneof({ weight: 3, arbitrary: get }, { weight: 2, arbitrary: byId }, { weight: 6, arbitrary: post }, { weight: 1, arbitrary: odd }), forgedHeaders(token))
+    .tuple(
+      fc.oneof({ weight: 3, arbitrary: get }, { weight: 2, arbitrary: byId }, { weight: 6, arbitrary: post }, { weight: 1, arbitrary: odd }, { weight: 1, arbitrary: junkOrigin }, { weight: 1, arbitrary: optOutDelete }),
+      forgedHeaders(token),
+    )
     .map(([request, headers]) => {
       const body = 'body' in request ? (request.body as Buffer) : undefined;
       const all = [...headers, ...('headers' in request ? (request.headers as Array<[string, string]>) : [])];

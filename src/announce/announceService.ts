@@ -135,7 +135,7 @@ export class AnnounceService {
       now: this.now(),
       minIntervalMs: this.settings.probeMinIntervalMs,
       provenance: JSON.stringify(request.provenance),
-      claim: { rejectedRetryMs: request.rejectedRetryMs },
+      claim: { rejectedRetryMs: request.rejectedRetryMs, source: `${request.provenance.source}|${request.provenance.url}` },
     });
     if (queued) this.onQueued();
     return { id, queued, status };

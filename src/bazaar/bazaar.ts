@@ -2,8 +2,7 @@
  * The x402 Bazaar discovery wire shapes (x402 `specs/extensions/bazaar.md`, as `x402`'s
  * `useFacilitator().list()` and `@x402/extensions`' `withBazaar()` read them), and the catalog's
  * stored listing in that shape. The service's own shapes stay in src/shapes/listing.ts; this is a second
- * view of the same documents, built field by field so internals cannot leak (README "x402 Bazaar
- * surface").
+ * view of the same documents, built field by field so internals cannot leak (docs/bazaar.md).
  */
 import { publicPayment, publicProvenance, publicSignals } from '../catalog/listing.js';
 import type { Payment, Provenance, Signals } from '../shapes/listing.js';

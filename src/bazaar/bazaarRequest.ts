@@ -3,7 +3,7 @@
  * the catalog's own validated reads: the filters go through the same parser as the service's own endpoints
  * (one set of rules, one search path); only the Bazaar's own parameters are handled here: `query`
  * (our `q`), `offset`, an advisory `limit`, and the `extensions` filter. Errors are the same
- * problem+json codes as the native reads (README "x402 Bazaar surface").
+ * problem+json codes as the native reads (docs/bazaar.md).
  */
 import { InvalidInput, type FieldError } from '../core/errors.js';
 import { MAX_LIMIT, type ReadRequest } from '../search/readRequest.js';
@@ -18,7 +18,7 @@ export const BAZAAR_MAX_OFFSET = 9_000;
 /** The only extension every cataloged resource carries (each item's `extensions.bazaar`). */
 const CATALOG_EXTENSION = 'bazaar';
 
-/** The Bazaar's own filters, and the catalog's "can I pay this?" pair (README "Can I pay this?"). */
+/** The Bazaar's own filters, and the catalog's "can I pay this?" pair (docs/catalog-reads.md "API", Can I pay this?). */
 const SHARED_FILTERS = ['type', 'payTo', 'scheme', 'network', 'payWith', 'maxUsd'] as const;
 const LIST_PARAMETERS = new Set<string>([...SHARED_FILTERS, 'extensions', 'limit', 'offset']);
 const SEARCH_PARAMETERS = new Set<string>(['query', ...SHARED_FILTERS, 'extensions', 'limit', 'cursor']);

@@ -5,7 +5,7 @@
 import { canonicalIdentity, type CanonicalIdentity } from './identity.js';
 import { listingKeywords, textQuality } from './keywords.js';
 import { EMPTY_SIGNALS, type Describe, type Payment, type Provenance, type Signals } from '../shapes/listing.js';
-import type { ListingDocument, ListingSource } from '../store/listingDocument.js';
+import { claimsNotContradicted, withSource, type ListingDocument, type ListingSource } from '../store/listingDocument.js';
 import { toCaip2Network } from '../x402/networks.js';
 import { cleanIconUrl } from '../x402/bazaarMetadata.js';
 import { CheckedListing } from './validation.js';
@@ -164,8 +164,12 @@ export function buildListingDocument(listing: ListingInput | CheckedListing, con
   // new literal, without copying a dozen members of objects of many shapes.
   const doc = (input.type === 'mcp' ? mcpDocument(input, identity) : httpDocument(input, identity)) as ListingDocument;
   doc.signals = normalizeSignals(input.signals);
-  const provenance = provenanceOf(context, seen);
-  if (provenance) doc.provenance = provenance;
+  const provenance = provenanceOf(context, seen) ?? {};
+  // The source's claims, less what the listing's own 402 or publish says otherwise (issue 43).
+  if (provenance.discovered) provenance.discovered = claimsNotContradicted(provenance.discovered, doc);
+  const namedBy = withSource(withSource(undefined, provenance.discovered, seen), context.evidence?.alsoNamedBy, seen);
+  if (namedBy.length > 0) provenance.namedBy = namedBy;
+  if (Object.keys(provenance).length > 0) doc.provenance = provenance;
   doc.source = context.source;
   doc.firstSeen = seen;
   doc.lastSeen = seen;

@@ -9,15 +9,23 @@ import { buildListingDocument, DEMAND_SIGNALS } from './document.js';
 import type { Provenance, Signals } from '../shapes/listing.js';
 import type { RemovalReason } from '../store/listingDocument.js';
 import { encodeOperation, type CatalogOperation } from '../store/catalogOperations.js';
-import { assertValidListingInput, checkListingInput, type CheckedListing } from './validation.js';
+import { assertValidListingInput, checkListingInput, InvalidListingError, type CheckedListing } from './validation.js';
 import type { ListingInput } from '../shapes/listingInput.js';
 import type { BulkWriteResult, CatalogWriter, UpsertResult, WriteContext } from './writer.js';
 import type { ListingDocument } from '../store/listingDocument.js';
+
+/** The sellers' opt-outs (store/redis/optOuts.ts): an opted-out listing is never written again until lifted. */
+export interface OptedOut {
+  which(listingIds: readonly string[]): Promise<Set<string>>;
+}
+
+const OPTED_OUT = { path: 'resource', message: 'its seller took this listing out of the catalog (opted_out) and keeps it out until the seller lifts it' };
 
 export class DurableCatalogWriter implements CatalogWriter {
   constructor(
     private readonly stream: WriteStream,
     private readonly clock: Clock = systemClock,
+    private readonly optedOut?: OptedOut,
   ) {}
 
   private upsertRequest(listing: CheckedListing, context: WriteContext): AppendRequest & { document: ListingDocument } {
@@ -32,6 +40,8 @@ export class DurableCatalogWriter implements CatalogWriter {
 
   async upsertChecked(listing: CheckedListing, context: WriteContext): Promise<UpsertResult> {
     const request = this.upsertRequest(listing, context);
+    // Whoever writes it (a probe, a publish, an import): the seller's opt-out holds (issue 43).
+    if ((await this.optedOut?.which([request.document.id]))?.size) throw new InvalidListingError([OPTED_OUT]);
     const [created] = await this.stream.append([request]);
     return { id: request.document.id, created: created === true, document: request.document };
   }
@@ -48,8 +58,15 @@ export class DurableCatalogWriter implements CatalogWriter {
         requests.push(request);
       }
     });
-    const created = await this.stream.append(requests);
-    requests.forEach((request, i) => result.accepted.push({ index: request.index, id: request.document.id, created: created[i] === true }));
+    const refused = (await this.optedOut?.which(requests.map((r) => r.document.id))) ?? new Set<string>();
+    const kept = requests.filter((request) => {
+      if (!refused.has(request.document.id)) return true;
+      result.rejected.push({ index: request.index, errors: [OPTED_OUT] });
+      return false;
+    });
+    const created = await this.stream.append(kept);
+    kept.forEach((request, i) => result.accepted.push({ index: request.index, id: request.document.id, created: created[i] === true }));
+    result.rejected.sort((a, b) => a.index - b.index);
     return result;
   }
 

@@ -1,5 +1,5 @@
 /**
- * Listing identity (README "Writing the catalog: the choices", Identity): seeing the same resource again must
+ * Listing identity (docs/catalog-write.md "Identity and stored fields"): seeing the same resource again must
  * land on the same listing, so ids are a hash of a canonical key, never random.
  */
 import { createHash } from 'node:crypto';

@@ -50,7 +50,7 @@ export function buildCatalog(
   const keeper = new IndexKeeper(stores.elasticsearch.listingIndexGuard(), logger, keeperLease);
   const worker = new WriteConsumer(stream, store, logger, config.catalogIngest, observer, clock, () => keeper.repair());
   return {
-    writer: new DurableCatalogWriter(stream, clock),
+    writer: new DurableCatalogWriter(stream, clock, stores.redis.optOuts()),
     reader: new StoreCatalogReader(store),
     queue: {
       stats: () => stream.stats(),

@@ -35,8 +35,11 @@ export function publicSignals(signals: Partial<Signals> | undefined): Signals {
 /** The evidence kinds a listing has, each with exactly its documented members (stored nulls dropped). */
 export function publicProvenance(stored: Provenance | undefined): Provenance {
   const out: Provenance = {};
-  const { discovered, probed402, settled, published, imported } = storedProvenance(stored);
+  const { discovered, namedBy, probed402, settled, published, imported } = storedProvenance(stored);
   if (discovered?.source != null && discovered.url != null && discovered.firstSeen != null) out.discovered = discovered;
+  if (Array.isArray(namedBy) && namedBy.length > 0) {
+    out.namedBy = namedBy.map((e) => ({ source: e.source, ...(e.name != null ? { name: e.name } : {}), url: e.url, firstSeen: e.firstSeen, lastSeen: e.lastSeen }));
+  }
   if (probed402?.lastStatus != null && probed402.lastAt != null) out.probed402 = { lastStatus: probed402.lastStatus, lastAt: probed402.lastAt };
   if (settled?.first != null && settled.last != null) out.settled = { first: settled.first, last: settled.last };
   if (published?.via != null && published.at != null) out.published = { via: published.via, at: published.at };
@@ -44,10 +47,10 @@ export function publicProvenance(stored: Provenance | undefined): Provenance {
   return out;
 }
 
-/** The response shape (README "Catalog reads: the choices"), built field by field so internals cannot leak. */
+/** The response shape (docs/catalog-reads.md "API"), built field by field so internals cannot leak. */
 export function toListing(doc: ListingDocument): Listing {
   if (doc.type === 'mcp') {
-    // Keys in the documented order (README "Try it"), so every MCP listing reads the same.
+    // Keys in the documented order (docs/catalog-reads.md "Examples"), so every MCP listing reads the same.
     return {
       id: doc.id,
       type: 'mcp',

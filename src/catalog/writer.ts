@@ -28,6 +28,8 @@ export interface WriteContext {
     importedFrom?: string;
     /** The upstream or manifest that first named the resource (src/federation); a stored one is kept. */
     discovered?: Discovered;
+    /** Another source that named it since (the latest claim): added to `provenance.namedBy`. */
+    alsoNamedBy?: Discovered;
   };
 }
 

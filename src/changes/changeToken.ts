@@ -1,6 +1,6 @@
 /**
  * `since` / `nextSince` tokens of GET /discovery/changes: opaque and tamper-evident like the read
- * cursors (README "Catalog reads: the choices"). A token carries a change-log position and an HMAC
+ * cursors (docs/catalog-reads.md "Cursors"). A token carries a change-log position and an HMAC
  * over it (the cursor secret, with a label of its own so a cursor never passes for a token).
  */
 import { InvalidInput } from '../core/errors.js';

@@ -1,6 +1,6 @@
 /**
- * The sentence-embedding models semantic retrieval knows how to run (EMBEDDING_MODEL; README
- * "Semantic retrieval" has the measurements that chose the default). Each is a quantized ONNX BERT
+ * The sentence-embedding models semantic retrieval knows how to run (EMBEDDING_MODEL; docs/catalog-reads.md
+ * "Choosing the model" says why the default). Each is a quantized ONNX BERT
  * encoder with its tokenizer.json, packaged in a langchain4j jar on Maven Central; they differ in
  * how a text becomes one vector (pooling) and in the prefixes they were trained with, which the
  * query and the listing texts must carry. The table itself is embeddingModels.json, which

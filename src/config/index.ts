@@ -8,6 +8,7 @@ import { readAnnounceSettings, type AnnounceSettings } from './announceSettings.
 import { checkUrlList, ConfigError, EnvReader, type Env } from './envReader.js';
 import { readRateRule, type RateLimitSettings } from './rateLimitSettings.js';
 import { readFederationSettings, type FederationSettings } from './federationSettings.js';
+import { readSponsorshipSettings, type SponsorshipSettings } from './sponsorshipSettings.js';
 import { clusterUrl, redisUrlProblem } from '../core/redisTarget.js';
 import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, defaultModelDirectory } from './embeddingModels.js';
 
@@ -32,12 +33,12 @@ export interface Config {
   bodyLimitBytes: number;
   /** The catalog's durable write stream consumer (docs/catalog-write.md). */
   catalogIngest: CatalogIngestSettings;
-  /** How often the ranking tunables are re-read from the index (README "Ranking": a change applies within 10 s). */
+  /** How often the ranking tunables are re-read from the index (docs/catalog-reads.md "Ranking": a change applies within 10 s). */
   rankingRefreshMs: number;
   /** Catalog reads answered from memory for this long after an identical one (0: off; docs/catalog-reads.md "Read cache"). */
   readCacheMs: number;
   readCacheEntries: number;
-  /** JSON responses at least this large are compressed for clients that accept it (README "Compression"). */
+  /** JSON responses at least this large are compressed for clients that accept it (docs/catalog-reads.md "Read cache and compression"). */
   compressMinBytes: number;
   /** Which sentence-embedding model semantic retrieval runs (src/config/embeddingModels.ts). */
   embeddingModel: string;
@@ -64,6 +65,8 @@ export interface Config {
   sponsorInitialWei: bigint;
   /** Below this sponsor balance (wei) /metrics raises facilitator_sponsor_below_floor (issue 9). */
   sponsorFloorWei: bigint;
+  /** What the sponsor pays for and for whom (issue 43: value that goes in circles cannot drain it). */
+  sponsorship: SponsorshipSettings;
   /** Per listing and UTC day, a payer's settlements and verifications count toward signals at most this often (issue 9). */
   signalsPayerDailyCap: number;
   /** How often changed listing signals are flushed to Elasticsearch (docs/facilitator.md, "Signals": at least every 5 s). */
@@ -224,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
     settlementFeeWei: readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'),
     sponsorInitialWei: readWei(read, 'SPONSOR_INITIAL_WEI', '1000000000000000000'),
     sponsorFloorWei: readWei(read, 'SPONSOR_FLOOR_WEI', '100000000000000000'),
+    sponsorship: readSponsorshipSettings(read, readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'), readWei(read, 'SPONSOR_FLOOR_WEI', '100000000000000000')),
     signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),

@@ -1,4 +1,4 @@
-/** The request budgets (README "Rate limits"): `<requests>/<window>` rules read from the environment. */
+/** The request budgets (docs/announce.md "Rate limits", docs/facilitator.md "Rate limits"): `<requests>/<window>` rules read from the environment. */
 import type { EnvReader } from './envReader.js';
 
 /** `limit` requests per `windowMs` per key (client address or token), fixed window. */

@@ -24,6 +24,7 @@ export type InvalidInputCode =
   | 'invalid_cursor'
   | 'invalid_listing'
   | 'invalid_announce'
+  | 'invalid_optout'
   | 'invalid_request'
   | 'invalid_arguments';
 

@@ -1,4 +1,4 @@
-/** `lst_` + 24 hex digits (README "Writing the catalog: the choices", Identity). */
+/** `lst_` + 24 hex digits (docs/catalog-write.md "Identity and stored fields"). */
 export const LISTING_ID_SOURCE = '^lst_[0-9a-f]{24}$';
 
 /** LISTING_ID_SOURCE as a RegExp; the string form goes into JSON Schemas (OpenAPI, MCP tools). */

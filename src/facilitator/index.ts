@@ -1,6 +1,7 @@
 /**
- * The facilitator module as the container wires it: the service, the traffic cataloger, and the
- * facilitator's gauges (sponsor balance and its floor) on the shared metrics registry. It records
+ * The facilitator module as the container wires it: the service, the traffic cataloger and
+ * crediting, the sponsorship policy, and the facilitator's gauges (sponsor balance and its floor,
+ * the sponsor's outflow per payer and payee) on the shared metrics registry. It records
  * into the signals it is handed (src/signals) and uses the Redis adapters it is given (its own
  * hot-path connection, which the container opens and closes after its users).
  */
@@ -9,7 +10,6 @@ import type { Config } from '../config/index.js';
 import type { CatalogReader } from '../catalog/reader.js';
 import type { CatalogWriter } from '../catalog/writer.js';
 import { systemClock, type Clock } from '../core/clock.js';
-import { ProbeAllowList } from '../probe/addressPolicy.js';
 import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
 import type { SignalRecorder } from '../signals/counters.js';
@@ -19,7 +19,10 @@ import { TrafficCataloger } from './trafficCatalog.js';
 import type { RedisStores } from '../store/redis/redisStores.js';
 import { PayerLimit } from './payerLimit.js';
 import { type ProbeScheduler } from './trafficCatalog.js';
-import { TrafficGate, type HostBindings } from './trafficGate.js';
+import { TrafficCredit } from './trafficCredit.js';
+import { SponsorshipPolicy } from './sponsorship.js';
+import { registerSponsorOutflow } from './sponsorMetrics.js';
+import { PENDING_CREDITS, PendingCreditResolver } from '../signals/pendingCredits.js';
 
 export interface Facilitator {
   service: FacilitatorService;
@@ -35,38 +38,38 @@ export function buildFacilitator(
     redis: RedisStores;
     /** Where settlements and verifications count (src/signals). */
     signals: SignalRecorder;
-    /** Asks the signals to flush these listings again (a traffic write may have replaced their signals). */
-    reflushSignals: (listingIds: string[]) => Promise<void>;
     writer: CatalogWriter;
     reader: CatalogReader;
     metrics: Metrics;
-    /** The announce path a valid /verify asks to probe its resource (AnnounceService). */
+    /** The announce path a payment of an unlisted resource asks to probe it (AnnounceService). */
     probes: ProbeScheduler;
-    /** Seller-token hosts, where traffic never lists an MCP tool (BoundHosts). */
-    boundHosts: HostBindings;
   },
   clock: Clock = systemClock,
 ): Facilitator {
   const { writer, reader, metrics, redis } = deps;
   const ledger = redis.ledger(config.sponsorInitialWei);
-  const gate = new TrafficGate(new ProbeAllowList(config.announce.probeAllow), config.announce.probeTimeoutMs, deps.boundHosts);
-  const cataloger = new TrafficCataloger({
-    accepts: redis.trafficAccepts(),
-    writer: () => writer,
-    reader,
-    logger,
-    refreshMs: config.trafficRefreshMs,
-    gate,
-    probes: deps.probes,
-    reflushSignals: deps.reflushSignals,
-  });
+  const cataloger = new TrafficCataloger({ writer: () => writer, logger, refreshMs: config.trafficRefreshMs, probes: deps.probes });
+  const pending = redis.pendingCredits(PENDING_CREDITS);
+  const resolver = new PendingCreditResolver(pending, deps.signals, logger, clock);
+  const traffic = new TrafficCredit({ reader, signals: deps.signals, pending, resolver, cataloger, logger, clock });
+  const sponsorLedger = redis.sponsorLedger();
+  const declined = registerSponsorOutflow(metrics, sponsorLedger, clock);
+  const policy = new SponsorshipPolicy(config.sponsorship, sponsorLedger, (network) => ledger.sponsorBalance(network), clock);
+  const sponsorship = {
+    decide: async (payment: Parameters<SponsorshipPolicy['decide']>[0]) => {
+      const verdict = await policy.decide(payment);
+      if (!verdict.sponsored) declined(verdict.reason);
+      return verdict;
+    },
+    record: (payment: Parameters<SponsorshipPolicy['record']>[0], circular: boolean) => policy.record(payment, circular),
+  };
   const service = new FacilitatorService({
     config,
     ledger,
     settlements: redis.settlements(config.settlePendingWaitMs),
     payerLimit: new PayerLimit(config.rateLimits.facilitatorPayer ? redis.payerPayments() : undefined, config.rateLimits.facilitatorPayer),
-    signals: deps.signals,
-    cataloger,
+    traffic,
+    sponsorship,
     metrics,
     logger,
     clock,

@@ -48,6 +48,12 @@ export const Reason = {
   selfPayment: 'invalid_self_payment',
   /** (service) The fee sponsor cannot pay the simulated network fee: the facilitator's problem, not the payer's. */
   sponsorInsufficientFunds: 'sponsor_insufficient_funds',
+  /**
+   * (service) The fee sponsor does not pay for this settlement (src/facilitator/sponsorship.ts: below
+   * the sponsored minimum, a payer's or payee's daily fee budget spent, value going in circles): the
+   * facilitator's refusal, never counted against a listing. Nothing was charged.
+   */
+  sponsorshipDeclined: 'sponsorship_declined',
   /** (service) A duplicate of a settlement still in progress did not see its result in time. */
   settlementPending: 'settlement_pending',
   /** (service) This payload was settled with other payment requirements; its receipt answers only those. */

@@ -2,7 +2,7 @@
  * EIP-712 signer recovery: viem encodes the typed data, libsecp256k1 (tiny-secp256k1, WASM)
  * recovers the public key. The curve step is the CPU cost of every /verify and /settle, and the
  * WASM build of libsecp256k1 does it several times faster than the pure-JS curve viem ships with
- * (numbers in docs/facilitator.md); the result is the same address viem's recoverTypedDataAddress gives.
+ * (lab journal 2026-11-21-facilitator.md); the result is the same address viem's recoverTypedDataAddress gives.
  */
 import { recover } from 'tiny-secp256k1';
 import { concat, domainSeparator, hashStruct, keccak256, type Hex, type TypedDataDefinition } from 'viem';

@@ -1,18 +1,17 @@
 /**
  * The facilitator: /supported, /verify and /settle in x402 wire shapes (v2, and v1) over the test
- * ledger. It never pays for nothing: zero-value payments and payments to oneself are refused, and a
- * payer's budget is counted per distinct payment (PayerLimit). Requests also feed the listing's
- * signals and the catalog, on evidence only (docs/facilitator.md "Evidence before listing"): a
- * settlement that moved value writes the listing and counts, a valid verify only asks for a probe,
- * and a rejection counts only when a funded wallet provably signed it. Both are best effort and
- * never change or delay the answer beyond a Redis round trip.
+ * ledger. It never pays for nothing: zero-value payments and payments to oneself are refused, a
+ * payer's budget is counted per distinct payment (PayerLimit), and the fee sponsor pays only what
+ * its policy sponsors (sponsorship.ts: a minimum value, budgets per payer and payee, no value in
+ * circles). Requests also feed the listing's signals, on evidence only (trafficCredit.ts; issue 43):
+ * a payment counts for a listing only when it paid that listing's seller, and traffic never writes
+ * a listing (an unlisted resource only gets a probe). Best effort, never changing the answer.
  */
 import { keccak256, stringToHex } from 'viem';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { SignalRecorder } from '../signals/counters.js';
 import type { Ledger, SettleOutcome } from '../store/redis/ledger.js';
 import type { PayerLimit } from './payerLimit.js';
 import { Reason, Rejection, reject } from './reasons.js';
@@ -20,8 +19,8 @@ import { parseFacilitatorRequest, parseSettleRequest, type FacilitatorRequest, t
 import type { CheckedPayment, CheckMode, PaymentRequest, PaymentScheme } from './payment.js';
 import { supportedKinds, wireReason, type SupportedKind } from './paymentSchemes.js';
 import { RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlementStore.js';
-import type { TrafficCataloger } from './trafficCatalog.js';
-import type { TrafficSighting } from './trafficSighting.js';
+import type { TrafficCredit } from './trafficCredit.js';
+import type { SponsorshipPolicy } from './sponsorship.js';
 import { BAZAAR_DISCOVERY } from '../bazaar/bazaar.js';
 import type { BazaarOutcome, SettleResponse, VerifyResponse } from '../x402/wire.js';
 
@@ -47,8 +46,10 @@ export interface FacilitatorDeps {
   ledger: Ledger;
   settlements: SettlementStore;
   payerLimit: PayerLimit;
-  signals: SignalRecorder;
-  cataloger: TrafficCataloger;
+  /** Where payments are credited to the listings they paid (and unlisted resources get a probe). */
+  traffic: TrafficCredit;
+  /** Whether the fee sponsor pays for a settlement (consulted at /verify too). */
+  sponsorship: Pick<SponsorshipPolicy, 'decide' | 'record'>;
   metrics: Metrics;
   logger: Logger;
   clock: Clock;
@@ -93,19 +94,24 @@ export class FacilitatorService {
   async verify(request: FacilitatorRequest): Promise<FacilitatorAnswer<VerifyResponse>> {
     const checked = this.check(request, 'verify');
     let outcome: Rejection | CheckedPayment = checked.outcome;
-    let payerFunded: boolean | undefined;
+    let payerBalance: bigint | undefined;
     if (!(outcome instanceof Rejection)) {
       const { transfer, payer } = outcome;
       await this.deps.payerLimit.consume('verify', payer, transfer);
       const state = await this.deps.ledger.inspect(transfer);
-      payerFunded = state.balance > 0n;
+      payerBalance = state.balance;
       if (state.nonceUsed) outcome = SETTLE_FAILURES.nonce_used(checked.request!.scheme, payer);
       else if (state.balance < transfer.amount) {
         outcome = reject(Reason.insufficientFunds, `balance ${state.balance} is below ${transfer.amount}`, payer);
       } else if (state.sponsorBalance < this.deps.config.settlementFeeWei) outcome = sponsorExhausted();
+      else {
+        // Told now, before the seller does the work: the settlement would not be sponsored.
+        const sponsorship = await this.deps.sponsorship.decide(this.sponsored(outcome));
+        if (!sponsorship.sponsored) outcome = reject(Reason.sponsorshipDeclined, sponsorship.message);
+      }
     }
     const valid = !(outcome instanceof Rejection);
-    const cataloging = this.observeVerify(request, checked.request, outcome, payerFunded);
+    const cataloging = this.observeVerify(request, checked.request, outcome, payerBalance);
     const invalidReason = outcome instanceof Rejection ? this.wire(request, outcome) : '';
     this.deps.metrics.verifyOutcomes.inc({ ...this.labels(request), outcome: valid ? 'valid' : 'invalid', reason: invalidReason });
     if (outcome instanceof Rejection) {
@@ -118,7 +124,7 @@ export class FacilitatorService {
 
   async settle(request: SettleRequest): Promise<FacilitatorAnswer<SettleResponse>> {
     const { payloadHash: hash, binding, wireNetwork: network } = request;
-    let moved: { payment: CheckedPayment; scheme: PaymentScheme } | undefined;
+    let moved: { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean } | undefined;
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
       const checked = this.check(request, 'settle');
       let outcome: Rejection | CheckedPayment = checked.outcome;
@@ -129,17 +135,25 @@ export class FacilitatorService {
           // upto with nothing used: nothing moves and no fee is paid; @x402/evm answers it the same way.
           return { result: { success: true, payer: outcome.payer, transaction: '', network, amount: '0' }, final: false };
         }
-        result = {
-          success: true,
-          payer: outcome.payer,
-          transaction: settlementTransaction(hash),
-          network,
-          amount: outcome.transfer.amount.toString(),
-        };
-        const record = { key: this.deps.settlements.resultKey(hash), value: this.deps.settlements.receipt(binding, result), ttlSeconds: RESULT_TTL_SECONDS };
-        const ledgerOutcome = await this.deps.ledger.settle(outcome.transfer, this.deps.config.settlementFeeWei, record);
-        if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.scheme);
-        else moved = { payment: outcome, scheme: checked.request!.scheme };
+        const sponsored = this.sponsored(outcome);
+        const sponsorship = await this.deps.sponsorship.decide(sponsored);
+        if (!sponsorship.sponsored) outcome = reject(Reason.sponsorshipDeclined, sponsorship.message);
+        else {
+          result = {
+            success: true,
+            payer: outcome.payer,
+            transaction: settlementTransaction(hash),
+            network,
+            amount: outcome.transfer.amount.toString(),
+          };
+          const record = { key: this.deps.settlements.resultKey(hash), value: this.deps.settlements.receipt(binding, result), ttlSeconds: RESULT_TTL_SECONDS };
+          const ledgerOutcome = await this.deps.ledger.settle(outcome.transfer, this.deps.config.settlementFeeWei, record);
+          if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.scheme);
+          else {
+            moved = { payment: outcome, scheme: checked.request!.scheme, circular: sponsorship.circular };
+            await this.deps.sponsorship.record(sponsored, sponsorship.circular).catch((err: Error) => this.deps.logger.warn('sponsorship record failed', { err: err.message }));
+          }
+        }
       }
       if (outcome instanceof Rejection) {
         const failure: SettleResponse = { success: false, errorReason: this.wire(request, outcome), errorMessage: outcome.message, transaction: '', network };
@@ -166,11 +180,7 @@ export class FacilitatorService {
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
     this.deps.metrics.settleOutcomes.inc({ ...labels, outcome, reason: result.errorReason ?? '' });
     // `moved` is set only when this request moved value > 0 from a payer other than payTo.
-    if (moved) {
-      // The amount a metered scheme (upto) actually settled feeds the listing's median beside its ceiling.
-      const settledAmount = moved.scheme.metered ? result.amount : undefined;
-      return this.answer(request, result, undefined, this.observeSettlement(request.sighting, moved.payment.payer, settledAmount));
-    }
+    if (moved) return this.answer(request, result, undefined, this.observeSettlement(request, moved, result.amount));
     // A replayed receipt or a settle of 0 changes nothing in the catalog: nothing to report.
     return result.success ? { response: result } : this.answer(request, result, result.errorReason);
   }
@@ -215,38 +225,42 @@ export class FacilitatorService {
     return { scheme: payment.requirements.scheme, network: payment.requirements.network };
   }
 
-  /** A settlement that moved value: it counts (payer-bounded) and may write the listing (its outcome). */
-  private observeSettlement(sighting: TrafficSighting | undefined, payer: string, settledAmount: string | undefined): Promise<BazaarOutcome> | undefined {
-    if (!sighting) return undefined;
-    this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payer, settledAmount));
-    return this.deps.cataloger.settled(sighting);
+  /** What the sponsorship policy is asked about a checked payment, with this settlement's fee. */
+  private sponsored(payment: CheckedPayment) {
+    const { transfer, payer } = payment;
+    return { payer, payee: transfer.to, network: transfer.network, amount: transfer.amount, feeWei: this.deps.config.settlementFeeWei };
+  }
+
+  /** A settlement that moved value: credited to the listing it paid, if any (its Bazaar outcome). */
+  private observeSettlement(request: SettleRequest, moved: { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean }, amount: string | undefined): Promise<BazaarOutcome> | undefined {
+    const { sighting, payment } = request;
+    if (!sighting || payment instanceof Rejection) return undefined;
+    const { transfer, payer } = moved.payment;
+    const paid = { scheme: payment.requirements.scheme, network: transfer.network, asset: transfer.asset, payTo: transfer.to, amount: transfer.amount };
+    // The amount a metered scheme (upto) actually settled feeds the listing's median beside its ceiling.
+    const settledAmount = moved.scheme.metered ? amount : undefined;
+    return this.deps.traffic.settled(sighting, { payer, paid, ...(settledAmount !== undefined ? { settledAmount } : {}), circular: moved.circular }).catch((err: Error) => {
+      this.deps.logger.warn('settlement crediting failed', { listingId: sighting.listingId, err: err.message });
+      return { status: 'rejected' as const, rejectedReason: 'the catalog could not be read; the next payment retries' };
+    });
   }
 
   /**
-   * A verification counts toward the rejection rate only when a funded wallet provably signed it
-   * (a rejection carries `payer` only after its signature was recovered, and only when the payment
-   * would have moved value to someone else), so junk from fresh or forged wallets moves nothing. A
-   * valid one also asks for a probe of the resource; it never writes the listing itself.
+   * A verification counts toward the rejection rate only as an attempt to pay the listing's seller
+   * its price by a payer that could have paid it (a refusal carries `payer` only after its signature
+   * was recovered, and only when the payment would have moved value to someone else; the
+   * facilitator's own refusals carry none). A valid one of an unlisted resource asks for its probe.
    */
-  private observeVerify(request: FacilitatorRequest, payment: PaymentRequest | undefined, outcome: Rejection | CheckedPayment, funded: boolean | undefined): Promise<BazaarOutcome> | undefined {
+  private observeVerify(request: FacilitatorRequest, payment: PaymentRequest | undefined, outcome: Rejection | CheckedPayment, balance: bigint | undefined): Promise<BazaarOutcome> | undefined {
     const payer = outcome.payer;
     const sighting = request.sighting;
     if (!payer || !payment || !sighting) return undefined;
-    const { signals, ledger, cataloger } = this.deps;
-    if (!(outcome instanceof Rejection)) {
-      // Funded unless the price is 0 (an upto verify may be): a fresh wallet must not dilute the rate either.
-      if (funded) this.count(sighting.listingId, () => signals.recordVerify(sighting.listingId, payer, true));
-      return cataloger.verified(sighting);
-    }
-    this.count(sighting.listingId, async () => {
-      const { network, asset } = payment.requirements;
-      const isFunded = funded ?? (await ledger.balance(network, asset, payer)) > 0n;
-      return isFunded ? signals.recordVerify(sighting.listingId, payer, false) : false;
+    const { scheme, network, asset, payTo, amount } = payment.requirements;
+    return this.deps.traffic.verified(sighting, {
+      payer,
+      asked: { scheme, network, asset: asset.toLowerCase(), payTo, amount },
+      valid: !(outcome instanceof Rejection),
+      balance: async () => balance ?? (await this.deps.ledger.balance(network, asset, payer)),
     });
-    return undefined;
-  }
-
-  private count(listingId: string, work: () => Promise<unknown>): void {
-    work().catch((err: unknown) => this.deps.logger.warn('signal counting failed', { listingId, err: (err as Error).message }));
   }
 }

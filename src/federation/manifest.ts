@@ -13,8 +13,13 @@ export type ManifestShape = 'x402-resources' | 'x402-items' | 'openapi';
 export interface ManifestContent {
   shape: ManifestShape;
   claims: ResourceClaim[];
+  /** The first SKIPPED_SAMPLE skipped entries (a file of junk is counted, not kept: issue 43). */
   skipped: SkippedEntry[];
+  skippedCount: number;
 }
+
+/** Skipped entries kept to show why; the rest are only counted. */
+export const SKIPPED_SAMPLE = 10;
 
 export class ManifestShapeError extends Error {}
 
@@ -30,10 +35,14 @@ function sameSite(resource: string, origin: URL): boolean {
 }
 
 function collect(entries: Array<ResourceClaim | SkippedEntry>, origin: URL, shape: ManifestShape): ManifestContent {
-  const content: ManifestContent = { shape, claims: [], skipped: [] };
+  const content: ManifestContent = { shape, claims: [], skipped: [], skippedCount: 0 };
+  const skip = (entry: SkippedEntry) => {
+    content.skippedCount += 1;
+    if (content.skipped.length < SKIPPED_SAMPLE) content.skipped.push(entry.resource === undefined ? entry : { ...entry, resource: entry.resource.slice(0, 200) });
+  };
   for (const entry of entries) {
-    if (!isClaim(entry)) content.skipped.push(entry);
-    else if (!sameSite(entry.resource, origin)) content.skipped.push({ resource: entry.resource, reason: `is not on ${origin.hostname}: a site's file names only its own resources` });
+    if (!isClaim(entry)) skip(entry);
+    else if (!sameSite(entry.resource, origin)) skip({ resource: entry.resource, reason: `is not on ${origin.hostname}: a site's file names only its own resources` });
     else content.claims.push(entry);
   }
   return content;

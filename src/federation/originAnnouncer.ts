@@ -12,10 +12,10 @@ import type { Clock } from '../core/clock.js';
 import { InvalidInput, NotFound, RateLimited } from '../core/errors.js';
 import type { AnnounceService } from '../announce/announceService.js';
 import { ProbeAllowList } from '../probe/addressPolicy.js';
-import { FetchFailure, safeFetch } from '../probe/safeFetch.js';
+import { FetchFailure, resolveFetchTarget, safeFetch, type CheckedAddress } from '../probe/safeFetch.js';
 import type { ProbeStore } from '../store/redis/probeStore.js';
 import type { FederationStore } from '../store/redis/federationStore.js';
-import { ManifestShapeError, parseOpenApi, parseWellKnown, type ManifestContent } from './manifest.js';
+import { ManifestShapeError, parseOpenApi, parseWellKnown, SKIPPED_SAMPLE, type ManifestContent } from './manifest.js';
 import { outcomeOf, type ItemOutcome } from './upstreamCrawler.js';
 
 export const MANIFEST_PATHS = { wellKnown: '/.well-known/x402', openapi: '/openapi.json' } as const;
@@ -39,11 +39,20 @@ export interface OriginResource {
   reason?: string;
 }
 
+/**
+ * What one announce of an origin found, bounded whatever the manifests hold (issue 43: 500 KB of
+ * `items: [1,1,...]` stored a 21 MB record): every resource queued for the probe (at most
+ * MANIFEST_MAX_RESOURCES), the first SKIPPED_SAMPLE entries that were skipped or over the limit, and
+ * the count of every outcome.
+ */
 export interface OriginRecord {
   origin: string;
   announcedAt: string;
   manifests: ManifestReport[];
   resources: OriginResource[];
+  counts: Partial<Record<ItemOutcome, number>>;
+  /** Skipped entries counted in `counts` but not listed in `resources`. */
+  omitted: number;
 }
 
 export interface OriginStatus extends Omit<OriginRecord, 'resources'> {
@@ -90,7 +99,7 @@ export class OriginAnnouncer {
   async announceOrigin(body: unknown): Promise<OriginRecord> {
     if (!validateBody(body)) throw invalid('is required, as a string (and nothing else may be sent with it)');
     const origin = canonicalOrigin(body.origin);
-    const record: OriginRecord = { origin, announcedAt: new Date(this.now()).toISOString(), manifests: [], resources: [] };
+    const record: OriginRecord = { origin, announcedAt: new Date(this.now()).toISOString(), manifests: [], resources: [], counts: {}, omitted: 0 };
     const contents: Array<{ url: string; content: ManifestContent }> = [];
     // One after the other: the probe's per-host pacing holds for manifests too.
     for (const [path, parse] of [[MANIFEST_PATHS.wellKnown, parseWellKnown], [MANIFEST_PATHS.openapi, parseOpenApi]] as const) {
@@ -105,25 +114,33 @@ export class OriginAnnouncer {
   }
 
   private async read(url: string, parse: (body: unknown, url: string) => ManifestContent): Promise<{ report: ManifestReport; content?: ManifestContent }> {
-    const host = new URL(url).host;
-    const slot = await this.probes.takeHostSlot(host, this.now(), this.probe.probeHostRatePerSecond, this.probe.probeTimeoutMs + 1000);
+    let target: CheckedAddress;
+    try {
+      target = await resolveFetchTarget(url, this.allowList, this.probe.probeTimeoutMs);
+    } catch (err) {
+      if (err instanceof FetchFailure) return { report: { url, outcome: 'failed', resources: 0, detail: `${err.reason}: ${err.message}` } };
+      throw err;
+    }
+    // Paced per resolved address, as every probe (many names may point at one address).
+    const slot = await this.probes.takeHostSlot(target.address, this.now(), this.probe.probeHostRatePerSecond, this.probe.probeTimeoutMs + 1000);
     if (!slot) {
-      throw new RateLimited(`${host} is at its probe rate (PROBE_HOST_RATE ${this.probe.probeHostRatePerSecond}/s); retry in a second.`, 1, this.probe.probeHostRatePerSecond, 1);
+      throw new RateLimited(`${new URL(url).host} is at its probe rate (PROBE_HOST_RATE ${this.probe.probeHostRatePerSecond}/s); retry in a second.`, 1, this.probe.probeHostRatePerSecond, 1);
     }
     try {
-      return await this.fetchManifest(url, parse);
+      return await this.fetchManifest(url, parse, target);
     } finally {
-      await this.probes.releaseHostSlot(host, slot, this.now());
+      await this.probes.releaseHostSlot(target.address, slot, this.now());
     }
   }
 
-  private async fetchManifest(url: string, parse: (body: unknown, url: string) => ManifestContent): Promise<{ report: ManifestReport; content?: ManifestContent }> {
+  private async fetchManifest(url: string, parse: (body: unknown, url: string) => ManifestContent, pinned: CheckedAddress): Promise<{ report: ManifestReport; content?: ManifestContent }> {
     try {
       const response = await safeFetch('GET', url, {
         allowList: this.allowList,
         timeoutMs: this.probe.probeTimeoutMs,
         maxBodyBytes: this.settings.manifestMaxBytes,
         readBodyFor: (status) => status === 200,
+        pinned,
       });
       if (response.status === 404 || response.status === 410) return { report: { url, outcome: 'absent', resources: 0, detail: `answered ${response.status}` } };
       if (response.status !== 200) return { report: { url, outcome: 'failed', resources: 0, detail: `answered ${response.status}` } };
@@ -141,16 +158,31 @@ export class OriginAnnouncer {
   private async queue(record: OriginRecord, contents: Array<{ url: string; content: ManifestContent }>): Promise<void> {
     const firstSeen = record.announcedAt;
     const seen = new Set<string>();
+    let sampled = 0;
+    const count = (outcome: ItemOutcome, n = 1) => (record.counts[outcome] = (record.counts[outcome] ?? 0) + n);
+    const skip = (resource: string, method: string, reason: string) => {
+      if (sampled < SKIPPED_SAMPLE) record.resources.push({ resource: resource.slice(0, 200), method, outcome: 'skipped', reason });
+      else record.omitted += 1;
+      sampled += 1;
+      count('skipped');
+    };
     for (const { url, content } of contents) {
-      for (const skipped of content.skipped) record.resources.push({ resource: skipped.resource ?? '', method: 'GET', outcome: 'skipped', reason: skipped.reason });
+      for (const skipped of content.skipped) skip(skipped.resource ?? '', 'GET', skipped.reason);
+      // Counted by the parser beyond its own sample.
+      const unseen = content.skippedCount - content.skipped.length;
+      if (unseen > 0) {
+        record.omitted += unseen;
+        sampled += unseen;
+        count('skipped', unseen);
+      }
       for (const claim of content.claims) {
         const key = `${claim.method} ${claim.resource}`;
         if (seen.has(key)) continue;
-        seen.add(key);
-        if (seen.size > this.settings.manifestMaxResources) {
-          record.resources.push({ resource: claim.resource, method: claim.method, outcome: 'skipped', reason: `over MANIFEST_MAX_RESOURCES (${this.settings.manifestMaxResources})` });
+        if (seen.size >= this.settings.manifestMaxResources) {
+          skip(claim.resource, claim.method, `over MANIFEST_MAX_RESOURCES (${this.settings.manifestMaxResources})`);
           continue;
         }
+        seen.add(key);
         const result = await this.announce.claim({
           resource: claim.resource,
           method: claim.method,
@@ -158,8 +190,10 @@ export class OriginAnnouncer {
           // The seller asked: a refused resource is probed again as soon as an announce would be.
           rejectedRetryMs: this.probe.probeMinIntervalMs,
         });
-        if ('invalid' in result) record.resources.push({ resource: claim.resource, method: claim.method, outcome: 'invalid', reason: result.invalid });
-        else record.resources.push({ resource: claim.resource, method: claim.method, id: result.id, outcome: outcomeOf(result) });
+        const outcome = outcomeOf(result);
+        count(outcome);
+        if ('invalid' in result) record.resources.push({ resource: claim.resource, method: claim.method, outcome, reason: result.invalid.slice(0, 200) });
+        else record.resources.push({ resource: claim.resource, method: claim.method, id: result.id, outcome });
       }
     }
   }
@@ -167,8 +201,10 @@ export class OriginAnnouncer {
   /** What the last announce of `origin` found, with each queued resource's probe outcome now. */
   async status(originParam: string): Promise<OriginStatus> {
     const origin = canonicalOrigin(originParam);
-    const record = (await this.store.origin(origin)) as OriginRecord | undefined;
-    if (!record) throw new NotFound(`No origin announce of ${origin} within the last 7 days.`);
+    const stored = (await this.store.origin(origin)) as OriginRecord | undefined;
+    if (!stored) throw new NotFound(`No origin announce of ${origin} within the last 7 days.`);
+    // Records from before counts were kept have none.
+    const record: OriginRecord = { ...stored, counts: stored.counts ?? {}, omitted: stored.omitted ?? 0 };
     const resources = await Promise.all(
       record.resources.map(async (resource) => {
         if (!resource.id) return resource;

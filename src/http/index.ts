@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics.js';
 import type { FacilitatorService } from '../facilitator/service.js';
 import type { AnnounceService } from '../announce/announceService.js';
 import type { PublishService } from '../publish/publishService.js';
+import type { OptOutService } from '../publish/optOut.js';
 import type { SellerToken, SellerTokenStore } from '../publish/sellerTokens.js';
 import type { CatalogSearch } from '../search/catalogSearch.js';
 import type { ListingById } from '../search/listingById.js';
@@ -43,6 +44,8 @@ export interface HttpServices {
   /** Upstream catalogs and origin manifests (src/federation). */
   federation: { origins: OriginAnnouncer; upstreams: { statuses(): Promise<UpstreamStatus[]> } };
   publish: PublishService;
+  /** A seller's opt-out of its own HTTP listing. */
+  optOut: OptOutService;
   tokens: SellerTokenStore;
   facilitator: FacilitatorService;
   metrics: Metrics;
@@ -79,7 +82,7 @@ export function buildRouters(services: HttpServices): Router[] {
     discoveryRoutes(services.search, services.merchants),
     listingRoutes(services.listingById),
     changesRoutes(services.changes),
-    publishRoutes({ publish: services.publish, tokens: services.tokens, limits: perToken }),
+    publishRoutes({ publish: services.publish, optOut: services.optOut, tokens: services.tokens, limits: perToken }),
     announceRoutes({ announce: services.announce, origins: services.federation.origins, ...(announceLimit ? { announceLimit } : {}) }),
     federationRoutes(services.federation.upstreams),
     facilitator,

@@ -41,6 +41,8 @@ export function requestContext(logger: Logger): RequestHandler {
         path: req.path,
         status: res.statusCode,
         ms: Math.round(ms * 100) / 100,
+        // A 5xx line names its cause, so an operator grepping for failed requests finds why (issue 43).
+        ...(res.statusCode >= 500 && typeof res.locals.failure === 'string' ? { error: res.locals.failure } : {}),
       });
     });
     next();
@@ -60,8 +62,9 @@ export interface ErrorHandlerOptions {
 export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const problem = toProblem(err, options);
+    if (problem.status >= 500) res.locals.failure = err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 500) : String(err).slice(0, 500);
     if (problem.status >= 500 && problem.code === 'internal') {
-      req.log?.error('unhandled error', { err: err instanceof Error ? { message: err.message, stack: err.stack } : String(err) });
+      req.log?.error('unhandled error', { err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
     } else if (problem.code === 'search_unavailable') {
       req.log?.warn('elasticsearch unavailable', { err: err instanceof Error ? err.message : String(err) });
     }

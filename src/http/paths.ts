@@ -14,6 +14,8 @@ export const PATHS = {
   reach: '/discovery/reach',
   publish: '/discovery/publish',
   unpublish: '/discovery/publish/:id',
+  /** A seller takes its own HTTP listing out (POST) and lets it back (DELETE): src/publish/optOut.ts. */
+  optOut: '/discovery/optout',
   supported: '/supported',
   verify: '/verify',
   settle: '/settle',

@@ -13,11 +13,13 @@ import type { Logger } from '../logger.js';
 import { unmapIPv4 } from '../core/ipAddress.js';
 import { RateLimited } from '../core/errors.js';
 import { PATHS } from './paths.js';
+import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT } from '../changes/feedRequest.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 /** Counts requests per budget name, window and subject (store/redis/rateLimitCounter.ts implements it). */
 export interface WindowCounter {
-  count(name: string, window: number, subject: string, ttlMs: number): Promise<number>;
+  /** Adds `by` (default 1) to the subject's count in the window and answers the new count. */
+  count(name: string, window: number, subject: string, ttlMs: number, by?: number): Promise<number>;
 }
 
 export interface RateLimitOptions {
@@ -28,6 +30,11 @@ export interface RateLimitOptions {
   logger: Logger;
   /** The budget a request draws on; `undefined` skips limiting (e.g. no token to key by). */
   key?: (req: Request) => string | undefined;
+  /**
+   * How many of the budget a request spends (default 1): a request that does the work of several
+   * (a JSON-RPC batch of tool calls, a change-feed page of 1,000) spends what they would (issue 43).
+   */
+  cost?: (req: Request) => number;
   /** How long the counter may take before the request goes through unlimited. */
   timeoutMs?: number;
   now?: Clock;
@@ -65,7 +72,8 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     const resetAt = (window + 1) * rule.windowMs;
     let count: number;
     try {
-      count = await withTimeout(options.counter.count(options.name, window, subject, rule.windowMs + 1000), timeoutMs);
+      const by = Math.max(1, Math.floor(options.cost?.(req) ?? 1));
+      count = await withTimeout(options.counter.count(options.name, window, subject, rule.windowMs + 1000, by), timeoutMs);
     } catch (err) {
       if (at - lastWarning > 60_000) {
         lastWarning = at;
@@ -122,15 +130,36 @@ export function edgeRateLimits(options: { counter: WindowCounter; rules: RateLim
   if (rules.reads) {
     const limiter = rateLimit({ counter, name: 'reads', rule: rules.reads, logger });
     router.get(READ_PATHS, limiter);
-    // MCP discovery tools are catalog reads too, on the same budget.
-    router.post(PATHS.mcp, limiter);
+    // A change-feed page spends what the catalog reads it replaces would: one per 100 changes.
+    router.get([PATHS.changes, PATHS.history], rateLimit({ counter, name: 'reads', rule: rules.reads, logger, cost: feedPageCost }));
+    // MCP discovery tools are catalog reads too, on the same budget: each call of a batch counts.
+    router.post(PATHS.mcp, rateLimit({ counter, name: 'reads', rule: rules.reads, logger, cost: jsonRpcCalls }));
   }
   if (rules.publish) {
     const limiter = rateLimit({ counter, name: 'publish', rule: rules.publish, logger });
     router.post(PATHS.publish, limiter);
     router.delete(PATHS.unpublish, limiter);
+    router.post(PATHS.optOut, limiter);
+    router.delete(PATHS.optOut, limiter);
   }
   return router;
+}
+
+/** The largest page of a catalog read (`limit` at most 100): a feed page of `limit` changes is that many reads of it. */
+const READ_PAGE = 100;
+
+function feedPageCost(req: Request): number {
+  const given = Number(typeof req.query.limit === 'string' ? req.query.limit : NaN);
+  const limit = Number.isFinite(given) && given > 0 ? Math.min(given, FEED_MAX_LIMIT) : FEED_DEFAULT_LIMIT;
+  return Math.ceil(limit / READ_PAGE);
+}
+
+/** The JSON-RPC requests (not notifications or answers) in a POST /mcp body: one message, or a batch of them. */
+export function jsonRpcCalls(req: Request): number {
+  const body: unknown = req.body;
+  const messages = Array.isArray(body) ? body : [body];
+  const calls = messages.filter((m) => typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' && 'id' in m).length;
+  return Math.max(1, calls);
 }
 
 const READ_PATHS = [PATHS.search, PATHS.resources, PATHS.resource, PATHS.mcpTools, PATHS.bazaarSearch, PATHS.bazaarResources];

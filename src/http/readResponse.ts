@@ -1,5 +1,5 @@
 /**
- * How catalog reads are sent (README "Caching and compression"): JSON without Express's ETag
+ * How catalog reads are sent (docs/catalog-reads.md "Read cache and compression"): JSON without Express's ETag
  * (pages drift with every write and signal flush, so hashing each body for conditional requests
  * costs CPU on the hottest path and would rarely answer 304), and marked reusable for a second by
  * caches in front of the service, the lifetime of its own read cache (search/readCache.ts).

@@ -238,6 +238,19 @@ export const components: OpenApiObject = {
           additionalProperties: false,
           properties: { durable: { type: 'boolean' }, summary: { type: 'string' } },
         },
+        redisMemory: {
+          type: 'object',
+          description:
+            "How full Redis is (the fullest primary): `near_limit` at 90% of maxmemory (writes are refused with 503 once it is reached), `no_limit` without maxmemory, `evicts` with a policy other than noeviction. A warning: the service stays ready for reads. Absent when Redis did not answer.",
+          required: ['usedBytes', 'maxBytes', 'policy', 'state'],
+          additionalProperties: false,
+          properties: {
+            usedBytes: { type: 'integer', minimum: 0 },
+            maxBytes: { type: 'integer', minimum: 0 },
+            policy: { type: 'string' },
+            state: { enum: ['ok', 'near_limit', 'no_limit', 'evicts'] },
+          },
+        },
       },
     },
   },

@@ -44,13 +44,24 @@ const originResource = (withStatus: boolean) => ({
 
 const originRecord = (withStatus: boolean) => ({
   type: 'object',
-  required: ['origin', 'announcedAt', 'manifests', 'resources', ...(withStatus ? [] : ['statusUrl'])],
+  required: ['origin', 'announcedAt', 'manifests', 'resources', 'counts', 'omitted', ...(withStatus ? [] : ['statusUrl'])],
   additionalProperties: false,
   properties: {
     origin: { type: 'string' },
     announcedAt: ISO_TIME,
     manifests: { type: 'array', items: manifestReport },
-    resources: { type: 'array', items: originResource(withStatus) },
+    resources: {
+      type: 'array',
+      description: 'Every resource queued for the probe (at most MANIFEST_MAX_RESOURCES) and the first 10 entries skipped; the rest are only counted.',
+      items: originResource(withStatus),
+    },
+    counts: {
+      type: 'object',
+      description: 'How many entries of the manifests had each outcome, all of them counted.',
+      additionalProperties: false,
+      properties: Object.fromEntries(['queued', 'pending', 'verified', 'refused', 'skipped', 'invalid'].map((o) => [o, COUNT])),
+    },
+    omitted: { ...COUNT, description: 'Skipped entries counted but not listed in `resources`.' },
     ...(withStatus ? {} : { statusUrl: { type: 'string' } }),
   },
 });

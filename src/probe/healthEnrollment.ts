@@ -1,5 +1,5 @@
 /**
- * Puts the listings nobody announced on the health schedule (README "Active health"): every MCP
+ * Puts the listings nobody announced on the health schedule (docs/health.md): every MCP
  * tool, and every HTTP listing known only from settlements. Told of each applied catalog write (an
  * AppliedWritesObserver beside the change log's), it gives such a listing a health-only probe
  * record unless it has one (ProbeStore.watch). The first check comes one health interval after
@@ -21,8 +21,10 @@ export function watchFor(doc: ListingDocument, dueAt: number, scheme: Settings['
     return { id: doc.id, watch: 'mcp', resource: mcpEndpoint(doc.resource, scheme), method: 'POST', toolName: doc.name, callArguments: JSON.stringify(callArguments(doc.inputSchema)), dueAt };
   }
   // A templated listing has no one URL to fetch; announced listings have their own probe record.
+  // (Listings from traffic date from before issue 43: traffic writes none now.) Checked with a safe
+  // method only: nobody proved this resource answers anything else without side effects.
   if (doc.type === 'http' && doc.source === 'traffic' && !doc.resource.includes('{')) {
-    return { id: doc.id, watch: 'http', resource: doc.resource, method: doc.method ?? 'GET', dueAt };
+    return { id: doc.id, watch: 'http', resource: doc.resource, method: doc.method === 'HEAD' ? 'HEAD' : 'GET', dueAt };
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * Active health (issue 13, README "Active health"): every re-probe of a listed resource is a
+ * Active health (issue 13, docs/health.md): every re-probe of a listed resource is a
  * health check. This decides when the next one is due (recently settled listings more often) and
  * records what each found. Scheduling, leases across gateways, per-host rate limits, SSRF rules and
  * removal after repeated failures are the probe's own (ProbeStore, ProbeWorker, Prober): a check is

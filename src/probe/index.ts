@@ -33,7 +33,7 @@ export function buildProbing(config: Config, logger: Logger, deps: ProbingDeps):
   const now = deps.now ?? systemClock;
   const store = deps.stores.redis.probes();
   const health = new HealthSchedule(settings, deps.stores.redis.healthChecks());
-  const prober = new Prober(settings, store, deps.writer, logger, now, health);
+  const prober = new Prober(settings, store, deps.writer, logger, now, health, deps.stores.redis.optOuts());
   const worker = new ProbeWorker(store, prober, logger, {
     concurrency: settings.probeConcurrency,
     leaseMs: settings.probeTimeoutMs + 30_000,

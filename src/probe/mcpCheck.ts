@@ -1,5 +1,5 @@
 /**
- * The health check of a paid MCP tool (README "Active health"): the MCP SDK's own client calls the
+ * The health check of a paid MCP tool (docs/health.md): the MCP SDK's own client calls the
  * tool without payment over Streamable HTTP, and the tool is up when it answers with its payment
  * requirements (the x402 MCP transport: `_meta["x402/payment-required"]`, or the same
  * PaymentRequired as structured or text content). Every request goes through safeFetch, so the

@@ -15,32 +15,14 @@ import type { HttpListingInput } from '../shapes/listingInput.js';
 import { InvalidListingError } from '../catalog/validation.js';
 import type { Logger } from '../logger.js';
 import { ProbeAllowList } from './addressPolicy.js';
-import { HEADERS } from '../x402/wire.js';
-import { ChallengeError, decodeChallengeHeader, parseChallenge, paymentOf, requirementsDifference, type ParsedChallenge } from './challenge.js';
-import { templateMatchesPath } from '../x402/routeTemplate.js';
+import { paymentOf, type ParsedChallenge } from './challenge.js';
 import type { ProbeRecord, ProbeStore } from '../store/redis/probeStore.js';
-import { FetchFailure, safeFetch, type SafeResponse } from './safeFetch.js';
+import type { OptOuts } from '../store/redis/optOuts.js';
+import { FetchFailure, type CheckedAddress } from './safeFetch.js';
+import { ResourceFetch, type ProbeOutcome } from './resourceFetch.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { HealthSchedule } from './healthSchedule.js';
 import { checkMcpTool } from './mcpCheck.js';
-
-export type ProbeReason =
-  | 'not_402'
-  | 'redirect'
-  | 'invalid_challenge'
-  | 'requirements_mismatch'
-  | 'blocked_address'
-  | 'dns_failure'
-  | 'connection_failed'
-  | 'timeout'
-  | 'body_too_large'
-  | 'invalid_url'
-  | 'invalid_listing'
-  | 'resource_mismatch';
-
-export type ProbeOutcome =
-  | { ok: true; challenge: ParsedChallenge }
-  | { ok: false; reason: ProbeReason; detail: string; transient: boolean };
 
 /** Rejected records are kept this long for status lookups, then forgotten. */
 const FORGET_REJECTED_MS = 7 * 86_400_000;
@@ -50,8 +32,11 @@ const RETRY_AFTER_TRANSIENT_MS = 5 * 60_000;
 /** What a probe did: listed (or updated), rejected (not listed / removed), or kept listed despite a failure. */
 export type ProbeResult = 'listed' | 'rejected' | 'removed' | 'kept';
 
+export type { ProbeOutcome, ProbeReason } from './resourceFetch.js';
+
 export class Prober {
   private readonly allowList: ProbeAllowList;
+  private readonly fetcher: ResourceFetch;
   /** Observer for metrics; called once per probe. */
   onResult?: (result: ProbeResult, reason: string) => void;
 
@@ -63,8 +48,16 @@ export class Prober {
     private readonly now: Clock = systemClock,
     /** Active health: when listed resources are re-checked, and where each check is recorded. */
     private readonly health?: HealthSchedule,
+    /** Sellers' opt-outs: an opted-out resource is never fetched, however it was named (store/redis/optOuts.ts). */
+    private readonly optedOut?: Pick<OptOuts, 'which'>,
   ) {
     this.allowList = new ProbeAllowList(settings.probeAllow);
+    this.fetcher = new ResourceFetch(settings, this.allowList, logger);
+  }
+
+  /** Fetches a resource and reads its 402 (the re-probe of a listing, or a check). */
+  fetchAndRead(record: Pick<ProbeRecord, 'resource' | 'method' | 'routeTemplate' | 'expected'>, pinned?: CheckedAddress): Promise<ProbeOutcome> {
+    return this.fetcher.fetchAndRead(record, pinned);
   }
 
   /** Probes the id's resource and records the result. Unknown ids are dropped from the schedule. */
@@ -75,20 +68,30 @@ export class Prober {
       return;
     }
     const at = this.now();
-    const host = new URL(record.resource).host;
-    const slot = await this.store.takeHostSlot(host, at, this.settings.probeHostRatePerSecond, this.settings.probeTimeoutMs + 1000);
-    if (!slot) {
+    if (await this.isOptedOut(record)) return this.keepOut(record, at);
+    // Paced per resolved address, not per name: wildcard DNS aims any number of names at one
+    // address (issue 43). A name that resolves to nothing (or only inward) sends no request at all.
+    const target = await this.fetcher.resolve(record.resource);
+    const pace = target instanceof FetchFailure ? undefined : target.address;
+    const slot = pace === undefined ? undefined : await this.store.takeHostSlot(pace, at, this.settings.probeHostRatePerSecond, this.settings.probeTimeoutMs + 1000);
+    if (pace !== undefined && !slot) {
       await this.store.postpone(id, at + 1000 + Math.floor(Math.random() * 1000));
       return;
     }
-    if (record.watch) return this.checkWatched(record, at);
+    if (record.watch) {
+      try {
+        return await this.checkWatched(record, at, target);
+      } finally {
+        if (slot) await this.store.releaseHostSlot(pace!, slot, this.now());
+      }
+    }
     // Wall time, not the injectable clock: latency is measured, never simulated.
     const started = performance.now();
     let outcome: ProbeOutcome;
     try {
-      outcome = await this.fetchAndRead(record);
+      outcome = target instanceof FetchFailure ? this.fetcher.failed(record, target) : await this.fetcher.fetchAndRead(record, target);
     } finally {
-      await this.store.releaseHostSlot(host, slot, this.now());
+      if (slot) await this.store.releaseHostSlot(pace!, slot, this.now());
     }
     const latencyMs = performance.now() - started;
     if (this.health && record.status === 'listed' && probedVerifiedUrl(record)) {
@@ -104,16 +107,19 @@ export class Prober {
    * and rescheduled, and that is all. A failure demotes the listing through its health; it never
    * writes or removes it (those listings leave by today's rules: unpublish, staleness).
    */
-  private async checkWatched(record: ProbeRecord, at: number): Promise<void> {
+  private async checkWatched(record: ProbeRecord, at: number, target: CheckedAddress | FetchFailure): Promise<void> {
     const started = performance.now();
     const outcome =
-      record.watch === 'mcp'
-        ? await checkMcpTool(record.resource, record.toolName ?? '', JSON.parse(record.callArguments ?? '{}') as Record<string, unknown>, {
-            allowList: this.allowList,
-            timeoutMs: this.settings.probeTimeoutMs,
-            maxBodyBytes: this.settings.probeMaxBodyBytes,
-          })
-        : await this.fetchAndRead(record);
+      target instanceof FetchFailure
+        ? this.fetcher.failed(record, target)
+        : record.watch === 'mcp'
+          ? await checkMcpTool(record.resource, record.toolName ?? '', JSON.parse(record.callArguments ?? '{}') as Record<string, unknown>, {
+              allowList: this.allowList,
+              timeoutMs: this.settings.probeTimeoutMs,
+              maxBodyBytes: this.settings.probeMaxBodyBytes,
+            })
+          : // A health check of a listing nobody announced repeats only a safe method (issue 43).
+            await this.fetcher.fetchAndRead({ ...record, method: record.method === 'HEAD' ? 'HEAD' : 'GET' }, target);
     const latencyMs = performance.now() - started;
     const ok = outcome.ok || ('reason' in outcome && outcome.reason === 'requirements_mismatch');
     await this.health?.record(record.id, ok, latencyMs, this.now());
@@ -122,57 +128,28 @@ export class Prober {
     this.onResult?.('kept', ok ? 'ok' : 'health_check_failed');
   }
 
+  private async isOptedOut(record: ProbeRecord): Promise<boolean> {
+    if (!this.optedOut) return false;
+    return (await this.optedOut.which(record.listingId && record.listingId !== record.id ? [record.id, record.listingId] : [record.id])).size > 0;
+  }
+
+  /**
+   * A resource its seller opted out of the catalog: nothing is fetched (an announce, a crawl, a
+   * manifest or a payment may still name it), the record says why, and no re-probe is scheduled.
+   */
+  private async keepOut(record: ProbeRecord, at: number): Promise<void> {
+    await this.store.finish(
+      record.id,
+      { status: 'rejected', lastProbedAt: at, reason: 'opted_out', detail: 'its seller took this resource out of the catalog; it stays out until the seller lifts it' },
+      { clear: ['expected'], forgetAfterMs: FORGET_REJECTED_MS },
+    );
+    this.onResult?.('rejected', 'opted_out');
+  }
+
   /** When a listed record is probed next: its health-check interval (spread +-10%). */
   private async nextCheckAt(record: ProbeRecord, at: number): Promise<number> {
     const interval = this.health ? await this.health.intervalFor(record.listingId ?? record.id, at) : this.settings.reprobeIntervalMs;
     return at + this.jitter(interval);
-  }
-
-  async fetchAndRead(record: Pick<ProbeRecord, 'resource' | 'method' | 'routeTemplate' | 'expected'>): Promise<ProbeOutcome> {
-    let response: SafeResponse;
-    try {
-      response = await safeFetch(record.method, record.resource, {
-        allowList: this.allowList,
-        timeoutMs: this.settings.probeTimeoutMs,
-        maxBodyBytes: this.settings.probeMaxBodyBytes,
-        readBodyFor: (status) => status === 402,
-      });
-    } catch (err) {
-      if (err instanceof FetchFailure) {
-        const transient = err.reason === 'timeout' || err.reason === 'connection_failed' || err.reason === 'dns_failure';
-        return { ok: false, reason: err.reason, detail: err.message, transient };
-      }
-      throw err;
-    }
-    if (response.status >= 300 && response.status < 400) {
-      const location = response.headers.location ? ` to ${String(response.headers.location).slice(0, 200)}` : '';
-      return { ok: false, reason: 'redirect', detail: `answered ${response.status}${location}; redirects are not followed`, transient: false };
-    }
-    if (response.status !== 402) {
-      const transient = response.status >= 500 || response.status === 429;
-      return { ok: false, reason: 'not_402', detail: `answered ${response.status} instead of 402`, transient };
-    }
-    let challenge: ParsedChallenge;
-    try {
-      challenge = parseChallenge(readChallenge(response));
-    } catch (err) {
-      if (err instanceof ChallengeError) return { ok: false, reason: 'invalid_challenge', detail: err.message, transient: false };
-      throw err;
-    }
-    const template = record.routeTemplate ?? challenge.routeTemplate;
-    if (template && !templateMatchesPath(template, new URL(record.resource).pathname)) {
-      return {
-        ok: false,
-        reason: 'invalid_challenge',
-        detail: `routeTemplate ${template} does not match the probed path ${new URL(record.resource).pathname}`,
-        transient: false,
-      };
-    }
-    if (record.expected) {
-      const difference = requirementsDifference(JSON.parse(record.expected) as Payment[], challenge.accepts);
-      if (difference) return { ok: false, reason: 'requirements_mismatch', detail: difference, transient: false };
-    }
-    return { ok: true, challenge };
   }
 
   private async apply(record: ProbeRecord, outcome: ProbeOutcome): Promise<void> {
@@ -183,8 +160,9 @@ export class Prober {
       const input = this.listingInput(record, outcome.challenge);
       let listingId: string;
       try {
-        const discovered = discoveredOf(record);
-        const evidence = { probed402: 'valid_402', ...(discovered ? { discovered } : {}) };
+        const discovered = discoveredOf(record.provenance);
+        const alsoNamedBy = discoveredOf(record.lastClaim);
+        const evidence = { probed402: 'valid_402', ...(discovered ? { discovered } : {}), ...(alsoNamedBy ? { alsoNamedBy } : {}) };
         listingId = (await this.writer.upsert(input, { source: 'announce', seenAt: new Date(at), evidence })).id;
       } catch (err) {
         if (!(err instanceof InvalidListingError)) throw err;
@@ -292,10 +270,10 @@ export class Prober {
 }
 
 /** The upstream or manifest that claimed the record (src/federation), as the listing will carry it. */
-function discoveredOf(record: ProbeRecord): Discovered | undefined {
-  if (!record.provenance) return undefined;
+function discoveredOf(provenance: string | undefined): Discovered | undefined {
+  if (!provenance) return undefined;
   try {
-    return JSON.parse(record.provenance) as Discovered;
+    return JSON.parse(provenance) as Discovered;
   } catch {
     return undefined; // written by this service only; a broken one is dropped rather than failing the probe
   }
@@ -305,17 +283,4 @@ function discoveredOf(record: ProbeRecord): Discovered | undefined {
 function probedVerifiedUrl(record: ProbeRecord): boolean {
   if (record.verifiedResource === undefined) return true; // listed before verified URLs were recorded
   return record.resource === record.verifiedResource && record.method === (record.verifiedMethod ?? record.method);
-}
-
-/** v2 sends the challenge in the PAYMENT-REQUIRED header (its body may be empty or HTML); v1 in the JSON body. */
-function readChallenge(response: SafeResponse): unknown {
-  const header = response.headers[HEADERS.paymentRequired.toLowerCase()];
-  if (typeof header === 'string' && header.length > 0) return decodeChallengeHeader(header);
-  const text = response.body.toString('utf8');
-  if (text.trim().length === 0) throw new ChallengeError('the 402 carries neither a PAYMENT-REQUIRED header nor a JSON body');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ChallengeError('the 402 body is not JSON and there is no PAYMENT-REQUIRED header');
-  }
 }

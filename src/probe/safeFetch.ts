@@ -11,20 +11,26 @@ import { isIP, type LookupFunction } from 'node:net';
 import { unmapIPv4 } from '../core/ipAddress.js';
 import { mayConnect, type ProbeAllowList } from './addressPolicy.js';
 
-export type FetchFailureReason =
-  | 'invalid_url'
-  | 'blocked_address'
-  | 'dns_failure'
-  | 'connection_failed'
-  | 'timeout'
-  | 'body_too_large';
+/**
+ * What a failed fetch tells the caller, who may be anyone (announce status, the Bazaar outcome of a
+ * payment, an origin report, a listing's provenance). `unreachable` is one reason for a refused,
+ * reset or timed-out connection and a TLS failure: told apart, they would port-scan hosts nobody
+ * proved they own through us (issue 43). A blocked address names no resolution: the service's own
+ * view of internal names is nobody's business. `internal` keeps the exact cause for the logs.
+ */
+export type FetchFailureReason = 'invalid_url' | 'blocked_address' | 'dns_failure' | 'unreachable' | 'body_too_large';
+
+export const BLOCKED_ADDRESS_DETAIL = 'the host is or resolves to a private address; only public addresses are probed';
+export const UNREACHABLE_DETAIL = 'no answer from the host within the probe timeout (refused, reset, timed out or a TLS failure)';
 
 export class FetchFailure extends Error {
-  constructor(readonly reason: FetchFailureReason, detail: string) {
+  constructor(readonly reason: FetchFailureReason, detail: string, readonly internal: string = detail) {
     super(detail);
     this.name = 'FetchFailure';
   }
 }
+
+const unreachable = (internal: string) => new FetchFailure('unreachable', UNREACHABLE_DETAIL, internal);
 
 export interface SafeFetchOptions {
   allowList: ProbeAllowList;
@@ -35,6 +41,11 @@ export interface SafeFetchOptions {
   headers?: Record<string, string>;
   /** A request body (the MCP health check's JSON-RPC); none otherwise. */
   body?: string;
+  /**
+   * The address resolveFetchTarget already checked for this URL: connected to as is, with no second
+   * resolution (the probe paces per resolved address, then fetches what it paced).
+   */
+  pinned?: CheckedAddress;
 }
 
 export interface SafeResponse {
@@ -48,8 +59,18 @@ export interface SafeResponse {
 export async function safeFetch(method: string, rawUrl: string, options: SafeFetchOptions): Promise<SafeResponse> {
   const { url, hostname, port } = fetchTarget(rawUrl);
   const deadline = Date.now() + options.timeoutMs;
-  const target = await withDeadline(resolveChecked(hostname, port, options.allowList), deadline, 'DNS resolution');
+  const target = options.pinned ?? (await withDeadline(resolveChecked(hostname, port, options.allowList), deadline, 'DNS resolution'));
   return withDeadline(request(method, url, target, options, deadline), deadline, 'the response');
+}
+
+/**
+ * The checked address a fetch of `rawUrl` would connect to (FetchFailure when none may be): what
+ * the probe paces by. Pacing per host name let wildcard DNS aim a thousand names at one address
+ * (issue 43); per resolved address, they share one budget.
+ */
+export async function resolveFetchTarget(rawUrl: string, allowList: ProbeAllowList, timeoutMs: number): Promise<CheckedAddress> {
+  const { hostname, port } = fetchTarget(rawUrl);
+  return withDeadline(resolveChecked(hostname, port, allowList), Date.now() + timeoutMs, 'DNS resolution');
 }
 
 /** The URL, host name and port a fetch would use; FetchFailure `invalid_url` for what is never fetched. */
@@ -66,17 +87,7 @@ export function fetchTarget(rawUrl: string): { url: URL; hostname: string; port:
   return { url, hostname: url.hostname.replace(/^\[|\]$/g, ''), port };
 }
 
-/**
- * Checks a URL against the probe's address rules without fetching it: FetchFailure `invalid_url`
- * or `blocked_address` when the probe would refuse it, `dns_failure` / `timeout` when its name does
- * not resolve in time.
- */
-export async function checkFetchTarget(rawUrl: string, allowList: ProbeAllowList, timeoutMs: number): Promise<void> {
-  const { hostname, port } = fetchTarget(rawUrl);
-  await withDeadline(resolveChecked(hostname, port, allowList), Date.now() + timeoutMs, 'DNS resolution');
-}
-
-interface CheckedAddress {
+export interface CheckedAddress {
   address: string;
   family: 4 | 6;
 }
@@ -89,14 +100,14 @@ async function resolveChecked(hostname: string, port: number, allowList: ProbeAl
     try {
       addresses = await lookup(hostname, { all: true, verbatim: true });
     } catch (err) {
-      throw new FetchFailure('dns_failure', `${hostname} does not resolve (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new FetchFailure('dns_failure', 'the host name does not resolve', `${hostname}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
-    if (addresses.length === 0) throw new FetchFailure('dns_failure', `${hostname} has no address`);
+    if (addresses.length === 0) throw new FetchFailure('dns_failure', 'the host name does not resolve', `${hostname} has no address`);
   }
   // Every address must pass: a name that also resolves to a private address is refused outright.
   const refused = addresses.find((a) => !mayConnect(a.address, port, hostname, allowList));
   if (refused) {
-    throw new FetchFailure('blocked_address', `${hostname} resolves to ${unmapIPv4(refused.address)}, which is not a public address`);
+    throw new FetchFailure('blocked_address', BLOCKED_ADDRESS_DETAIL, `${hostname} resolves to ${unmapIPv4(refused.address)}`);
   }
   const first = addresses[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
@@ -146,12 +157,11 @@ function request(method: string, url: URL, target: CheckedAddress, options: Safe
           chunks.push(chunk);
         });
         res.on('end', () => resolve({ status, headers: res.headers, body: Buffer.concat(chunks), address: target.address }));
-        res.on('error', (err) => reject(new FetchFailure('connection_failed', err.message)));
+        res.on('error', (err) => reject(unreachable(err.message)));
       },
     );
     req.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.name === 'AbortError') reject(new FetchFailure('timeout', 'no answer within the probe timeout'));
-      else reject(new FetchFailure('connection_failed', `${err.code ?? 'error'}: ${err.message}`));
+      reject(unreachable(err.name === 'AbortError' ? 'timeout' : `${err.code ?? 'error'}: ${err.message}`));
     });
     req.end(options.body);
   });
@@ -161,7 +171,7 @@ function withDeadline<T>(work: Promise<T>, deadline: number, what: string): Prom
   const remaining = Math.max(0, deadline - Date.now());
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FetchFailure('timeout', `no answer within the probe timeout (waiting for ${what})`)), remaining);
+    timer = setTimeout(() => reject(unreachable(`timeout waiting for ${what}`)), remaining);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

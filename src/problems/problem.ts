@@ -27,6 +27,7 @@ export const PROBLEM_STATUS = {
   invalid_json: 400,
   invalid_listing: 400,
   invalid_announce: 400,
+  invalid_optout: 400,
   invalid_request: 400,
   invalid_arguments: 400,
   invalid_path: 400,

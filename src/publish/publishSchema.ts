@@ -1,5 +1,5 @@
 /**
- * The body of POST /discovery/publish (docs/sdk.md, README "Writing the catalog: the choices"). The
+ * The body of POST /discovery/publish (docs/sdk.md "POST /discovery/publish"). The
  * catalog's ajv listing validation does the field checks (one rule set for every producer); publish
  * adds what only a seller-facing endpoint must refuse: any type but `mcp`, and the fields the
  * service owns (`id`, `signals`). Unknown top-level fields are rejected rather than dropped, so a

@@ -7,7 +7,11 @@
  */
 import { foldInflection } from './inflection.js';
 
-const SHORT_TO_LONG: Readonly<Record<string, readonly string[]>> = {
+/**
+ * A Map, never a plain object: the query's words are looked up in it, and a plain object answers
+ * `constructor` or `toString` with Object.prototype's members (issue 43: `q=constructor` was a 500).
+ */
+const SHORT_TO_LONG: ReadonlyMap<string, readonly string[]> = new Map(Object.entries({
   acct: ['account'], addr: ['address'], amt: ['amount'], auth: ['authentication'], bal: ['balance'],
   calc: ['calculate', 'calculator'], coord: ['coordinate'], coords: ['coordinates'], curr: ['currency'], db: ['database'],
   dest: ['destination'], dist: ['distance'], doc: ['document'], docs: ['documents'], dst: ['destination'],
@@ -15,11 +19,11 @@ const SHORT_TO_LONG: Readonly<Record<string, readonly string[]>> = {
   lat: ['latitude'], lng: ['longitude'], lon: ['longitude'], loc: ['location'], msg: ['message'], msgs: ['messages'],
   num: ['number'], pic: ['picture'], pwd: ['password'], qty: ['quantity'], src: ['source'], temp: ['temperature'],
   tx: ['transaction'], txn: ['transaction'], txs: ['transactions'], tz: ['timezone'], vid: ['video'],
-};
+}));
 
 /** Inflection-folded long form -> its abbreviations ("coordinates" and "coordinate" -> coord, coords). */
 const LONG_TO_SHORT = new Map<string, string[]>();
-for (const [short, longs] of Object.entries(SHORT_TO_LONG)) {
+for (const [short, longs] of SHORT_TO_LONG) {
   for (const long of longs) {
     const key = foldInflection(long);
     LONG_TO_SHORT.set(key, [...(LONG_TO_SHORT.get(key) ?? []), short]);
@@ -28,10 +32,10 @@ for (const [short, longs] of Object.entries(SHORT_TO_LONG)) {
 
 /** A lower-case word's long form if it is an abbreviation ("coords" -> "coordinates"), else the word. */
 export function longForm(word: string): string {
-  return SHORT_TO_LONG[word]?.[0] ?? word;
+  return SHORT_TO_LONG.get(word)?.[0] ?? word;
 }
 
 /** The other spellings of a lower-case word: its long forms if it is an abbreviation, its abbreviations if it is a long form. */
 export function otherSpellings(word: string): readonly string[] {
-  return SHORT_TO_LONG[word] ?? LONG_TO_SHORT.get(foldInflection(word)) ?? [];
+  return SHORT_TO_LONG.get(word) ?? LONG_TO_SHORT.get(foldInflection(word)) ?? [];
 }

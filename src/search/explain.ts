@@ -21,9 +21,8 @@ export class MissingFactorError extends Error {
  * divided out: `score / (priceBoost x recencyBoost x healthBoost x popularityBoost)`, the text
  * query's score with text quality in it exactly as Elasticsearch multiplied it. Reading it by
  * name instead (the text query named `relevance`, text quality probed) made Elasticsearch run the
- * whole text query again on every hit, its kNN search included: 36% more Elasticsearch CPU than
- * the plain search at 100k listings, against 12% without (docs/catalog-reads.md, explain=1); and
- * that second kNN search, over segments searched concurrently, could pick other near-tied
+ * whole text query again on every hit, its kNN search included, most of what explain cost (lab
+ * journal 2026-11-27-explain-from-the-score.md); and that second kNN search, over segments searched concurrently, could pick other near-tied
  * neighbours than the one that ranked the hit. The tests read it by name to check this
  * (rankingFactors.namedRelevance).
  */

@@ -1,5 +1,5 @@
 /**
- * The merchant view (README "Merchant view"): every live listing of one `payTo`, newest first and
+ * The merchant view (docs/catalog-reads.md "Merchant view"): every live listing of one `payTo`, newest first and
  * paged like GET /discovery/resources (the same validated read, filtered on payTo), with the
  * aggregates of all of them. An address no live listing pays is NotFound.
  */

@@ -1,5 +1,5 @@
 /**
- * The "can I pay this?" parameters of a catalog read (README "Can I pay this?"): `payWith`, the
+ * The "can I pay this?" parameters of a catalog read (docs/catalog-reads.md "API", Can I pay this?): `payWith`, the
  * network/asset pairs the buyer holds (repeatable), and `maxUsd`, a price cap in dollars that
  * applies to USDC on every network the service knows. Parsed strictly, like every read parameter.
  */

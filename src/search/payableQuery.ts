@@ -1,5 +1,5 @@
 /**
- * "Can I pay this?" as an Elasticsearch clause (README "Can I pay this?"). A listing is payable
+ * "Can I pay this?" as an Elasticsearch clause (docs/catalog-reads.md "API", Can I pay this?). A listing is payable
  * when one of its payment options (the primary `payment`, or any of `accepts`, a nested field)
  * is on a pair the buyer holds (`payWith`) and, with `maxUsd`, is USDC on a network the service
  * knows at a price within the cap. Both conditions hold for the same option: a listing that takes

@@ -5,8 +5,9 @@
  * - exactly, as function_scores around the text query, scoring every match (`rankedQuery`: the
  *   price and recency sorts, and pages past the window);
  * - over a window, as a rescore of the text query's best matches (`factorRescore`), so the
- *   factors are computed for a bounded number of listings however many match
- *   (search/rankWindow.ts).
+ *   factors are computed for a bounded number of listings however many match (the window's
+ *   size and pages: `rankWindowOf` and `windowIdsBody` in search/queryBuilder.ts;
+ *   docs/catalog-reads.md, "Rank window").
  * explain=1 reads each factor from Elasticsearch's own scoring (`factorProbes`).
  */
 import type { RankingSettings } from './rankingSettings.js';

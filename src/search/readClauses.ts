@@ -36,7 +36,7 @@ const ID = { id: { order: 'asc' } };
 /**
  * /discovery/resources: exactly the index sort of mappings/listings.json (firstSeen desc, id asc,
  * missing values last), so Elasticsearch reads each segment in that order and stops after
- * `limit + 1` matches instead of sorting every match (docs/catalog-reads.md, "Cost"). Every
+ * `limit + 1` matches instead of sorting every match. Every
  * stored listing has a firstSeen (the write path sets it), so `_last` never reaches a cursor.
  */
 const RESOURCES_ORDER = [{ firstSeen: { order: 'desc' } }, ID];
@@ -65,7 +65,7 @@ export function filterClauses(filters: CatalogFilters): FilterClauses {
   if (filters.asset) filter.push({ term: { 'payment.asset': filters.asset } });
   if (filters.scheme) filter.push({ term: { 'payment.scheme': filters.scheme } });
   if (filters.payTo) filter.push({ term: { 'payment.payTo': filters.payTo } });
-  // A listing never checked has no uptime and so does not pass (README "Active health").
+  // A listing never checked has no uptime and so does not pass (docs/health.md).
   if (filters.minUptime !== undefined && filters.minUptime > 0) filter.push({ range: { [UPTIME]: { gte: filters.minUptime } } });
   if (filters.capability) {
     filter.push({

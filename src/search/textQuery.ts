@@ -72,7 +72,7 @@ export interface LexicalPart {
 /**
  * The lexical part depends on the query, the typo verdict and the tunables alone, and building it
  * (synonym matching, identifier words, directions) was most of the gateway's own work on a read
- * (docs/catalog-reads.md, "Gateway CPU"): it is built once per query and tunables object (the
+ * (lab journal 2026-11-26-evening-text-query-and-vectors.md): it is built once per query and tunables object (the
  * ranking cache keeps one object until an operator changes a tunable) and kept for the popular
  * queries. Frozen, so a caller that edited a shared clause would fail loudly instead of changing
  * other reads.
@@ -111,7 +111,7 @@ function buildLexicalPart(q: string, settings: RankingSettings, { typoPass = tru
     // with every word ("translate" in its description, "documents" in its tags) beats one with a
     // single word in a short title (best_fields scored a field's words and kept the best field).
     // The shipped fields share one analyzer: over several, cross_fields is a dis_max of the groups,
-    // through which Lucene cannot skip, so it scores every match (docs/catalog-reads.md, "Cost").
+    // through which Lucene cannot skip, so it scores every match (docs/catalog-reads.md, "Ranking").
     clauses.push({ multi_match: { query: words, fields: list(), type: 'cross_fields', tie_breaker: 0.3 } });
     if (typos.weight > 0 && typoPass) {
       clauses.push({

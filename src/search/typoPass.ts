@@ -2,7 +2,7 @@
  * The typo pass (fuzzy matching of the typed words) only when the query needs it: when some word
  * of it is in no listing ("wether", "reciept"). Fuzzy term expansion over every word field was the
  * largest part of a ranked search's cost that the judged set did not need on correctly spelled
- * queries (README "Ranking cost"). One look-up per distinct query, kept for a minute in a small LRU,
+ * queries (lab journal 2026-11-25-ranking-cost.md). One look-up per distinct query, kept for a minute in a small LRU,
  * so a word that sellers start using is known soon after.
  */
 import { systemClock, type Clock } from '../core/clock.js';

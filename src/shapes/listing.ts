@@ -1,5 +1,5 @@
 /**
- * The listing as clients see it (README "Catalog reads: the choices", Listing shape), as `toListing`
+ * The listing as clients see it (docs/catalog-reads.md "API", Listing shape), as `toListing`
  * builds it from the stored document (store/listingDocument.ts): one JSON Schema per shape and the
  * type derived from it. The schemas describe the listing on every surface that documents it (the
  * OpenAPI document, the MCP discovery tools' output schemas). Plain JSON Schema without `$ref`, so a
@@ -31,8 +31,10 @@ const debugSchema = {
  * Where the service first heard of a listing when another catalog (an upstream) or a seller's site
  * file (a manifest) named it (issue 25; docs/federation.md). The listing itself is what the resource's
  * own 402 says; `claims` are the source's words about it (tags, service name, icon), kept apart
- * and never taken as the seller's declaration. `provenance.discovered`: absent for listings
- * announced, published or paid for directly; the first source wins.
+ * and never taken as the seller's declaration: a claim the resource's own 402 or its seller's
+ * publish contradicts (another service name, description, tags or icon) is dropped (issue 43).
+ * `provenance.discovered`: absent for listings announced, published or paid for directly; the
+ * first source; every source that named it is in `provenance.namedBy`.
  */
 export const discoveredSchema = {
   type: 'object',
@@ -63,6 +65,28 @@ export const discoveredSchema = {
 const instant = { type: 'string', format: 'date-time' } as const;
 
 /**
+ * Every upstream or manifest that named the listing, each with when it first and last did (issue
+ * 43: `discovered` kept only the first). At most eight, the most recently seen.
+ */
+export const namedBySchema = {
+  type: 'array',
+  description: 'Every upstream catalog or site manifest that named the resource, with when it first and last did (at most 8, the most recent).',
+  maxItems: 8,
+  items: {
+    type: 'object',
+    required: ['source', 'url', 'firstSeen', 'lastSeen'],
+    additionalProperties: false,
+    properties: {
+      source: { enum: ['upstream', 'manifest'] },
+      name: { type: 'string' },
+      url: { type: 'string' },
+      firstSeen: instant,
+      lastSeen: instant,
+    },
+  },
+} as const;
+
+/**
  * The evidence a listing stands on (issue 24), each kind with its times; a kind the catalog has not
  * seen is absent. Written by the paths that saw it: the probe, the signals flush, publish, import,
  * and (`discovered`) the upstream crawler and the manifest reader (src/federation).
@@ -74,6 +98,7 @@ export const provenanceSchema = {
   additionalProperties: false,
   properties: {
     discovered: discoveredSchema,
+    namedBy: namedBySchema,
     probed402: {
       type: 'object',
       description: "The last unpaid probe of the resource: 'valid_402', or why it failed (timeout, not_402, requirements_mismatch, ...).",
@@ -171,7 +196,7 @@ export const listingPageSchema = {
 export type ListingType = 'http' | 'mcp';
 
 /**
- * Rolling 7-day traffic signals (README "Facilitator and signals: the choices"). Written out rather
+ * Rolling 7-day traffic signals (docs/facilitator.md "Signals"). Written out rather
  * than derived: the response schema shares the input's `nullable` members (the OpenAPI document
  * publishes it so), while `toListing` never sends null. test/unit/shapes.test.ts checks that this
  * type and the schema agree.
@@ -182,7 +207,7 @@ export interface Signals {
   rejectionRate7d: number;
   /**
    * Documented addition, `upto` listings only: the median amount actually settled in the last 7
-   * days (base units, integer string), beside the ceiling in `payment.amount` (README "upto").
+   * days (base units, integer string), beside the ceiling in `payment.amount` (docs/facilitator.md "Reading an `upto` price").
    */
   medianSettledAmount7d?: string;
   /**
@@ -202,7 +227,7 @@ export interface Signals {
   health?: Health | null;
 }
 
-/** What the unpaid re-checks of a listed HTTP resource found over the last 7 days (README "Active health"). */
+/** What the unpaid re-checks of a listed HTTP resource found over the last 7 days (docs/health.md). */
 export type Health = NonNullable<FromSchema<typeof healthSchema>>;
 
 /** What a listing stands on (provenanceSchema). */

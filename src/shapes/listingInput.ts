@@ -77,7 +77,7 @@ export const describeSchema = {
   },
 } as const;
 
-/** `signals.health` (issue 13, README "Active health"): what the unpaid re-checks found. */
+/** `signals.health` (issue 13, docs/health.md): what the unpaid re-checks found. */
 export const healthSchema = {
   type: 'object',
   nullable: true,
@@ -96,7 +96,7 @@ export type Describe = FromSchema<typeof describeSchema>;
 
 /**
  * `null` (the whole block or a member) is what other catalogs export for "never settled"; the write
- * path reads it as absent: no lastSettled, zero counts (docs/catalog-write.md "Import").
+ * path reads it as absent: no lastSettled, zero counts (docs/catalog-write.md "Commands").
  */
 export const signalsSchema = {
   type: 'object',
@@ -106,7 +106,7 @@ export const signalsSchema = {
     lastSettled: { type: 'string', format: 'date-time', nullable: true },
     settleCount7d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },
     rejectionRate7d: { type: 'number', minimum: 0, maximum: 1, nullable: true },
-    // Exports carry it for upto listings, so a re-import must accept it (README "Reading an upto price").
+    // Exports carry it for upto listings, so a re-import must accept it (docs/facilitator.md "Reading an `upto` price").
     medianSettledAmount7d: { type: 'string', pattern: INTEGER_STRING, maxLength: 19, nullable: true },
     // Demand evidence (issue 24): exports carry it, so a re-import accepts it.
     uniquePayers7d: { type: 'integer', minimum: 0, maximum: 2_147_483_647, nullable: true },

@@ -1,6 +1,6 @@
 /**
  * How the seller SDK names itself to POST /discovery/publish: a listing published with this header
- * records `provenance.published.via = 'sdk'`, any other `'manual'` (README "Provenance"). A
+ * records `provenance.published.via = 'sdk'`, any other `'manual'` (docs/catalog-reads.md "API", Provenance). A
  * self-description, like a User-Agent: it tells a buyer how the seller publishes, it proves nothing.
  */
 export const PUBLISH_CLIENT_HEADER = 'X-Publish-Client';

@@ -1,5 +1,5 @@
 /**
- * `signals.health` (issue 13, README "Active health"): what the active health checks of the 7-day
+ * `signals.health` (issue 13, docs/health.md): what the active health checks of the 7-day
  * window say about a listing. The checks themselves are recorded by the announce module's re-probes
  * (store/redis/healthChecks.ts).
  */

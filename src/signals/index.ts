@@ -13,6 +13,7 @@ import type { RedisStores } from '../store/redis/redisStores.js';
 import { SignalCounters, type SignalRecorder } from './counters.js';
 import { SignalFlusher } from './flusher.js';
 import { ListingSignals } from './listingSignals.js';
+import { PENDING_CREDITS, PendingCreditResolver } from './pendingCredits.js';
 
 export interface SignalTracking {
   /** What the facilitator records settlements and verifications into. */
@@ -34,4 +35,18 @@ export function buildSignals(
   const listingSignals = new ListingSignals(counters, deps.redis.healthChecks(), clock);
   const flusher = new SignalFlusher(counters, listingSignals, () => deps.writer, logger, config.signalsFlushMs);
   return { recorder: counters, counters, listingSignals, flusher, workers: [flusher] };
+}
+
+/**
+ * Credits settlements that waited for the probe of the resource they named, as catalog writes are
+ * applied (an AppliedWritesObserver). On the deployment's main Redis connection: it runs in the
+ * catalog's write consumer, which stops after the facilitator's own connection is closed.
+ */
+export function buildPendingCredits(
+  config: Pick<Config, 'signalsPayerDailyCap'>,
+  logger: Logger,
+  redis: RedisStores,
+  clock: Clock = systemClock,
+): PendingCreditResolver {
+  return new PendingCreditResolver(redis.pendingCredits(PENDING_CREDITS), new SignalCounters(redis.signalStore(), clock, config.signalsPayerDailyCap), logger, clock);
 }

@@ -5,14 +5,15 @@ import type { AcceptedPayment } from '../shapes/listingInput.js';
 /** Who wrote a listing; kept on the document for operators, never shown to clients. */
 export type ListingSource = 'announce' | 'publish' | 'traffic' | 'import' | 'demo' | 'bench';
 
-export type RemovalReason = 'unpublished' | 'probe_failed' | 'stale' | 'operator';
+/** `opted_out`: its seller took it out and keeps it out (src/publish/optOut.ts). */
+export type RemovalReason = 'unpublished' | 'probe_failed' | 'stale' | 'operator' | 'opted_out';
 
 /** The document stored in the listing index (mappings/listings.json). */
 export interface ListingDocument {
   id: string;
   type: ListingType;
   resource: string;
-  /** HTTP: `METHOD canonicalUrl`; MCP: `serverUri toolName` (README "Writing the catalog: the choices", Identity). */
+  /** HTTP: `METHOD canonicalUrl`; MCP: `serverUri toolName` (docs/catalog-write.md "Identity and stored fields"). */
   canonicalKey: string;
   method?: string;
   host: string;
@@ -78,6 +79,46 @@ export function storedProvenance(raw: unknown): Provenance {
   return value as Provenance;
 }
 
+type Discovered = NonNullable<Provenance['discovered']>;
+type NamedBy = NonNullable<Provenance['namedBy']>;
+
+/** Sources kept in `provenance.namedBy`: the most recently seen. */
+const NAMED_BY_KEPT = 8;
+
+/** `list` with `source` (seen at `at`) in it: one entry per source and URL, its first and last time, newest first, bounded. */
+export function withSource(list: NamedBy | undefined, source: Discovered | undefined, at: string): NamedBy {
+  const entries = [...(list ?? [])];
+  if (source) {
+    const i = entries.findIndex((e) => e.source === source.source && e.url === source.url);
+    const previous = i >= 0 ? entries.splice(i, 1)[0] : undefined;
+    const firstSeen = previous && previous.firstSeen < source.firstSeen ? previous.firstSeen : source.firstSeen;
+    entries.push({ source: source.source, ...(source.name !== undefined ? { name: source.name } : {}), url: source.url, firstSeen, lastSeen: at > firstSeen ? at : firstSeen });
+  }
+  return entries.sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0)).slice(0, NAMED_BY_KEPT);
+}
+
+const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.some((u) => u.toLowerCase() === t.toLowerCase()));
+
+/**
+ * The source's claims the listing itself does not contradict (issue 43): the first upstream to
+ * name a seller's URL no longer keeps its service name or description on the listing for good once
+ * the resource's own 402 or its seller's publish says otherwise. What the listing does not declare
+ * stays the source's claim.
+ */
+export function claimsNotContradicted(discovered: Discovered, doc: Pick<ListingDocument, 'type' | 'title' | 'description' | 'tags' | 'iconUrl' | 'describe'>): Discovered {
+  if (!discovered.claims) return discovered;
+  const own = doc.type === 'mcp'
+    ? { serviceName: doc.title, description: doc.description, tags: doc.tags, icon: doc.iconUrl }
+    : { serviceName: doc.describe?.title, description: doc.describe?.description, tags: doc.describe?.tags, icon: doc.describe?.iconUrl };
+  const claims = { ...discovered.claims };
+  if (claims.serviceName !== undefined && own.serviceName && own.serviceName !== claims.serviceName) delete claims.serviceName;
+  if (claims.description !== undefined && own.description && own.description !== claims.description) delete claims.description;
+  if (claims.tags !== undefined && own.tags && own.tags.length > 0 && !sameTags(own.tags, claims.tags)) delete claims.tags;
+  if (claims.icon !== undefined && own.icon && own.icon !== claims.icon) delete claims.icon;
+  const { claims: _old, ...rest } = discovered;
+  return Object.keys(claims).length > 0 ? { ...rest, claims } : rest;
+}
+
 /**
  * What an upsert of an existing listing stores: the new document, keeping the stored `firstSeen`,
  * `owner` (when the write names none), `signals` (unless the write replaces them, as imports do)
@@ -88,11 +129,18 @@ export function keptFromStored(doc: ListingDocument, stored: KeptFields | undefi
   const merged: ListingDocument = { ...doc, firstSeen: stored.firstSeen ?? doc.firstSeen };
   if (!replaceSignals && stored.signals) merged.signals = stored.signals as Signals;
   if (merged.owner === undefined && stored.owner !== undefined) merged.owner = stored.owner;
-  // Evidence adds up: this write's kind replaces its own, every other kind seen before stays; where
-  // the listing was first discovered is never rewritten by a later claim.
+  // Evidence adds up: this write's kind replaces its own, every other kind seen before stays. Where
+  // the listing was first discovered stays, less what the listing itself now says otherwise; every
+  // source that named it stays visible with its times (issue 43).
   if (stored.provenance) {
     const before = storedProvenance(stored.provenance);
-    merged.provenance = { ...before, ...doc.provenance, ...(before.discovered ? { discovered: before.discovered } : {}) };
+    const incoming = doc.provenance?.discovered;
+    const first = before.discovered ?? incoming;
+    merged.provenance = { ...before, ...doc.provenance };
+    if (first) merged.provenance.discovered = claimsNotContradicted(first, merged);
+    const earlier = before.namedBy ?? (before.discovered ? withSource(undefined, before.discovered, before.discovered.firstSeen) : undefined);
+    const named = (doc.provenance?.namedBy ?? []).reduce((list: NamedBy, e) => withSource(list, e, e.lastSeen), earlier ?? []);
+    if (named.length > 0) merged.provenance.namedBy = named;
   }
   return merged;
 }

@@ -1,5 +1,5 @@
 /**
- * Network identifiers (README "Catalog reads: the choices", Filters): the catalog stores CAIP-2 only. x402 v1 clients and
+ * Network identifiers (docs/catalog-reads.md "Parameters"): the catalog stores CAIP-2 only. x402 v1 clients and
  * sellers still send the legacy names, so every producer maps them through here on the way in.
  */
 

@@ -1,6 +1,6 @@
 /**
- * USDC by network: the one asset whose price the catalog can state in dollars (README "Can I pay
- * this?"). Each address is the network's USDC as the x402 packages know it: @x402/evm 2.27's
+ * USDC by network: the one asset whose price the catalog can state in dollars (docs/catalog-reads.md
+ * "API", Can I pay this?). Each address is the network's USDC as the x402 packages know it: @x402/evm 2.27's
  * DEFAULT_ASSETS (symbol USDC) and, for the x402 v1 networks it no longer lists (Avalanche Fuji,
  * Polygon Amoy, IoTeX, peaq, Solana), the `x402` 1.x package's USDC table.
  * test/unit/usdc.test.ts checks every entry against both packages. A token anywhere else, or an

@@ -30,7 +30,7 @@ export function v1Challenge(resource: string, amount = '1000'): Record<string, u
   };
 }
 
-export function v2Challenge(resource: string, options: { amount?: string; routeTemplate?: string; describe?: object } = {}): Record<string, unknown> {
+export function v2Challenge(resource: string, options: { amount?: string; routeTemplate?: string; describe?: object; payTo?: string } = {}): Record<string, unknown> {
   const challenge: Record<string, unknown> = {
     x402Version: 2,
     error: 'Payment required',
@@ -41,7 +41,7 @@ export function v2Challenge(resource: string, options: { amount?: string; routeT
         network: 'eip155:84532',
         amount: options.amount ?? '2500',
         asset: USDC_BASE_SEPOLIA,
-        payTo: PAY_TO,
+        payTo: options.payTo ?? PAY_TO,
         maxTimeoutSeconds: 300,
         extra: { name: 'USDC', version: '2' },
       },

@@ -4,43 +4,65 @@ import { createLogger } from '../../src/logger.js';
 import { createMetrics } from '../../src/metrics.js';
 import { PayerLimit } from '../../src/facilitator/payerLimit.js';
 import { FacilitatorService } from '../../src/facilitator/service.js';
-import type { TrafficCataloger } from '../../src/facilitator/trafficCatalog.js';
-import type { TrafficSighting } from '../../src/facilitator/trafficSighting.js';
+import { TrafficCataloger } from '../../src/facilitator/trafficCatalog.js';
+import { TrafficCredit } from '../../src/facilitator/trafficCredit.js';
+import type { Sponsorship } from '../../src/facilitator/sponsorship.js';
 import type { SignalRecorder } from '../../src/signals/counters.js';
-import { exactRequest, FACILITATOR_ADDRESS, NETWORK, newWallet, requirements, USDC, uptoRequest } from '../support/payments.js';
+import type { PendingCredit } from '../../src/store/redis/pendingCredits.js';
+import { exactRequest, FACILITATOR_ADDRESS, NETWORK, newWallet, RESOURCE, requirements, USDC, uptoRequest } from '../support/payments.js';
 import { manualClock } from './fakes/clock.js';
 import { fakeLedger } from './fakes/ledger.js';
+import { fakeCatalogWriter } from './fakes/catalogWriter.js';
 
 const FEE = 21_000_000_000_000n;
 
-function world() {
+/**
+ * The service over an in-memory ledger and catalog, with the real crediting (trafficCredit.ts): a
+ * payment counts only for a listing whose options name its payTo (`list()` writes one for RESOURCE).
+ */
+function world(sponsorship: (payment: { amount: bigint }) => Sponsorship = () => ({ sponsored: true, circular: false })) {
   const money = fakeLedger();
   const recorded: Array<{ kind: 'verify' | 'settle'; listingId: string; payer: string; valid?: boolean; amount?: string }> = [];
   const signals: SignalRecorder = {
     recordVerify: async (listingId, payer, valid) => (recorded.push({ kind: 'verify', listingId, payer, valid }), true),
     recordSettle: async (listingId, payer, amount) => (recorded.push({ kind: 'settle', listingId, payer, ...(amount !== undefined ? { amount } : {}) }), true),
   };
-  const cataloged: Array<{ event: 'settled' | 'verified'; sighting: TrafficSighting }> = [];
-  const cataloger = {
-    settled: async (sighting: TrafficSighting) => (cataloged.push({ event: 'settled', sighting }), { status: 'success' as const }),
-    verified: async (sighting: TrafficSighting) => (cataloged.push({ event: 'verified', sighting }), { status: 'processing' as const }),
-  } as unknown as TrafficCataloger;
+  const writer = fakeCatalogWriter();
+  const probed: string[] = [];
+  const pending: PendingCredit[] = [];
+  const logger = createLogger('error', { silent: true });
+  const clock = manualClock(Date.now()).now;
+  const cataloger = new TrafficCataloger({ writer: () => writer, logger, refreshMs: 60_000, probes: { announce: async (body) => void probed.push(`${body.method} ${body.resource}`) } });
+  const traffic = new TrafficCredit({
+    reader: { get: async (id) => writer.documents.get(id), getMany: async () => new Map() },
+    signals,
+    pending: { add: async (_id, credit) => void pending.push(credit) },
+    resolver: { credit: async () => undefined },
+    cataloger,
+    logger,
+    clock,
+  });
+  const sponsored: Array<{ amount: bigint; circular: boolean }> = [];
   const service = new FacilitatorService({
     config: { facilitatorNetworks: [NETWORK], facilitatorAddress: FACILITATOR_ADDRESS, settlementFeeWei: FEE },
     ledger: money.ledger,
     settlements: money.settlements,
     payerLimit: new PayerLimit(undefined, undefined),
-    signals,
-    cataloger,
+    traffic,
+    sponsorship: { decide: async (payment) => sponsorship(payment), record: async (payment, circular) => void sponsored.push({ amount: payment.amount, circular }) },
     metrics: createMetrics({ defaultMetrics: false }),
-    logger: createLogger('error', { silent: true }),
-    clock: manualClock(Date.now()).now,
+    logger,
+    clock,
   });
+  /** Lists RESOURCE, paid to `payTo` (what a probe of its 402 would write). */
+  const list = (payTo: string, options: { amount?: string; scheme?: 'exact' | 'upto' } = {}) =>
+    writer.upsert({ type: 'http', resource: RESOURCE.url, payment: { scheme: options.scheme ?? 'exact', network: NETWORK, asset: USDC, amount: options.amount ?? '1000', payTo } }, { source: 'announce' });
+  const cataloged = { probed, pending, writes: writer.calls };
   const verify = (body: unknown) => service.verify(service.readVerify(body));
   const settle = (body: unknown) => service.settle(service.readSettle(body));
   /** Lets the best-effort signal counting (not awaited by the answer) run. */
   const settled = () => new Promise((resolve) => setImmediate(resolve));
-  return { money, recorded, cataloged, service, verify, settle, settled };
+  return { money, recorded, cataloged, service, verify, settle, settled, list, sponsored };
 }
 
 describe('unit: the facilitator over an in-memory ledger', () => {
@@ -61,15 +83,25 @@ describe('unit: the facilitator over an in-memory ledger', () => {
     assert.deepEqual(signers, { 'eip155:*': [FACILITATOR_ADDRESS] });
   });
 
-  it('verify: a funded buyer\'s payment is valid, counts, and asks the catalog for a probe; nothing moves', async () => {
+  it('verify: a funded buyer\'s payment is valid; unlisted, it asks for a probe (GET) and counts nowhere; nothing moves', async () => {
     const { money, verify, recorded, cataloged, settled } = world();
     money.fund(NETWORK, USDC, buyer.address, 5000n);
     const { response } = await verify(await exactRequest(buyer, requirements(seller.address)));
     assert.deepEqual(response, { isValid: true, payer: buyer.address });
     await settled();
-    assert.deepEqual(recorded.map((r) => [r.kind, r.valid]), [['verify', true]]);
-    assert.deepEqual(cataloged.map((c) => c.event), ['verified']);
+    assert.deepEqual(recorded, []);
+    assert.deepEqual(cataloged.probed, [`GET ${RESOURCE.url}`]);
     assert.equal(money.balance(NETWORK, USDC, buyer.address), 5000n);
+  });
+
+  it('verify: a payment to the listing\'s seller counts; one to anybody else, naming the same resource, does not', async () => {
+    const { money, verify, recorded, settled, list } = world();
+    await list(seller.address);
+    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    assert.equal((await verify(await exactRequest(buyer, requirements(seller.address)))).response.isValid, true);
+    assert.equal((await verify(await exactRequest(buyer, requirements(newWallet().address)))).response.isValid, true);
+    await settled();
+    assert.deepEqual(recorded.map((r) => [r.kind, r.valid]), [['verify', true]]);
   });
 
   it('verify: an unfunded buyer is refused with the v2 name, and a fresh wallet\'s refusal does not count', async () => {
@@ -82,8 +114,9 @@ describe('unit: the facilitator over an in-memory ledger', () => {
     assert.deepEqual(recorded, []);
   });
 
-  it('verify: a funded wallet that signed bad terms counts as a rejection', async () => {
-    const { money, verify, recorded, settled } = world();
+  it('verify: a funded wallet that signed bad terms for the listing\'s seller counts as a rejection', async () => {
+    const { money, verify, recorded, settled, list } = world();
+    await list(seller.address);
     money.fund(NETWORK, USDC, buyer.address, 5000n);
     const { response } = await verify(await exactRequest(buyer, requirements(seller.address), { value: '1' }));
     assert.equal(response.invalidReason, 'invalid_exact_evm_payload_authorization_value_mismatch');
@@ -92,7 +125,8 @@ describe('unit: the facilitator over an in-memory ledger', () => {
   });
 
   it('settle moves the amount and the fee once; the same body again gets the same receipt and moves nothing', async () => {
-    const { money, settle, recorded, settled } = world();
+    const { money, settle, recorded, settled, list, sponsored } = world();
+    await list(seller.address);
     money.fund(NETWORK, USDC, buyer.address, 5000n);
     const body = await exactRequest(buyer, requirements(seller.address));
     const first = await settle(body);
@@ -110,6 +144,51 @@ describe('unit: the facilitator over an in-memory ledger', () => {
     assert.equal(counted.length, 1, 'a replayed receipt is no new evidence');
     assert.equal(counted[0]!.payer, buyer.address);
     assert.equal(counted[0]!.amount, undefined, 'an exact price is the listing\'s price, not a sample of the median');
+    assert.deepEqual(sponsored, [{ amount: 1000n, circular: false }], 'the sponsorship is recorded once, for what moved');
+  });
+
+  it('settle: a payment to somebody else naming a listed resource settles, counts nothing and says why', async () => {
+    const { money, settle, recorded, settled, list, cataloged } = world();
+    await list(seller.address);
+    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    const body = await exactRequest(buyer, requirements(newWallet().address));
+    const withBazaar = { ...body, paymentPayload: { ...body.paymentPayload, extensions: { bazaar: { info: { input: { method: 'GET' } } } } } };
+    const { response, bazaar } = await settle(withBazaar);
+    assert.equal(response.success, true);
+    assert.equal(bazaar?.status, 'rejected');
+    assert.match(bazaar?.rejectedReason ?? '', /does not name as payTo/);
+    // Below the price, to the right payTo: settled, not counted either.
+    const cheap = await settle(await exactRequest(buyer, requirements(seller.address, { amount: '999' })));
+    assert.equal(cheap.response.success, true);
+    await settled();
+    assert.deepEqual(recorded, []);
+    assert.deepEqual(cataloged.writes.filter((w) => w.op !== 'upsert'), [], 'nothing touched either');
+  });
+
+  it('settle: an unlisted resource gets a probe and its settlement waits for it; a circular one waits for nothing', async () => {
+    const { money, settle, cataloged } = world(() => ({ sponsored: true, circular: true }));
+    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    assert.equal((await settle(await exactRequest(buyer, requirements(seller.address)))).response.success, true);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(cataloged.probed, [`GET ${RESOURCE.url}`]);
+    assert.deepEqual(cataloged.pending, []);
+    const again = world();
+    again.money.fund(NETWORK, USDC, buyer.address, 5000n);
+    await again.settle(await exactRequest(buyer, requirements(seller.address)));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(again.cataloged.pending.map((p) => [p.payTo, p.amount]), [[seller.address.toLowerCase(), '1000']]);
+    assert.deepEqual(again.cataloged.writes.filter((w) => w.op === 'upsert'), [], 'traffic wrote no listing');
+  });
+
+  it('settle and verify: what the sponsorship policy declines is refused with sponsorship_declined and charges nothing', async () => {
+    const { money, settle, verify } = world((payment) => (payment.amount < 100n ? { sponsored: false, reason: 'below_minimum', message: 'too small' } : { sponsored: true, circular: false }));
+    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    const small = await exactRequest(buyer, requirements(seller.address, { amount: '5' }));
+    assert.equal((await verify(small)).response.invalidReason, 'sponsorship_declined');
+    const refused = await settle(small);
+    assert.equal(refused.response.errorReason, 'sponsorship_declined');
+    assert.equal(money.balance(NETWORK, USDC, buyer.address), 5000n);
+    assert.equal(money.movements.length, 0);
   });
 
   it('the settled payload presented with other requirements never gets the receipt', async () => {
@@ -152,7 +231,8 @@ describe('unit: the facilitator over an in-memory ledger', () => {
   });
 
   it('upto: settles the amount used, at most the ceiling, and reports it for the median; nothing used moves nothing', async () => {
-    const { money, settle, recorded, settled } = world();
+    const { money, settle, recorded, settled, list } = world();
+    await list(seller.address, { scheme: 'upto', amount: '5000' });
     money.fund(NETWORK, USDC, buyer.address, 10_000n);
     const ceiling = requirements(seller.address, { amount: '5000' });
     const used = await uptoRequest(buyer, ceiling);
@@ -174,6 +254,6 @@ describe('unit: the facilitator over an in-memory ledger', () => {
     const { bazaar } = await verify(withBazaar);
     assert.equal(bazaar?.status, 'rejected');
     assert.match(bazaar?.rejectedReason ?? '', /refused \(invalid_exact_evm_insufficient_balance\)/);
-    assert.deepEqual(cataloged, []);
+    assert.deepEqual(cataloged.probed, []);
   });
 });

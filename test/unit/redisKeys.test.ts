@@ -24,6 +24,8 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
     k.signalBuckets('lst_1', 'settle'), k.signalBuckets('lst_2', 'verify'), k.signalLastSettled('lst_1'), k.signalFirstSettled('lst_1'), k.signalPayers('lst_1', 20000), k.signalSettleDays('lst_1'), k.signalTopPayers('lst_1', 20000), k.signalAmounts('lst_1'),
     k.signalPayerDay('lst_1', 'settle', 20000), k.signalsDirty, k.signalsAging, k.healthChecks('lst_1'),
   ],
+  credits: (k) => [k.pendingCredits, k.pendingCreditsAt],
+  sponsor: (k) => [k.sponsorSpent('payer', 20000), k.sponsorSpent('payee', 20000), k.sponsorFunders('0xA'), k.sponsorFunders('0xB'), k.sponsorCircular(20000)],
   /** The payer-limit script's two keys: the window counter and one payment in it. */
   payerPayment: (k) => {
     const counter = k.payerPayments('settle', 7, '0xabc');
@@ -33,8 +35,9 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
 
 /** Single-key names: spread over the cluster, never in a multi-key command. */
 const SINGLE: Array<(k: Keys) => string> = [
-  (k) => k.trafficAccepts('lst_1'), (k) => k.publishedOwner('lst_1'), (k) => k.cursorSecret, (k) => k.rateLimit('reads', 5, '203.0.113.7'),
+  (k) => k.publishedOwner('lst_1'), (k) => k.cursorSecret, (k) => k.rateLimit('reads', 5, '203.0.113.7'),
   (k) => k.lease('staleness-sweeper'), (k) => k.reachUpstream('cdp'), (k) => k.reachPages('cdp'), (k) => k.reachOrigin('https://a.example'),
+  (k) => k.optOut('lst_1'),
 ];
 
 describe('unit: Redis key builder', () => {
@@ -62,7 +65,7 @@ describe('unit: Redis key builder', () => {
     assert.equal(keys.cursorSecret, 'p:cursor-secret');
     assert.equal(keys.rateLimit('reads', 5, '203.0.113.7'), 'p:ratelimit:reads:5:203.0.113.7');
     assert.equal(keys.payerPayments('verify', 3, '0xab'), 'p:{ratelimit:verify-payer:3:0xab}');
-    assert.deepEqual([...SLOT_GROUPS].sort(), ['catalog', 'ledger', 'probe', 'signals', 'tokens']);
+    assert.deepEqual([...SLOT_GROUPS].sort(), ['catalog', 'credits', 'ledger', 'probe', 'signals', 'sponsor', 'tokens']);
   });
 
   it('ledger keys are case-insensitive in asset and address, and the balance pattern matches them', () => {

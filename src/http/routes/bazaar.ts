@@ -1,5 +1,5 @@
 /**
- * The x402-compatible surface under /x402 (README "x402 Bazaar surface"): an x402 client given
+ * The x402-compatible surface under /x402 (docs/bazaar.md): an x402 client given
  * `{service}/x402` as its facilitator URL finds there the facilitator endpoints it calls
  * (`/supported`, `/verify`, `/settle`, the same handlers as at the root) and the Bazaar's
  * discovery endpoints. Thin: parse, call the service, send.

@@ -10,11 +10,12 @@ export function healthRoutes(deps: { readiness: ReadinessProbe }): Router {
   });
 
   router.get('/readyz', async (_req, res) => {
-    const { elasticsearch: es, redis, listingIndex: index, redisPersistence } = await deps.readiness();
+    const { elasticsearch: es, redis, listingIndex: index, redisPersistence, redisMemory } = await deps.readiness();
     const checks = { elasticsearch: es ? 'ok' : 'unavailable', redis: redis ? 'ok' : 'unavailable', listingIndex: index ? 'ok' : es ? 'missing' : 'unknown' };
     if (es && redis && index) {
-      // Not durable is a warning for the operator (also logged at start), not a reason to refuse traffic.
-      res.json({ status: 'ready', checks, ...(redisPersistence && { redisPersistence }) });
+      // Not durable and memory near its limit are warnings for the operator (also logged at start),
+      // not reasons to refuse traffic: reads go on, a refused write answers 503 by itself.
+      res.json({ status: 'ready', checks, ...(redisPersistence && { redisPersistence }), ...(redisMemory && { redisMemory }) });
       return;
     }
     const failing = Object.entries(checks).filter(([, v]) => v !== 'ok' && v !== 'unknown').map(([k]) => k);
@@ -31,6 +32,7 @@ export function healthRoutes(deps: { readiness: ReadinessProbe }): Router {
           failing,
           checks,
           ...(redisPersistence && { redisPersistence }),
+          ...(redisMemory && { redisMemory }),
         }),
       );
   });

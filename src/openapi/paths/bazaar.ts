@@ -1,5 +1,5 @@
 /**
- * The x402 Bazaar surface under /x402 (README "x402 Bazaar surface"): Bazaar-shaped discovery over
+ * The x402 Bazaar surface under /x402 (docs/bazaar.md): Bazaar-shaped discovery over
  * the same search, and the facilitator's three operations again under the same base.
  */
 import { BAZAAR_MAX_OFFSET } from '../../bazaar/bazaarRequest.js';

@@ -20,6 +20,40 @@ const EXAMPLE_ANNOUNCED = 'https://weather.example.com/v1/forecast?city=Berlin';
 
 const withBody = (own: Record<number, readonly string[]>) => mergeProblems(BODY_PROBLEMS, own);
 
+/** A seller's opt-out: the listing by id, or by resource and method; a seller token or a payTo signature proves it is the seller's. */
+const optOutRequest = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', pattern: LISTING_ID_SOURCE, description: 'The listing (instead of resource and method).' },
+    resource: { type: 'string', minLength: 1, maxLength: 2048 },
+    method: { type: 'string', description: 'With resource: the HTTP method (default GET).' },
+    reason: { type: 'string', maxLength: 200, description: 'The seller\'s words, kept with the opt-out.' },
+    proof: {
+      type: 'object',
+      description:
+        'Instead of a seller token: an EIP-191 (personal_sign) signature by a payTo of the listing of `x402 discovery opt-out\\nlisting: <id>\\nsigned at: <signedAt>` (`lift` instead of `opt-out` to lift it), signedAt within 10 minutes of now.',
+      required: ['payTo', 'signature', 'signedAt'],
+      additionalProperties: false,
+      properties: { payTo: { type: 'string' }, signature: { type: 'string' }, signedAt: { type: 'string', format: 'date-time' } },
+    },
+  },
+} as const;
+const optOutState = {
+  type: 'object',
+  required: ['id', 'resource', 'method', 'optedOut'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', pattern: LISTING_ID_SOURCE },
+    resource: { type: 'string' },
+    method: { type: 'string' },
+    optedOut: { type: 'boolean' },
+    reason: { type: 'string' },
+    at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+const EXAMPLE_OPTED_OUT = `https://${EXAMPLE_TOOL_HOST}/v1/quote`;
+
 export const sellerPaths: Record<string, OpenApiObject> = {
   '/discovery/announce': {
     post: operation('announceResource', {
@@ -81,6 +115,34 @@ export const sellerPaths: Record<string, OpenApiObject> = {
         { summary: 'No token', status: 401, body: EXAMPLE_TOOL },
         { summary: 'A host the token is not bound to', status: 403, headers: BEARER, body: { ...EXAMPLE_TOOL, resource: 'mcp://other.example.net/get_forecast' } },
         { summary: 'Invalid fields', status: 400, headers: BEARER, body: { ...EXAMPLE_TOOL, name: 'no spaces allowed', payment: { scheme: 'exact' } } },
+      ],
+    }),
+  },
+  '/discovery/optout': {
+    post: operation('optOut', {
+      tags: ['sellers'],
+      summary: 'Take your own HTTP listing out of the catalog and keep it out (against re-probes, payments, manifests and federation) until you lift it',
+      description:
+        'Proof that the listing is yours: a seller token bound to the resource host (Authorization: Bearer), or `proof` signed by a payTo of the listing. The listing is removed (`opted_out` in the change feed); announcing, crawling or paying for it lists nothing until the opt-out is lifted.',
+      requestBody: jsonBody('The listing and the proof.', optOutRequest),
+      responses: { 200: json('Opted out.', optOutState) },
+      problems: withBody({ 400: ['invalid_optout'], 401: ['unauthorized'], 403: ['forbidden_resource'], 429: ['rate_limited'], 503: ['service_unavailable'] }),
+      examples: [
+        { summary: 'Opt a resource on a host the token is bound to out', status: 200, headers: BEARER, body: { resource: EXAMPLE_OPTED_OUT, reason: 'We list our API ourselves' } },
+        { summary: 'No proof', status: 401, body: { resource: EXAMPLE_OPTED_OUT } },
+        { summary: 'A host the token is not bound to', status: 403, headers: BEARER, body: { resource: 'https://other.example.net/v1/quote' } },
+        { summary: 'Unknown field', status: 400, headers: BEARER, body: { resource: EXAMPLE_OPTED_OUT, until: 'forever' } },
+      ],
+    }),
+    delete: operation('liftOptOut', {
+      tags: ['sellers'],
+      summary: 'Lift your opt-out: the resource may be listed again by its next probe, announce or publish',
+      requestBody: jsonBody('The listing and the proof (as for the opt-out; a signature signs `lift`).', optOutRequest),
+      responses: { 200: json('Lifted.', optOutState) },
+      problems: withBody({ 400: ['invalid_optout'], 401: ['unauthorized'], 403: ['forbidden_resource'], 429: ['rate_limited'], 503: ['service_unavailable'] }),
+      examples: [
+        { summary: 'Lift the opt-out above', status: 200, headers: BEARER, body: { resource: EXAMPLE_OPTED_OUT } },
+        { summary: 'No proof', status: 401, body: { resource: EXAMPLE_OPTED_OUT } },
       ],
     }),
   },

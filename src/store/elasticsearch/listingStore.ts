@@ -87,7 +87,8 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
       return [
         { update: { _id: operation.id } },
         // A removed listing leaves the vector index too: the kNN clause then needs no "not removed"
-        // filter, which cost a pass over every document per search (docs/catalog-reads.md, "Cost").
+        // filter, which cost a pass over every document per search (lab journal
+        // 2026-11-26-search-cost-issue-22.md).
         // Listed again, it is embedded again by the embedding worker.
         { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at, embedding: null, embeddedTextHash: null, embeddingModel: null } },
       ];

@@ -1,5 +1,5 @@
 /**
- * Active health checks per listing (issue 13, README "Active health"): one sorted set per listing,
+ * Active health checks per listing (issue 13, docs/health.md): one sorted set per listing,
  * scored by check time, holding `at|ok|latencyMs`. Recording trims everything older than the 7-day
  * window (and keeps at most MAX_CHECKS, should an operator set a tiny interval), lets the set expire
  * a window after its last check, and marks the listing dirty so the signal flusher writes the new

@@ -34,8 +34,10 @@ export interface ProbeRecord {
   failures: number;
   /** JSON of the upstream or manifest that first claimed the resource (src/federation), kept from its first claim. */
   provenance?: string;
+  /** JSON of the latest claim of the listed resource (issue 43: its next probe adds that source to `provenance.namedBy`). */
+  lastClaim?: string;
   /**
-   * A health-only record (README "Active health"): a listing nobody announced (known from
+   * A health-only record (docs/health.md): a listing nobody announced (known from
    * settlements: `http`, the URL must still answer 402) or an MCP tool (`mcp`, an unpaid call must
    * answer with payment requirements). Checked on this schedule; never writes or removes the listing.
    */
@@ -74,7 +76,7 @@ export interface EnqueueRequest {
    * A claim rather than an announce: nothing is queued for a listed record (already verified) nor
    * for one whose probe was refused within `rejectedRetryMs`.
    */
-  claim?: { rejectedRetryMs: number };
+  claim?: { rejectedRetryMs: number; /** `source|url` of the claimer: a new one re-probes a listed record. */ source?: string };
 }
 
 /**
@@ -87,7 +89,24 @@ export interface EnqueueRequest {
 const ENQUEUE = `
 if ARGV[9] == '1' then
   local current = redis.call('HMGET', KEYS[2], 'status', 'lastProbedAt')
-  if current[1] == 'listed' then return {0, 'listed'} end
+  if current[1] == 'listed' then
+    -- A claim of a listed resource is remembered for its next probe; a source never seen naming it
+    -- brings that probe forward, so every source shows on the listing (capped at 8 sources).
+    if ARGV[8] ~= '' and ARGV[11] ~= '' then
+      redis.call('HSET', KEYS[2], 'lastClaim', ARGV[8])
+      local known = redis.call('HGET', KEYS[2], 'claimedBy') or ''
+      if not string.find('\\n' .. known .. '\\n', '\\n' .. ARGV[11] .. '\\n', 1, true) then
+        local list = {}
+        for entry in string.gmatch(known, '[^\\n]+') do table.insert(list, entry) end
+        table.insert(list, ARGV[11])
+        while #list > 8 do table.remove(list, 1) end
+        redis.call('HSET', KEYS[2], 'claimedBy', table.concat(list, '\\n'))
+        redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
+        return {1, 'listed'}
+      end
+    end
+    return {0, 'listed'}
+  end
   if current[1] == 'rejected' and tonumber(current[2] or '0') > tonumber(ARGV[10]) then return {0, 'rejected'} end
 end
 if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') == false then
@@ -103,6 +122,8 @@ else
     'expected', ARGV[7], 'status', status, 'announcedAt', ARGV[2])
   redis.call('HDEL', KEYS[2], 'reason', 'detail', 'watch', 'toolName', 'callArguments', 'failures')
   if ARGV[8] ~= '' then redis.call('HSETNX', KEYS[2], 'provenance', ARGV[8]) end
+  -- The first claimer is a known source of the listing its probe may make.
+  if ARGV[11] ~= '' then redis.call('HSETNX', KEYS[2], 'claimedBy', ARGV[11]) end
 end
 redis.call('PERSIST', KEYS[2])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[3])
@@ -186,6 +207,7 @@ export class ProbeStore {
       request.provenance ?? '',
       request.claim ? '1' : '0',
       request.claim ? request.now - request.claim.rejectedRetryMs : 0,
+      request.claim?.source ?? '',
     );
     await replicated(this.redis, this.dueKey);
     return { queued: queued === 1, status: status as ProbeStatus };
@@ -237,6 +259,7 @@ export class ProbeStore {
     if (hash.toolName) record.toolName = hash.toolName;
     if (hash.callArguments) record.callArguments = hash.callArguments;
     if (hash.provenance) record.provenance = hash.provenance;
+    if (hash.lastClaim) record.lastClaim = hash.lastClaim;
     for (const field of NUMBER_FIELDS) if (hash[field]) record[field] = Number(hash[field]);
     if (due !== null) record.nextProbeAt = Number(due);
     return record;

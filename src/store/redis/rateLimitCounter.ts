@@ -6,11 +6,11 @@ import type { RedisClient } from './client.js';
 import { redisKeys, type RedisKeys } from './redisKeys.js';
 
 const COUNT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count`;
 
-type CountingRedis = RedisClient & { rateLimitCount(key: string, ttlMs: number): Promise<number> };
+type CountingRedis = RedisClient & { rateLimitCountBy(key: string, ttlMs: number, by: number): Promise<number> };
 
 export class RateLimitCounter {
   private readonly redis: CountingRedis;
@@ -19,12 +19,15 @@ export class RateLimitCounter {
 
   constructor(redis: RedisClient, prefix: string) {
     this.keys = redisKeys(prefix);
-    if (!('rateLimitCount' in redis)) redis.defineCommand('rateLimitCount', { numberOfKeys: 1, lua: COUNT });
+    if (!('rateLimitCountBy' in redis)) redis.defineCommand('rateLimitCountBy', { numberOfKeys: 1, lua: COUNT });
     this.redis = redis as CountingRedis;
   }
 
-  /** Counts one more request of `subject` against budget `name` in `window`; the key lives `ttlMs`. */
-  count(name: string, window: number, subject: string, ttlMs: number): Promise<number> {
-    return this.redis.rateLimitCount(this.keys.rateLimit(name, window, subject), ttlMs);
+  /**
+   * Counts `by` more (one request, or the reads one request makes: a JSON-RPC batch, a change-feed
+   * page) of `subject` against budget `name` in `window`; the key lives `ttlMs`.
+   */
+  count(name: string, window: number, subject: string, ttlMs: number, by = 1): Promise<number> {
+    return this.redis.rateLimitCountBy(this.keys.rateLimit(name, window, subject), ttlMs, by);
   }
 }

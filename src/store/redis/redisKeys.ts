@@ -19,14 +19,18 @@
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
  * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
  *   aging schedule (the record script); its health checks with the dirty set (the health script).
- * - single-key groups (`traffic`, `owners`, `cursor`, `ratelimit`, `lease`, `reach`): no tag, so their keys spread
+ * - `credits`: settlements waiting for the probe of the resource they named, and when each listing's
+ *   were added (the add and take scripts of store/redis/pendingCredits.ts).
+ * - `sponsor`: what the fee sponsor spent per payer and payee and day, and who paid whom recently
+ *   (the sponsorship check and record scripts, store/redis/sponsorLedger.ts).
+ * - single-key groups (`owners`, `cursor`, `ratelimit`, `lease`, `reach`, `optout`): no tag, so their keys spread
  *   over the whole Cluster. A payer's payment key is its window counter's name plus the nonce and
  *   shares the counter's own tag (one script takes both).
  */
-type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'traffic' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach';
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'credits' | 'sponsor' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach' | 'optout';
 
 /** The groups whose keys share one hash slot (see above); the rest are single-key. */
-export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals'];
+export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals', 'credits', 'sponsor'];
 
 /**
  * How each shared-slot group's key names begin (after the prefix and tag): what a deployment from
@@ -40,6 +44,8 @@ export const GROUP_NAME_STARTS: ReadonlyArray<readonly [start: string, group: Gr
   ['settle:', 'ledger'],
   ['seller-token', 'tokens'],
   ['signals:', 'signals'],
+  ['credits:', 'credits'],
+  ['sponsor:', 'sponsor'],
 ];
 
 /** The tagged name of a key named before the hash tags, or undefined when its name did not change. */
@@ -118,7 +124,20 @@ export function redisKeys(prefix: string) {
     signalsDirty: inGroup('signals', 'signals:dirty'),
     signalsAging: inGroup('signals', 'signals:aging'),
 
-    trafficAccepts: (listingId: string) => inGroup('traffic', `traffic:accepts:${listingId}`),
+    /** Settlements waiting for the probe of the resource they named (listing id -> JSON list), and when each listing's were last added. */
+    pendingCredits: inGroup('credits', 'credits:pending'),
+    pendingCreditsAt: inGroup('credits', 'credits:pending:at'),
+
+    /** Fees the sponsor paid for one role (`payer` or `payee`) on one UTC day: address -> wei (a sorted set, for the top spenders). */
+    sponsorSpent: (role: string, day: number) => inGroup('sponsor', `sponsor:spent:${role}:${day}`),
+    /** Who paid an address recently, directly (`1|payer`) or through a short chain (`2|…`, `3|…`), scored by when. */
+    sponsorFunders: (address: string) => inGroup('sponsor', `sponsor:funders:${address.toLowerCase()}`),
+    /** Sponsored payments per payer and UTC day that returned value to where it came from. */
+    sponsorCircular: (day: number) => inGroup('sponsor', `sponsor:circular:${day}`),
+
+    /** A seller's opt-out of one listing: kept out of the catalog until the seller lifts it. */
+    optOut: (listingId: string) => inGroup('optout', `optout:${listingId}`),
+
     publishedOwner: (listingId: string) => inGroup('owners', `published-owner:${listingId}`),
     cursorSecret: inGroup('cursor', 'cursor-secret'),
     /** Which instance runs a leased periodic pass (store/redis/lease.ts). */

@@ -21,7 +21,9 @@ import { FederationStore } from './federationStore.js';
 import { SellerTokenRecords } from './sellerTokens.js';
 import { SettlementStore } from './settlementStore.js';
 import { SignalStore } from './signalStore.js';
-import { TrafficAccepts } from './trafficAccepts.js';
+import { PendingCredits, type PendingCreditBounds } from './pendingCredits.js';
+import { SponsorLedger } from './sponsorLedger.js';
+import { OptOuts } from './optOuts.js';
 import { WriteStream } from './writeStream.js';
 
 export class RedisStores {
@@ -100,7 +102,15 @@ export class RedisStores {
     return new PayerPaymentCounter(this.redis, this.prefix);
   }
 
-  trafficAccepts(): TrafficAccepts {
-    return new TrafficAccepts(this.redis, this.prefix);
+  pendingCredits(bounds: PendingCreditBounds): PendingCredits {
+    return new PendingCredits(this.redis, this.prefix, bounds);
+  }
+
+  sponsorLedger(): SponsorLedger {
+    return new SponsorLedger(this.redis, this.prefix);
+  }
+
+  optOuts(): OptOuts {
+    return new OptOuts(this.redis, this.prefix);
   }
 }

@@ -46,12 +46,17 @@ export function OriginReport(props: { report: OriginStatus; reasons: Record<stri
               {r.status === 'listed' && r.id && (
                 <>
                   {' '}
-                  <Link href={`/listings/${r.id}`}>See the listing</Link>
+                  <Link href={`/listings/${encodeURIComponent(r.id)}`}>See the listing</Link>
                 </>
               )}
             </li>
           ))}
         </ul>
+      )}
+      {(report.omitted ?? 0) > 0 && (
+        <p class="note omitted">
+          {report.omitted!.toLocaleString('en')} more entr{report.omitted === 1 ? 'y was' : 'ies were'} skipped (counted, not shown).
+        </p>
       )}
     </div>
   );

@@ -43,7 +43,7 @@ export function ResultCard(props: { listing: Listing; maxRelevance: number }) {
   return (
     <li class="result" data-id={listing.id} data-type={listing.type}>
       <h2>
-        <Link href={`/listings/${listing.id}`}>{titleOf(listing)}</Link>
+        <Link href={`/listings/${encodeURIComponent(listing.id)}`}>{titleOf(listing)}</Link>
         <span class={`badge ${listing.type}`}>{listing.type === 'mcp' ? 'MCP tool' : 'HTTP'}</span>
       </h2>
       <p class="resource">

@@ -11,15 +11,19 @@ import { isListingId } from '../../core/listingId.js';
 import { relativeTime } from './format.js';
 import { Link, navigate } from './router.js';
 
-/** The probe's reasons (docs/announce.md) as a seller would say them. */
-const REASONS: Record<string, string> = {
+/**
+ * The probe's reasons (docs/announce.md) as a seller would say them. Without a prototype: it is
+ * looked up by whatever reason the service sends (issue 43: a table keyed by text is never a plain object).
+ */
+const REASONS: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, {
   not_402: 'The URL did not answer with 402 Payment Required, so it is not a paid x402 resource.',
   redirect: 'The URL answered with a redirect; the probe does not follow redirects. Announce the final URL.',
   invalid_challenge: 'The URL answered 402, but its payment requirements could not be read (no x402 v1 body or v2 PAYMENT-REQUIRED header with an exact or upto option on a known network).',
   requirements_mismatch: 'The payment requirements the URL serves differ from the ones announced.',
   blocked_address: 'The host is, or resolves to, a private or local address; the service only probes public addresses.',
   dns_failure: 'The host name does not resolve.',
-  connection_failed: 'The service could not connect to the host (refused, reset or a TLS failure).',
+  unreachable: 'The host did not answer in time (refused, reset, timed out or a TLS failure: the service does not say which).',
+  connection_failed: 'The service could not connect to the host.',
   timeout: 'The URL did not answer in time.',
   body_too_large: 'The 402 answer was too large to read.',
   invalid_url: 'This is not a URL the service can probe (http or https only, no credentials).',
@@ -29,7 +33,8 @@ const REASONS: Record<string, string> = {
   unpublished: 'Removed by its seller.',
   operator: 'Removed by the catalog operator.',
   probe_failed: 'Removed: a later probe no longer found a 402.',
-};
+  opted_out: 'Removed by its seller, who keeps it out of the catalog until it lifts the opt-out (POST /discovery/optout; docs/announce.md).',
+});
 
 const STATUS_WORDS: Record<AnnounceStatus['status'], string> = {
   listed: 'Listed: buyers can find it.',
@@ -172,7 +177,7 @@ export function SellersView(props: { params: URLSearchParams }) {
               {status.lastProbedAt && `Last probed ${relativeTime(status.lastProbedAt)}. `}
               {status.listedAt && `Listed ${relativeTime(status.listedAt)}. `}
             </p>
-            {status.status === 'listed' && <Link href={`/listings/${status.id}`}>See the listing</Link>}
+            {status.status === 'listed' && <Link href={`/listings/${encodeURIComponent(status.id)}`}>See the listing</Link>}
           </div>
         )}
       </div>

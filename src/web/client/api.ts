@@ -18,6 +18,10 @@ export interface OriginStatus {
   announcedAt: string;
   manifests: Array<{ url: string; outcome: 'read' | 'absent' | 'failed' | 'invalid'; shape?: string; resources: number; detail?: string }>;
   resources: Array<{ resource: string; method: string; id?: string; outcome: string; reason?: string; status?: AnnounceStatus['status'] | 'forgotten'; detail?: string }>;
+  /** Entries per outcome, all counted (older records have none). */
+  counts?: Record<string, number>;
+  /** Skipped entries counted but not listed. */
+  omitted?: number;
 }
 
 /** An origin alone (no path, query or fragment): announcing it reads the site's manifests. */

@@ -74,15 +74,19 @@ export function titleOf(listing: Listing): string {
   return listing.type === 'mcp' ? listing.title || listing.name : listing.describe.title || listing.resource;
 }
 
-const PROBE_STATUS: Record<string, string> = { valid_402: 'answered a valid 402' };
+/** Without a prototype: looked up by the status the service sends. */
+const PROBE_STATUS: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, { valid_402: 'answered a valid 402' });
 
 /** What the listing stands on (its `provenance`), one line per kind of evidence. */
 export function evidenceLines(provenance: Provenance): string[] {
   const lines: string[] = [];
-  const { discovered, probed402, settled, published, imported } = provenance;
-  if (discovered) {
-    const where = discovered.source === 'upstream' ? `the ${discovered.name ?? 'upstream'} catalog` : 'the seller\'s manifest';
-    lines.push(`Found through ${where} ${relativeTime(discovered.firstSeen)}`);
+  const { discovered, namedBy, probed402, settled, published, imported } = provenance;
+  const whereOf = (source: { source: string; name?: string }) => (source.source === 'upstream' ? `the ${source.name ?? 'upstream'} catalog` : 'the seller\'s manifest');
+  if (discovered) lines.push(`Found through ${whereOf(discovered)} ${relativeTime(discovered.firstSeen)}`);
+  // Every other source that named it since, with when it last did.
+  for (const other of namedBy ?? []) {
+    if (discovered && other.source === discovered.source && other.url === discovered.url) continue;
+    lines.push(`Also named by ${whereOf(other)}, last ${relativeTime(other.lastSeen)}`);
   }
   if (probed402) {
     const status = PROBE_STATUS[probed402.lastStatus] ?? `failed (${probed402.lastStatus.replace(/_/g, ' ')})`;
