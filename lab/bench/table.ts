@@ -129,7 +129,10 @@ async function measure(
       for (const code of codes) {
         process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
         await useTunables?.(code);
-        costs.get(code)!.push(parseCost(await runScript(code, 'search', ['--alias', alias, '--rounds', String(rounds), ...searchArgs])));
+        const report = await runScript(code, 'search', ['--alias', alias, '--rounds', String(rounds), ...searchArgs]);
+        // Each run's own report too (segments, write rate, net figures, paging): the table keeps only its costs.
+        process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}: bench-search report\n${report}\n`);
+        costs.get(code)!.push(parseCost(report));
       }
     }
   } finally {
