@@ -17,12 +17,21 @@
  *            --approximate-embeddings  load without the model, then give every listing an
  *                                      approximate embedding (lab/lib/benchVectors.ts):
  *                                      minutes instead of a quarter of an hour for 100k
- *            --tasks      also the task set's tuning texts through the gateway (issue 45: one search
- *                         per need, the whole query, the paid-outcome look-up), beside the reference
- *                         query of the same texts; --outcomes N writes N paid-outcome links first
  *            --split-cores  Elasticsearch on half the cores, the gateway and the load generator
  *                           on the other half, as gateways on hosts of their own
  *                           (lab/lib/cpuSplit.ts)
+ *            --live  the live shape: the catalog is written while it is searched (signal flushes
+ *                    and listing updates through the write path, lab/lib/liveWriter.ts), default
+ *                    merge policy, no force-merge; reports the segment count and the write rate,
+ *                    and the repeats of paging every search to its end while writing
+ *            --signal-rate N, --update-rate N  the live writes per second (default 30 and 2 per
+ *                    100,000 listings: settlements, health checks and re-probes)
+ *            --warm-up S  seconds of writes before the live rounds (default 30)
+ *            --one-segment  then the same rounds on a copy of the index merged into one segment
+ *                    (a clone, so the live index keeps its shape): the second column
+ *            --tasks      also the task set's tuning texts through the gateway (issue 45: one search
+ *                         per need, the whole query, the paid-outcome look-up), beside the reference
+ *                         query of the same texts; --outcomes N writes N paid-outcome links first
  *
  * Measurements start only once the index has no merge running (lab/lib/indexSettle.ts): a
  * freshly loaded index measures its merges too. CPU per request is Elasticsearch's whole-node CPU
@@ -35,7 +44,7 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../../src/door.js';
 import { createLogger } from '../../src/door.js';
 import { buildCatalogSearch } from '../../src/door.js';
-import { parseReadRequest, type ReadEndpoint, type ReadRequest } from '../../src/door.js';
+import { type ReadRequest } from '../../src/door.js';
 import { createElasticsearchClient, elasticsearchNodeUrls } from '../../src/door.js';
 import { createRedisClient } from '../../src/door.js';
 import { dropDeploymentIndices } from '../../src/door.js';
@@ -48,11 +57,13 @@ import { loadTaskSet, taskHistoryAsOf } from '../lib/judgedSet.js';
 import { elasticsearchCpuMs, measure, median, processCpuMs, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
 import { startServiceProcess } from '../lib/benchService.js';
 import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
-import { printReport } from '../lib/searchBenchReport.js';
+import { printLiveShape, printReport } from '../lib/searchBenchReport.js';
 import { numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { describeSettled, settleIndex } from '../lib/indexSettle.js';
-import { REFERENCE_PARAMS, referenceSearchBody } from '../lib/referenceQuery.js';
-import { distinctSearchQueries, resourcesMix, searchMix, zipfSequence } from '../lib/searchQueryMix.js';
+import { referenceSearchBody } from '../lib/referenceQuery.js';
+import { distinctSearchQueries, searchMix, zipfSequence } from '../lib/searchQueryMix.js';
+import { defaultRates, describeSegments, oneSegmentCopy, pagingRepeats, sampleSegments, startLiveWriter, type LiveRates } from '../lib/liveShape.js';
+import { prepareWorkloads, runRounds, workloadsOn } from '../lib/searchWorkloads.js';
 
 interface Options {
   alias?: string;
@@ -65,6 +76,11 @@ interface Options {
   skewed: number;
   approximateEmbeddings: boolean;
   splitCores: boolean;
+  live: boolean;
+  signalRate?: number;
+  updateRate?: number;
+  warmUp: number;
+  oneSegment: boolean;
   /** Also the task set's tuning texts through the gateway (issue 45), and this many paid-outcome links loaded first. */
   tasks: boolean;
   outcomes: number;
@@ -84,11 +100,16 @@ function readOptions(): Options {
         skewed: { type: 'string', default: '0' },
         'approximate-embeddings': { type: 'boolean', default: false },
         'split-cores': { type: 'boolean', default: false },
+        live: { type: 'boolean', default: false },
+        'signal-rate': { type: 'string' },
+        'update-rate': { type: 'string' },
+        'warm-up': { type: 'string', default: '30' },
+        'one-segment': { type: 'boolean', default: false },
         tasks: { type: 'boolean', default: false },
         outcomes: { type: 'string', default: '0' },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores] [--tasks] [--outcomes N]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores] [--live [--signal-rate N] [--update-rate N] [--warm-up S]] [--one-segment] [--tasks [--outcomes N]]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -101,18 +122,18 @@ function readOptions(): Options {
     skewed: numberOption('skewed', values.skewed, { min: 0, max: 10_000 }),
     approximateEmbeddings: values['approximate-embeddings'],
     splitCores: values['split-cores'],
+    live: values.live,
+    ...(values['signal-rate'] !== undefined ? { signalRate: numberOption('signal-rate', values['signal-rate'], { min: 0 }) } : {}),
+    ...(values['update-rate'] !== undefined ? { updateRate: numberOption('update-rate', values['update-rate'], { min: 0 }) } : {}),
+    warmUp: numberOption('warm-up', values['warm-up'], { min: 0 }),
+    oneSegment: values['one-segment'],
     tasks: values.tasks,
     outcomes: numberOption('outcomes', values.outcomes, { min: 0, max: 100_000 }),
   };
 }
 
-type DirectRequest = Target['requests'][number];
-
-interface Workload {
-  label: string;
-  direct: Target;
-  gateway?: Target;
-}
+/** Pages per search when counting repeats: the shipped rank window (300) and into its tail at 20 a page. */
+const PAGES = 18;
 
 async function main(): Promise<void> {
   const options = readOptions();
@@ -130,9 +151,10 @@ async function main(): Promise<void> {
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 300_000 });
   const redis = createRedisClient(config.redisUrl);
   const scratch = options.alias === undefined && !options.keep;
-  let service: { child: ChildProcess; url: string } | undefined;
-  let cached: { child: ChildProcess; url: string } | undefined;
+  const services: Array<{ child: ChildProcess; url: string }> = [];
   let split: CoreSplit | undefined;
+  let stopWriter: (() => Promise<unknown>) | undefined;
+  let dropCopy: (() => Promise<void>) | undefined;
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: alias }))) await load(options, env, elasticsearch, alias);
     else if (options.approximateEmbeddings) await embed(options, env, elasticsearch, alias); // finishes an interrupted load
@@ -142,87 +164,74 @@ async function main(): Promise<void> {
 
     // Before the gateway starts: it inherits this process's cores.
     if (options.splitCores) split = await splitCores(elasticsearch);
-    service = await startServiceProcess(env);
+    const service = await startServiceProcess(env);
+    services.push(service);
     // Direct requests go to the first node (a cluster routes them on from there).
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
-    const child = service.child;
-    const cpu: CpuProbe = { esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) };
-    // The direct requests are built by the service's own query builder: the same bodies it sends.
+    const probe = (child: ChildProcess): CpuProbe => ({ esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) });
+    // The direct requests are built by the service's own planner and query builder: the same bodies it sends.
     const { search, ranking } = buildCatalogSearch(config, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, config));
     await ranking.refresh();
-    const post = (params: Record<string, unknown>, body: unknown): DirectRequest => {
-      const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]));
-      return { method: 'POST', path: `/${alias}/_search?${query}`, body: JSON.stringify(body) };
-    };
-    const parse = (endpoint: ReadEndpoint, query: string) => parseReadRequest(endpoint, Object.fromEntries(new URLSearchParams(query)));
-    /**
-     * The kNN searches of their own the service sends before a ranked search (semantic.fusion
-     * normalised or rrf), and before an explain=1 search with the kNN clause: by workload.
-     */
-    const nearest = new Map<string, DirectRequest[]>();
-    const direct = async (endpoint: ReadEndpoint, query: string, label: string) => {
-      const request = parse(endpoint, query);
-      const built = await search.buildRequest(request);
-      // The URL parameters of store/elasticsearch/listingSearch.ts scoredIds.
-      const ids = 'filter_path=hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries';
-      if (built.nearest) {
-        if (!nearest.has(label)) nearest.set(label, []);
-        nearest.get(label)!.push({ method: 'POST', path: `/${alias}/_search?${ids}`, body: JSON.stringify(built.nearest) });
+    if (options.outcomes > 0) process.stderr.write(`${await loadOutcomeLinks(config, elasticsearch, redis, alias, options.outcomes)} paid-outcome links written\n`);
+    // Task queries (issue 45) are several searches each (one per need, then the whole query) and a
+    // look-up of paid outcomes: measured against the reference query of the same texts.
+    const tasks = options.tasks ? loadTaskSet('tuning').queries.map((query) => `q=${encodeURIComponent(query.q)}`) : undefined;
+    const rates: LiveRates | undefined = options.live ? { ...defaultRates(count), ...(options.signalRate !== undefined ? { signals: options.signalRate } : {}), ...(options.updateRate !== undefined ? { updates: options.updateRate } : {}) } : undefined;
+    if (rates) {
+      const writer = await startLiveWriter(env, count, rates);
+      stopWriter = () => writer.stop();
+      process.stderr.write(`live writes: ${rates.signals} signal updates and ${rates.updates} listing updates a second; ${options.warmUp} s before measuring\n`);
+      await new Promise((resolve) => setTimeout(resolve, options.warmUp * 1000));
+      const prepared = await prepareWorkloads(search, tasks);
+      const referencePages = await countReferencePages(elasticsearch, alias, prepared.searches);
+      // What the writes alone cost Elasticsearch, and the idle gateway its background work, a second:
+      // a workload's requests each carry 1/rps of it, so it is subtracted for the net figures.
+      const quiet = await quietCpu(elasticsearch, service.child, 10);
+      const sampler = sampleSegments(elasticsearch, alias);
+      const rows = await runRounds(workloadsOn(prepared, alias, esUrl, service.url), options, probe(service.child));
+      const segments = await sampler.stop();
+      const repeats = await pagingRepeats(service.url, searchMix(), PAGES);
+      stopWriter = undefined;
+      const written = await writer.stop();
+      const shape = `live shape: ${describeSegments(segments)}; default merge policy, no force-merge`;
+      printReport(rows, { ...options, referencePages, ...(split ? { split: split.description } : {}) }, count, shape);
+      let oneSegment: Parameters<typeof printLiveShape>[0]['oneSegment'];
+      if (options.oneSegment) {
+        const copy = await oneSegmentCopy(elasticsearch, alias);
+        dropCopy = copy.drop;
+        const second = await startServiceProcess({ ...env, LISTINGS_ALIAS: copy.alias, LISTINGS_INDEX: copy.index });
+        services.push(second);
+        const copyRows = await runRounds(workloadsOn(prepared, copy.alias, esUrl, second.url), options, probe(second.child));
+        oneSegment = { rows: copyRows, repeats: await pagingRepeats(second.url, searchMix(), PAGES) };
       }
-      return post(built.params, built.body);
-    };
-    const pair = async (label: string, endpoint: ReadEndpoint, path: string, mix: string[]): Promise<Workload> => ({
-      label,
-      direct: { name: `${label} (direct ES)`, url: esUrl, requests: await Promise.all(mix.map((q) => direct(endpoint, q, label))) },
-      gateway: { name: `${label} (gateway)`, url: service!.url, requests: mix.map((q) => ({ method: 'GET' as const, path: `${path}?${q}` })) },
-    });
-    // The mix's ranked searches as read requests: the reference query is built from each.
-    const searches = searchMix().map((q) => parse('search', q));
-    const workloads: Workload[] = [
-      {
-        label: 'reference query',
-        direct: { name: 'reference query (direct ES)', url: esUrl, requests: searches.map((request) => post(REFERENCE_PARAMS, referenceSearchBody(request))) },
-      },
-      await pair('search rank', 'search', '/discovery/search', searchMix()),
-      await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),
-      await pair('resources', 'resources', '/discovery/resources', resourcesMix()),
-    ];
-    if (options.tasks) {
-      // Task queries (issue 45): each is several searches (one per need, then the whole query) and a
-      // look-up of paid outcomes, so it is measured through the gateway only, against the same reference.
-      if (options.outcomes > 0) process.stderr.write(`${await loadOutcomeLinks(config, elasticsearch, redis, alias, options.outcomes)} paid-outcome links written\n`);
-      const texts = loadTaskSet('tuning').queries.map((query) => `q=${encodeURIComponent(query.q)}`);
-      workloads.push({ label: 'search rank, task queries', direct: { name: 'reference query, task texts (direct ES)', url: esUrl, requests: texts.map((q) => post(REFERENCE_PARAMS, referenceSearchBody(parse('search', q)))) }, gateway: { name: 'search rank, task queries (gateway)', url: service.url, requests: texts.map((q) => ({ method: 'GET' as const, path: `/discovery/search?${q}` })) } });
+      printLiveShape({ rows, written, rates, segments, repeats, quiet, ...(oneSegment ? { oneSegment } : {}) });
+    } else {
+      const prepared = await prepareWorkloads(search, tasks);
+      const referencePages = await countReferencePages(elasticsearch, alias, prepared.searches);
+      const rows = await runRounds(workloadsOn(prepared, alias, esUrl, service.url), options, probe(service.child));
+      printReport(rows, { ...options, referencePages, ...(split ? { split: split.description } : {}) }, count, describeSettled(alias, settled));
     }
-    // A direct body is the main search only: its kNN search of its own is measured beside it (add the two).
-    for (const [label, requests] of nearest) workloads.push({ label: `${label}: its kNN search of its own`, direct: { name: `${label}: kNN search of its own (direct ES)`, url: esUrl, requests } });
-    const referencePages = await countReferencePages(elasticsearch, alias, searches);
-    const targets = workloads.flatMap((w) => (w.gateway ? [w.direct, w.gateway] : [w.direct]));
-    for (const target of targets) await measure(target, options, cpu, 3); // warm caches on both sides
-    const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
-    for (let round = 0; round < options.rounds; round++) {
-      for (const target of targets) runs.get(target.name)!.push(await measure(target, options, cpu));
-      process.stderr.write(`round ${round + 1}/${options.rounds} done\n`);
-    }
-    const result = (target: Target | undefined) => (target ? median(runs.get(target.name)!) : undefined);
-    printReport(
-      workloads.map((w) => ({ label: w.label, direct: result(w.direct)!, gateway: result(w.gateway) })),
-      { ...options, referencePages, ...(split ? { split: split.description } : {}) },
-      count,
-      describeSettled(alias, settled),
-    );
     if (options.skewed > 0) {
-      cached = await startServiceProcess({ ...env, READ_CACHE_MS: '1000' });
-      await measureReadCache(options, { url: service.url, child }, cached, esUrl, elasticsearch);
+      const cached = await startServiceProcess({ ...env, READ_CACHE_MS: '1000' });
+      services.push(cached);
+      await measureReadCache(options, service, cached, esUrl, elasticsearch);
     }
   } finally {
     split?.restore();
-    service?.child.kill('SIGTERM');
-    cached?.child.kill('SIGTERM');
+    await stopWriter?.().catch(() => undefined);
+    for (const service of services) service.child.kill('SIGTERM');
+    await dropCopy?.();
     if (scratch) await dropDeploymentIndices(elasticsearch, config.listingsIndex);
     await dropRedisPrefix(redis, config.redisPrefix);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
+}
+
+/** Elasticsearch's and the gateway's CPU a second over `seconds` without a request (the writes go on). */
+async function quietCpu(elasticsearch: ReturnType<typeof createElasticsearchClient>, gateway: ChildProcess, seconds: number): Promise<{ esMsPerS: number; gatewayMsPerS: number }> {
+  const [es, gw] = [await elasticsearchCpuMs(elasticsearch), processCpuMs(gateway.pid) ?? 0];
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  return { esMsPerS: ((await elasticsearchCpuMs(elasticsearch)) - es) / seconds, gatewayMsPerS: ((processCpuMs(gateway.pid) ?? 0) - gw) / seconds };
 }
 
 /**
@@ -241,27 +250,6 @@ async function countReferencePages(elasticsearch: ReturnType<typeof createElasti
     if (hits === 0) empty += 1;
   }
   return `the reference query fills the page for ${full} of the mix's ${requests.length} queries and finds nothing for ${empty}`;
-}
-
-/**
- * `--outcomes N`: N paid-outcome links on the bench catalog (src/outcomes), each a history text of
- * the task set embedded by the service's model, linked to a listing of the catalog by a payer of
- * 90, so the task workload's outcome look-up searches a real index of links.
- */
-async function loadOutcomeLinks(config: ReturnType<typeof loadConfig>, elasticsearch: ReturnType<typeof createElasticsearchClient>, redis: ReturnType<typeof createRedisClient>, alias: string, count: number): Promise<number> {
-  const links = storesFor({ elasticsearch, redis }, config).elasticsearch.outcomeLinks();
-  const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')));
-  const history = taskHistoryAsOf(loadTaskSet('tuning'), new Date());
-  const ids = ((await elasticsearch.search({ index: alias, size: 1000, _source: ['id'] } as never)) as { hits: { hits: Array<{ _source: { id: string } }> } }).hits.hits.map((h) => h._source.id);
-  const batch = [];
-  for (let i = 0; i < count; i++) {
-    const outcome = history[i % history.length]!;
-    const vector = (await embeddings.vectorFor(outcome.q))!;
-    batch.push({ q: outcome.q, vector: vector.values, model: vector.model, listingId: ids[(i * 7919) % ids.length]!, payer: `0x${(i % 90).toString(16).padStart(40, '0')}`, payTo: `0x${'f'.repeat(40)}`, at: outcome.at, source: 'import' as const });
-  }
-  for (let i = 0; i < batch.length; i += 500) await links.write(batch.slice(i, i + 500));
-  await links.refresh();
-  return batch.length;
 }
 
 /** Generated listings through the write path, then (optionally) approximate embeddings. */
@@ -320,3 +308,24 @@ async function measureReadCache(
 }
 
 runMain('bench-search', main);
+
+/**
+ * `--outcomes N`: N paid-outcome links on the bench catalog (src/outcomes), each a history text of
+ * the task set embedded by the service's model, linked to a listing of the catalog by a payer of
+ * 90, so the task workload's outcome look-up searches a real index of links.
+ */
+async function loadOutcomeLinks(config: ReturnType<typeof loadConfig>, elasticsearch: ReturnType<typeof createElasticsearchClient>, redis: ReturnType<typeof createRedisClient>, alias: string, count: number): Promise<number> {
+  const links = storesFor({ elasticsearch, redis }, config).elasticsearch.outcomeLinks();
+  const embeddings = new QueryEmbeddings(sharedEmbedder(config, createLogger('warn')));
+  const history = taskHistoryAsOf(loadTaskSet('tuning'), new Date());
+  const ids = ((await elasticsearch.search({ index: alias, size: 1000, _source: ['id'] } as never)) as { hits: { hits: Array<{ _source: { id: string } }> } }).hits.hits.map((h) => h._source.id);
+  const batch = [];
+  for (let i = 0; i < count; i++) {
+    const outcome = history[i % history.length]!;
+    const vector = (await embeddings.vectorFor(outcome.q))!;
+    batch.push({ q: outcome.q, vector: vector.values, model: vector.model, listingId: ids[(i * 7919) % ids.length]!, payer: `0x${(i % 90).toString(16).padStart(40, '0')}`, payTo: `0x${'f'.repeat(40)}`, at: outcome.at, source: 'import' as const });
+  }
+  for (let i = 0; i < batch.length; i += 500) await links.write(batch.slice(i, i + 500));
+  await links.refresh();
+  return batch.length;
+}

@@ -10,10 +10,12 @@
  * the two codes on the same index (REF first), so the machine's drift falls on both, and each row
  * lists every run beside the median: the spread is the noise a difference must beat.
  *
- *   npm run bench -- table --alias ALIAS [--against REF] [--pairs 2] [--rounds 1] [--set both|all] [--split-cores]
+ *   npm run bench -- table --alias ALIAS [--against REF] [--pairs 2] [--rounds 1] [--set both|all] [--split-cores] [--live [--warm-up S]]
  *
  * `--split-cores`: the cost runs with Elasticsearch on half the cores and the rest (the gateway, the
  * load generator) on the other half (lab/lib/cpuSplit.ts), for every code alike.
+ * `--live`: each code's cost runs write the catalog while they measure (bench-search --live: the
+ * live shape); both codes must have the mode.
  * `--shipped-tunables`: each code's cost runs read the ranking tunables that code ships (`_meta.ranking`
  * of its mappings/listings.json, written to the kept catalog before its runs; the catalog's own put
  * back at the end). Without it both codes read the catalog's stored tunables, as a deployment that
@@ -23,31 +25,22 @@
  * NAME --count 100000 --approximate-embeddings --keep --rounds 1`). Both codes must accept its
  * mapping. `--set` as bench-relevance's (the sealed held-out set gives aggregates only).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createElasticsearchClient } from '../../src/door.js';
 import { RankingTunablesIndex } from '../../src/door.js';
 import { splitCores, type CoreSplit } from '../lib/cpuSplit.js';
 import { fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { parseCost, parseRelevance, tableHeader, tableRow, type Cost, type Relevance } from '../lib/benchTable.js';
+import { benchFile, head, removeWorktree, worktreeOf, type Code } from '../lib/codeWorktree.js';
 
-const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores] [--shipped-tunables]';
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-
-interface Code {
-  label: string;
-  dir: string;
-  /** A worktree this run made: removed at the end. */
-  worktree?: boolean;
-}
-
-/** Runs one of a checkout's scripts with tsx; its progress goes to stderr, its report is returned. */
-function runScript(code: Code, script: string, args: string[]): Promise<string> {
+const USAGE = 'usage: bench-table --alias ALIAS [--against REF] [--pairs N] [--rounds N] [--set both|all|...] [--split-cores] [--shipped-tunables] [--live [--warm-up S]]';
+/** Runs one of a checkout's benchmarks with tsx; its progress goes to stderr, its report is returned. */
+function runScript(code: Code, name: string, args: string[]): Promise<string> {
   return new Promise((done, failed) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(code.dir, 'scripts', script), ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', benchFile(code, name), ...args], {
       cwd: code.dir,
       stdio: ['ignore', 'pipe', 'inherit'],
       env: process.env,
@@ -55,34 +48,8 @@ function runScript(code: Code, script: string, args: string[]): Promise<string> 
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', failed);
-    child.on('exit', (status) => (status === 0 ? done(out) : failed(new Error(`${code.label}: ${script} exited with ${status}\n${out.slice(-2000)}`))));
+    child.on('exit', (status) => (status === 0 ? done(out) : failed(new Error(`${code.label}: ${name} exited with ${status}\n${out.slice(-2000)}`))));
   });
-}
-
-const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
-
-/** REF checked out beside this one (detached, under .cache/), sharing node_modules and the models. */
-function worktreeOf(ref: string): Code {
-  const sha = git('rev-parse', '--verify', `${ref}^{commit}`);
-  const dir = join(ROOT, '.cache', 'bench-table', sha.slice(0, 12));
-  if (existsSync(dir)) removeWorktree(dir);
-  git('worktree', 'add', '--detach', dir, sha);
-  mkdirSync(join(dir, '.cache'), { recursive: true });
-  for (const shared of SHARED) if (existsSync(join(ROOT, shared))) symlinkSync(join(ROOT, shared), join(dir, shared));
-  return { label: `${ref} (${sha.slice(0, 8)})`, dir, worktree: true };
-}
-
-const SHARED = ['node_modules', join('.cache', 'models')];
-
-/** The links first, so that nothing they point at (this checkout's node_modules, the models) is touched. */
-function removeWorktree(dir: string): void {
-  for (const shared of SHARED) rmSync(join(dir, shared), { force: true });
-  git('worktree', 'remove', '--force', dir);
-}
-
-function describeHead(): string {
-  const sha = git('rev-parse', '--short=8', 'HEAD');
-  return git('status', '--porcelain', '--untracked-files=no') === '' ? `HEAD (${sha})` : `HEAD (${sha}) + uncommitted changes`;
 }
 
 async function main(): Promise<void> {
@@ -96,6 +63,8 @@ async function main(): Promise<void> {
         set: { type: 'string', default: 'both' },
         'split-cores': { type: 'boolean', default: false },
         'shipped-tunables': { type: 'boolean', default: false },
+        live: { type: 'boolean', default: false },
+        'warm-up': { type: 'string' },
       },
     },
     USAGE,
@@ -107,11 +76,13 @@ async function main(): Promise<void> {
   const elasticsearch = createElasticsearchClient(loadConfigOrFail().elasticsearchUrl);
   const found = await elasticsearch.indices.existsAlias({ name: values.alias });
   if (!found) fail(`no alias ${values.alias} on Elasticsearch: keep a catalog first (npm run bench -- search --alias ${values.alias} --count 100000 --approximate-embeddings --keep --rounds 1)`);
-  const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), { label: describeHead(), dir: ROOT }];
+  const codes: Code[] = [...(values.against ? [worktreeOf(values.against)] : []), head()];
   try {
     const tunables = values['shipped-tunables'] ? await shippedTunables(new RankingTunablesIndex(elasticsearch, values.alias)) : undefined;
     try {
-      await measure(codes, values.alias, values.set, pairs, rounds, values['split-cores'] ? () => splitCores(elasticsearch) : undefined, tunables?.use);
+      // --live: each code's bench-search writes while it measures (its own --live; a code from before it has none).
+      const live = values.live ? ['--live', ...(values['warm-up'] !== undefined ? ['--warm-up', values['warm-up']] : [])] : [];
+      await measure(codes, values.alias, values.set, pairs, rounds, values['split-cores'] ? () => splitCores(elasticsearch) : undefined, tunables?.use, live);
     } finally {
       await tunables?.restore();
     }
@@ -144,12 +115,12 @@ async function shippedTunables(store: RankingTunablesIndex): Promise<{ use: (cod
  */
 async function measure(
   codes: Code[], alias: string, set: string, pairs: number, rounds: number,
-  split?: () => Promise<CoreSplit>, useTunables?: (code: Code) => Promise<void>,
+  split?: () => Promise<CoreSplit>, useTunables?: (code: Code) => Promise<void>, searchArgs: string[] = [],
 ): Promise<void> {
   const relevance = new Map<Code, Relevance>();
   for (const code of codes) {
     process.stderr.write(`\n[bench-table] relevance, ${code.label}\n`);
-    relevance.set(code, parseRelevance(await runScript(code, 'bench-relevance.ts', ['--set', set])));
+    relevance.set(code, parseRelevance(await runScript(code, 'relevance', ['--set', set])));
   }
   const costs = new Map<Code, Cost[]>(codes.map((c) => [c, []]));
   const cores = await split?.();
@@ -158,7 +129,10 @@ async function measure(
       for (const code of codes) {
         process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}\n`);
         await useTunables?.(code);
-        costs.get(code)!.push(parseCost(await runScript(code, 'bench-search.ts', ['--alias', alias, '--rounds', String(rounds)])));
+        const report = await runScript(code, 'search', ['--alias', alias, '--rounds', String(rounds), ...searchArgs]);
+        // Each run's own report too (segments, write rate, net figures, paging): the table keeps only its costs.
+        process.stderr.write(`\n[bench-table] cost ${pair}/${pairs}, ${code.label}: bench-search report\n${report}\n`);
+        costs.get(code)!.push(parseCost(report));
       }
     }
   } finally {

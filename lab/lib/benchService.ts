@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApp } from '../../src/door.js';
 import { loadConfig, type Config } from '../../src/door.js';
@@ -27,11 +28,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once the child printed its "listening on" line, so the first measured request finds it ready. */
-export async function startServiceProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+/**
+ * Resolves once the child printed its "listening on" line, so the first measured request finds it
+ * ready. `root`: another checkout whose service to start (lab/lib/codeWorktree.ts); this one's by default.
+ */
+export async function startServiceProcess(env: Record<string, string>, nodeArgs: string[] = [], root?: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const entry = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
+  const entry = root ? join(root, 'src', 'server.ts') : fileURLToPath(new URL('../../src/server.ts', import.meta.url));
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+    ...(root ? { cwd: root } : {}),
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -126,6 +126,8 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
       return rest;
     },
   },
+  // The fetch phase's share: no stored document read (it parses each hit's whole _source, its vector included).
+  { label: 'ids only (no _source read)', body: (b) => ({ ...b, _source: false, docvalue_fields: ['id'] }) },
   { label: 'phrase_text only (no keywords.stemmed)', settings: (s) => ({ ...s, fields: { phrase_text: 1 } }) },
   // An index made before a tunable existed reads it as off: these send what mappings/listings.json ships.
   {

@@ -112,7 +112,10 @@ export interface CatalogIngestSettings {
   batchSize: number;
   /** Batches in flight at once (never two touching the same listing). */
   concurrency: number;
-  /** How long one read waits for new writes; short, so a write is applied as soon as it arrives. */
+  /**
+   * How long one blocking read waits for new writes (it returns as soon as one arrives, so this
+   * sets no latency): how often an idle consumer wakes up to look again.
+   */
   blockMs: number;
   /** Attempts Elasticsearch may reject an entry before it moves to the dead-letter stream. */
   maxAttempts: number;
@@ -131,7 +134,7 @@ function readCatalogIngestSettings(read: EnvReader): CatalogIngestSettings {
   return {
     batchSize: read.integer('CATALOG_BATCH_SIZE', 1000, 1, 10_000),
     concurrency: read.integer('CATALOG_CONCURRENCY', 2, 1, 16),
-    blockMs: read.integer('CATALOG_BLOCK_MS', 200, 1, 5000),
+    blockMs: read.integer('CATALOG_BLOCK_MS', 1000, 1, 5000),
     maxAttempts: read.integer('CATALOG_MAX_ATTEMPTS', 5, 1, 1000),
     claimIdleMs: read.integer('CATALOG_CLAIM_IDLE_MS', 30_000, 10, 3_600_000),
     stopWaitMs: read.integer('CATALOG_STOP_WAIT_MS', 3000, 0, 120_000),

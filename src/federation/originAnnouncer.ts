@@ -149,7 +149,7 @@ export class OriginAnnouncer {
     } catch (err) {
       if (err instanceof FetchFailure) return { report: { url, outcome: 'failed', resources: 0, detail: `${err.reason}: ${err.message}` } };
       if (err instanceof ManifestShapeError || err instanceof SyntaxError) {
-        return { report: { url, outcome: 'invalid', resources: 0, detail: err instanceof SyntaxError ? 'is not JSON' : err.message } };
+        return { report: { url, outcome: 'invalid', resources: 0, detail: err instanceof ManifestShapeError ? err.message : 'is not JSON' } };
       }
       throw err;
     }

@@ -9,11 +9,11 @@ import type { Response } from 'express';
 export const READ_CACHE_CONTROL = 'public, max-age=1';
 
 export function sendRead(res: Response, page: unknown): void {
-  const body = JSON.stringify(page);
-  res.status(200).set({
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-    'Cache-Control': READ_CACHE_CONTROL,
-  });
+  // Encoded once: its length and what is written are the same bytes.
+  const body = Buffer.from(JSON.stringify(page));
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', body.length);
+  res.setHeader('Cache-Control', READ_CACHE_CONTROL);
   res.end(body);
 }

@@ -14,6 +14,12 @@ export interface ProbeWorkerOptions {
   concurrency: number;
   /** How long a claimed probe may take before another worker may claim it again. */
   leaseMs: number;
+  /**
+   * How often the calendar is looked at for probes that became due (re-probes, health checks,
+   * announces to another instance); an announce in this process wakes the worker at once. A
+   * second: scheduled probes are minutes apart, and every look is a Redis round trip and a wake-up
+   * of the process that its searches pay a share of.
+   */
   pollMs?: number;
   now?: Clock;
 }
@@ -89,7 +95,7 @@ export class ProbeWorker implements BackgroundWorker {
         }
       }
       if (claimed > 0 && claimed === free) continue;
-      await this.idle(this.options.pollMs ?? 250);
+      await this.idle(this.options.pollMs ?? 1000);
     }
   }
 

@@ -12,7 +12,6 @@
  * catalog with no embedding yet, leaves the filter inside the kNN search (the search itself
  * reports an unavailable index).
  */
-import { canonicalJson } from '../core/json.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { LruCache } from '../core/lruCache.js';
 import { EMBEDDING_FIELD } from './semanticFusion.js';
@@ -49,7 +48,8 @@ export class FilterShare {
   }
 
   private count(filter: readonly Json[]): Promise<number | undefined> {
-    const key = canonicalJson(filter);
+    // The read plan builds a filter's clauses in one order (search/readClauses.ts): the same filters, the same JSON.
+    const key = JSON.stringify(filter);
     const kept = this.counts.get(key);
     if (kept && this.now() - kept.at < TTL_MS) return kept.count;
     const count = this.counter.countMatching([...filter, EMBEDDED]).then(

@@ -13,7 +13,6 @@
  * into needs gives the plan one part per need, each with its own reading and vector, and the
  * relevance query matches any of them.
  */
-import { canonicalJson } from '../core/json.js';
 import type { QueryVector } from '../semantic/queryEmbeddings.js';
 import type { CursorState, SortValue } from './cursor.js';
 import type { RankingSettings } from './rankingSettings.js';
@@ -129,7 +128,9 @@ export function planRead(request: ReadRequest, context: PlanContext): ReadPlan {
     params: searchParams(request),
     // Only scores depend on `now`; sort=recent does not sort on the score.
     carried: { ...(scored ? { now } : {}), ...(context.filterShare !== undefined ? { filterShare: context.filterShare } : {}) },
-    cacheKey: canonicalJson({ tunables: context.tunables, sourceFields: context.sourceFields ?? null, request }),
+    // The grammar builds a request's members in one order (search/readGrammar.ts), so its JSON is
+    // the same for the same read; two equal requests built otherwise would only miss each other.
+    cacheKey: `${context.tunables}\u0000${context.sourceFields?.join(',') ?? ''}\u0000${JSON.stringify(request)}`,
   };
 }
 

@@ -1,5 +1,6 @@
-import { Client, ClusterConnectionPool, errors } from '@elastic/elasticsearch';
+import { Client, ClusterConnectionPool, errors, type ClientOptions } from '@elastic/elasticsearch';
 import { commaList } from '../../config/envReader.js';
+import { SearchHttp } from './searchHttp.js';
 
 export type { Client as ElasticsearchClient } from '@elastic/elasticsearch';
 
@@ -18,13 +19,37 @@ export function elasticsearchNodeUrls(url: string): string[] {
  */
 export function createElasticsearchClient(url: string, options: { requestTimeoutMs?: number } = {}): Client {
   const nodes = elasticsearchNodeUrls(url);
-  return new Client({
-    nodes,
-    ...(nodes.length > 1 ? { ConnectionPool: ClusterConnectionPool } : {}),
-    requestTimeout: options.requestTimeoutMs ?? 10_000,
-    maxRetries: Math.max(1, nodes.length),
-    compression: false,
-  });
+  const requestTimeout = options.requestTimeoutMs ?? 10_000;
+  return new CatalogClient(
+    {
+      nodes,
+      ...(nodes.length > 1 ? { ConnectionPool: ClusterConnectionPool } : {}),
+      requestTimeout,
+      maxRetries: Math.max(1, nodes.length),
+      compression: false,
+    },
+    new SearchHttp(nodes, requestTimeout),
+  );
+}
+
+/** The official client, and the catalog reads' own HTTP path to the same nodes (searchHttp.ts), closed with it. */
+class CatalogClient extends Client {
+  constructor(
+    options: ClientOptions,
+    readonly reads: SearchHttp,
+  ) {
+    super(options);
+  }
+
+  override async close(): Promise<void> {
+    await this.reads.close();
+    return super.close();
+  }
+}
+
+/** The catalog reads' HTTP path of a client this module made; undefined for any other client (which then serves them itself). */
+export function searchHttpOf(client: Client): SearchHttp | undefined {
+  return client instanceof CatalogClient ? client.reads : undefined;
 }
 
 const UNAVAILABLE_TYPES = new Set([

@@ -1,7 +1,12 @@
-/** Runs a catalog read's search body (store/elasticsearch/listingQueries.ts) against the listing alias. */
+/**
+ * Runs a catalog read's search bodies (search/queryBuilder.ts) against the listing alias: through
+ * the reads' own HTTP path (searchHttp.ts) when the client has one, else through the client.
+ */
 import type { Client } from '@elastic/elasticsearch';
 import type { ListingDocument } from '../listingDocument.js';
 import { NOT_REMOVED, type SortValue } from './listingQueries.js';
+import { searchHttpOf } from './client.js';
+import type { SearchHttp } from './searchHttp.js';
 
 export interface SearchHit {
   _source: ListingDocument;
@@ -11,19 +16,31 @@ export interface SearchHit {
   matched_queries?: Record<string, number>;
 }
 
+type Params = Record<string, unknown>;
+
 export class ListingSearchIndex {
+  private readonly http: SearchHttp | undefined;
+
   constructor(
     private readonly client: Client,
     private readonly alias: string,
-  ) {}
+  ) {
+    this.http = searchHttpOf(client);
+  }
+
+  /** One `_search` of the alias with these URL parameters. */
+  private async send(body: Record<string, unknown>, params: Params): Promise<unknown> {
+    if (this.http) {
+      const query = Object.entries(params).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&');
+      return this.http.post(`/${encodeURIComponent(this.alias)}/_search${query ? `?${query}` : ''}`, JSON.stringify(body));
+    }
+    // No OpenTelemetry SDK is installed, so the client's per-request span is pure overhead on the hot path.
+    return this.client.search({ index: this.alias, ...body, ...params } as never, { openTelemetry: { enabled: false } });
+  }
 
   /** The hits, and the number of every match when the body tracks total hits. */
-  async search(body: Record<string, unknown>, params: Record<string, unknown>): Promise<{ hits: SearchHit[]; total?: number }> {
-    const response = await this.client.search<ListingDocument>(
-      { index: this.alias, ...body, ...params } as never,
-      // No OpenTelemetry SDK is installed, so the client's per-request span is pure overhead on the hot path.
-      { openTelemetry: { enabled: false } },
-    );
+  async search(body: Record<string, unknown>, params: Params): Promise<{ hits: SearchHit[]; total?: number }> {
+    const response = await this.send(body, params);
     const found = (response as { hits?: { hits?: SearchHit[]; total?: { value: number } } }).hits;
     return { hits: found?.hits ?? [], ...(found?.total ? { total: found.total.value } : {}) };
   }
@@ -34,10 +51,7 @@ export class ListingSearchIndex {
    * queries it matched.
    */
   async scoredIds(body: Record<string, unknown>): Promise<Array<{ id: string; score: number; matched: string[] }>> {
-    const response = await this.client.search(
-      { index: this.alias, ...body, filter_path: 'hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries' } as never,
-      { openTelemetry: { enabled: false } },
-    );
+    const response = await this.send(body, { filter_path: 'hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries' });
     type Hit = { fields?: { id?: unknown[] }; _score?: number; matched_queries?: string[] };
     const hits = (response as { hits?: { hits?: Hit[] } }).hits?.hits ?? [];
     return hits.flatMap((hit) => {
@@ -48,7 +62,7 @@ export class ListingSearchIndex {
 
   /** The `id` doc values of the hits of `body` (which asks for `docvalue_fields: ['id']`), in order. */
   async ids(body: Record<string, unknown>): Promise<string[]> {
-    const response = await this.client.search({ index: this.alias, ...body, filter_path: 'hits.hits.fields.id' } as never, { openTelemetry: { enabled: false } });
+    const response = await this.send(body, { filter_path: 'hits.hits.fields.id' });
     const hits = (response as { hits?: { hits?: Array<{ fields?: { id?: unknown[] } }> } }).hits?.hits ?? [];
     return hits.map((hit) => hit.fields?.id?.[0]).filter((id): id is string => typeof id === 'string');
   }
