@@ -4,13 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { SearchHttp } from '../../src/store/elasticsearch/searchHttp.js';
 
 /** A stand-in Elasticsearch node: answers every POST with `answer(path, body)`. */
-async function node(answer: (path: string, body: string) => { status: number; body: unknown; delayMs?: number }): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
+async function node(answer: (path: string, body: string) => { status: number; body: unknown; delayMs?: number }): Promise<{ url: string; seen: string[]; authorizations: Array<string | undefined>; close(): Promise<void> }> {
   const seen: string[] = [];
+  const authorizations: Array<string | undefined> = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       seen.push(`${req.url} ${body}`);
+      authorizations.push(req.headers.authorization);
       const out = answer(req.url ?? '', body);
       setTimeout(() => res.writeHead(out.status, { 'content-type': 'application/json' }).end(JSON.stringify(out.body)), out.delayMs ?? 0);
     });
@@ -19,6 +21,7 @@ async function node(answer: (path: string, body: string) => { status: number; bo
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen,
+    authorizations,
     close: () => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
   };
 }
@@ -40,6 +43,19 @@ describe('unit: the catalog reads\' HTTP path to Elasticsearch', () => {
     try {
       assert.deepEqual(await reads.post('/listings/_search?filter_path=hits.hits._source', '{"size":1}'), { hits: { hits: [{ _source: { id: 'lst_a' } }] } });
       assert.deepEqual(es.seen, ['/listings/_search?filter_path=hits.hits._source {"size":1}']);
+    } finally {
+      await reads.close();
+      await es.close();
+    }
+  });
+
+  it('a node URL with credentials sends them as Basic authorization (and the path without them)', async () => {
+    const es = await node(() => ({ status: 200, body: {} }));
+    const reads = new SearchHttp([es.url.replace('http://', 'http://elastic:s%3Acret@')], 5000);
+    try {
+      await reads.post('/listings/_search', '{}');
+      assert.deepEqual(es.authorizations, [`Basic ${Buffer.from('elastic:s:cret').toString('base64')}`]);
+      assert.deepEqual(es.seen, ['/listings/_search {}']);
     } finally {
       await reads.close();
       await es.close();

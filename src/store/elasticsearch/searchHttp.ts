@@ -22,6 +22,8 @@ const CONNECTIONS_PER_NODE = 32;
 interface Node {
   url: string;
   pool: Pool;
+  /** Basic credentials of a URL such as https://user:secret@host:9200 (the client reads them so too). */
+  authorization?: string;
   deadUntil: number;
 }
 
@@ -30,11 +32,16 @@ export class SearchHttp {
   private next = 0;
 
   constructor(urls: readonly string[], timeoutMs: number) {
-    this.nodes = urls.map((url) => ({
-      url,
-      pool: new Pool(url, { connections: CONNECTIONS_PER_NODE, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 30_000 }),
-      deadUntil: 0,
-    }));
+    this.nodes = urls.map((url) => {
+      const parsed = new URL(url);
+      const credentials = parsed.username ? `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}` : undefined;
+      return {
+        url: parsed.origin,
+        pool: new Pool(parsed.origin, { connections: CONNECTIONS_PER_NODE, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 30_000 }),
+        ...(credentials ? { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } : {}),
+        deadUntil: 0,
+      };
+    });
   }
 
   /** POST `path` (with its query string) with a JSON body already serialized; the parsed answer. */
@@ -44,7 +51,7 @@ export class SearchHttp {
     for (let attempt = 0; attempt < this.nodes.length; attempt++) {
       const node = this.pick(now);
       try {
-        const response = await node.pool.request({ method: 'POST', path, body, headers: { 'content-type': 'application/json' } });
+        const response = await node.pool.request({ method: 'POST', path, body, headers: { 'content-type': 'application/json', ...(node.authorization ? { authorization: node.authorization } : {}) } });
         const text = await response.body.text();
         const parsed: unknown = text === '' ? {} : JSON.parse(text);
         if (response.statusCode >= 200 && response.statusCode < 300) return parsed;
