@@ -86,7 +86,7 @@ runMain('soak', async () => {
     const readyz = (await (await fetch(`${gateway.url}/readyz`)).json()) as { redisPersistence?: { durable: boolean; summary: string } };
     log(`gateway ${gateway.url} (pid ${gateway.child.pid}); Redis persistence: ${readyz.redisPersistence?.summary}`);
 
-    const traffic = new SoakTraffic({ url: gateway.url, sellerToken: secret, toolHost: 'soak.example', payers, payees, sellerUrl: (i) => seller.url(`/paid/${i}`) });
+    const traffic = new SoakTraffic({ url: gateway.url, sellerToken: secret, toolHost: 'soak.example', payers, payees, sellerUrl: (i) => seller.url(`/paid/${i}`), paidUrl: (j) => seller.url(`/settled/${j}`) });
     log('writing every pool member once');
     await traffic.fillPools(options.concurrency);
     const started = Date.now();

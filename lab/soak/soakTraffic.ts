@@ -30,6 +30,11 @@ export interface TrafficOptions {
   payees: string[];
   /** URL of the seller's path number i (answers 402 with a challenge naming itself). */
   sellerUrl(i: number): string;
+  /**
+   * URL of paid resource j on the same seller. A settle naming a resource that is not listed only
+   * queues its probe (issue 43: traffic never writes a listing), so the resource must answer 402.
+   */
+  paidUrl(j: number): string;
 }
 
 export interface ToolState {
@@ -62,6 +67,11 @@ export class SoakTraffic {
   private next = 0;
 
   constructor(private readonly options: TrafficOptions) {}
+
+  /** URL of paid resource j: what a settle names and what the end check expects listed. */
+  paidUrl(j: number): string {
+    return this.options.paidUrl(j);
+  }
 
   /** Distinct payers the settles are drawn from. */
   get payerCount(): number {
@@ -159,7 +169,7 @@ export class SoakTraffic {
         const j = pick(POOLS.paidResources);
         const payer = this.options.payers[random(this.options.payers.length)]!;
         const payee = this.options.payees[j % this.options.payees.length]!;
-        const resource = { url: `https://paid-${j}.soak.test/api`, description: `Soak paid resource ${j}`, mimeType: 'application/json' };
+        const resource = { url: this.options.paidUrl(j), description: `Soak paid resource ${j}`, mimeType: 'application/json' };
         const body = await exactRequest(payer, requirements(payee, { amount: String(1000 + random(1000)) }), {}, resource);
         const res = await this.post(kind, '/settle', body);
         if (res?.ok && ((await res.json()) as { success?: boolean }).success === true) {

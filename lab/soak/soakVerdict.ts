@@ -109,7 +109,7 @@ export async function checkFinalState(url: string, traffic: SoakTraffic, redis: 
   }
   for (const j of traffic.settledResources) {
     checked += 1;
-    const id = httpListingId(`https://paid-${j}.soak.test/api`, 'GET');
+    const id = httpListingId(traffic.paidUrl(j), 'GET');
     if (!(await until(async () => ((await get(id)).status === 200 ? true : undefined), 30_000))) lost.push(`settled resource ${j} (${id}) is not listed`);
   }
   return { drainSeconds, checked, lost, uncertainSkipped: traffic.uncertain.size, announcesRejectedByTheProbe: rejected };
