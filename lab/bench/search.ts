@@ -29,6 +29,9 @@
  *            --warm-up S  seconds of writes before the live rounds (default 30)
  *            --one-segment  then the same rounds on a copy of the index merged into one segment
  *                    (a clone, so the live index keeps its shape): the second column
+ *            --service-root DIR  the gateway is DIR's service (another checkout, e.g. the code before a
+ *                    change, which lacks --live): "behind the gateway" and "gateway process" are its
+ *                    figures; the direct rows stay this checkout's query bodies
  *            --tasks      also the task set's tuning texts through the gateway (issue 45: one search
  *                         per need, the whole query, the paid-outcome look-up), beside the reference
  *                         query of the same texts; --outcomes N writes N paid-outcome links first
@@ -84,6 +87,8 @@ interface Options {
   /** Also the task set's tuning texts through the gateway (issue 45), and this many paid-outcome links loaded first. */
   tasks: boolean;
   outcomes: number;
+  /** Another checkout whose service is the gateway (the before code of a change, which lacks this harness's modes); the direct bodies stay this checkout's. */
+  serviceRoot?: string;
 }
 
 function readOptions(): Options {
@@ -107,9 +112,10 @@ function readOptions(): Options {
         'one-segment': { type: 'boolean', default: false },
         tasks: { type: 'boolean', default: false },
         outcomes: { type: 'string', default: '0' },
+        'service-root': { type: 'string' },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores] [--live [--signal-rate N] [--update-rate N] [--warm-up S]] [--one-segment] [--tasks [--outcomes N]]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores] [--live [--signal-rate N] [--update-rate N] [--warm-up S]] [--one-segment] [--tasks [--outcomes N]] [--service-root DIR]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -127,6 +133,7 @@ function readOptions(): Options {
     ...(values['update-rate'] !== undefined ? { updateRate: numberOption('update-rate', values['update-rate'], { min: 0 }) } : {}),
     warmUp: numberOption('warm-up', values['warm-up'], { min: 0 }),
     oneSegment: values['one-segment'],
+    ...(values['service-root'] !== undefined ? { serviceRoot: values['service-root'] } : {}),
     tasks: values.tasks,
     outcomes: numberOption('outcomes', values.outcomes, { min: 0, max: 100_000 }),
   };
@@ -164,7 +171,7 @@ async function main(): Promise<void> {
 
     // Before the gateway starts: it inherits this process's cores.
     if (options.splitCores) split = await splitCores(elasticsearch);
-    const service = await startServiceProcess(env);
+    const service = await startServiceProcess(env, [], options.serviceRoot);
     services.push(service);
     // Direct requests go to the first node (a cluster routes them on from there).
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
@@ -199,7 +206,7 @@ async function main(): Promise<void> {
       if (options.oneSegment) {
         const copy = await oneSegmentCopy(elasticsearch, alias);
         dropCopy = copy.drop;
-        const second = await startServiceProcess({ ...env, LISTINGS_ALIAS: copy.alias, LISTINGS_INDEX: copy.index });
+        const second = await startServiceProcess({ ...env, LISTINGS_ALIAS: copy.alias, LISTINGS_INDEX: copy.index }, [], options.serviceRoot);
         services.push(second);
         const copyRows = await runRounds(workloadsOn(prepared, copy.alias, esUrl, second.url), options, probe(second.child));
         oneSegment = { rows: copyRows, repeats: await pagingRepeats(second.url, searchMix(), PAGES) };
@@ -212,7 +219,7 @@ async function main(): Promise<void> {
       printReport(rows, { ...options, referencePages, ...(split ? { split: split.description } : {}) }, count, describeSettled(alias, settled));
     }
     if (options.skewed > 0) {
-      const cached = await startServiceProcess({ ...env, READ_CACHE_MS: '1000' });
+      const cached = await startServiceProcess({ ...env, READ_CACHE_MS: '1000' }, [], options.serviceRoot);
       services.push(cached);
       await measureReadCache(options, service, cached, esUrl, elasticsearch);
     }

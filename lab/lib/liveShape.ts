@@ -135,7 +135,8 @@ export async function oneSegmentCopy(elasticsearch: ElasticsearchClient, alias: 
   } finally {
     await elasticsearch.indices.putSettings({ index: source, settings: { 'index.blocks.write': null } as never });
   }
-  await elasticsearch.cluster.health({ index, wait_for_status: 'green', timeout: '120s' });
+  // Yellow: the clone keeps the source's replica count, which a one-node cluster never allocates.
+  await elasticsearch.cluster.health({ index, wait_for_status: 'yellow', timeout: '120s' });
   await elasticsearch.indices.forcemerge({ index, max_num_segments: 1, wait_for_completion: true }, { requestTimeout: 3_600_000 });
   await elasticsearch.indices.refresh({ index });
   return { alias: copyAlias, index, drop: async () => void (await elasticsearch.indices.delete({ index, ignore_unavailable: true })) };

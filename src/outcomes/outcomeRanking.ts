@@ -1,7 +1,8 @@
 /**
  * The ranking side of paid outcomes (issue 45): for a query's vector, the listings paid for after
  * the past searches nearest it in meaning, as bounded lifts of their relevance (outcomeRules.ts).
- * One kNN search over the outcome links per ranked search, only while `outcomes.weight` > 0.
+ * One kNN search over the outcome links per ranked search, only while `outcomes.weight` > 0 and
+ * the links index holds any link (`active`; counted at most once a second while it holds none).
  */
 import type { QueryVector } from '../semantic/queryEmbeddings.js';
 import type { OutcomeLinkIndex } from '../store/elasticsearch/outcomeLinks.js';
@@ -14,8 +15,13 @@ export interface OutcomeSettings extends OutcomeTunables {
 export class OutcomeRanking {
   constructor(private readonly links: OutcomeLinkIndex) {}
 
+  /** Whether a ranked search should look up lifts at all (before it embeds the query for them). */
+  async active(settings: Pick<OutcomeSettings, 'weight'>): Promise<boolean> {
+    return settings.weight > 0 && (await this.links.hasLinks());
+  }
+
   async liftsFor(vector: QueryVector, settings: OutcomeSettings, now: number): Promise<OutcomeLift[]> {
-    if (settings.weight <= 0) return [];
+    if (!(await this.active(settings))) return [];
     const near = await this.links.nearest(vector.values, vector.model, settings.k, settings.minSimilarity);
     return outcomeLifts(near, settings, now);
   }

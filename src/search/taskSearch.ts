@@ -154,6 +154,8 @@ export class TaskSearch extends CatalogSearch {
   private async lifts(q: string, outcomes: { weight: number; k: number; minSimilarity: number; minPayers: number; saturation: number; halfLifeDays: number }): Promise<{ lifts?: Lifts }> {
     const ranking = this.tasks.outcomes?.ranking;
     if (!ranking || outcomes.weight <= 0) return {};
+    // No link in the index: no embedding, no kNN search (issue 46: it cost every ranked search).
+    if (!(await ranking.active(outcomes).catch(() => true))) return {};
     const vector = await this.options.queryEmbeddings?.vectorFor(q);
     if (!vector) return {};
     // A ranking feature: when its look-up fails the read goes on without it (logged), never a 503.

@@ -46,13 +46,86 @@ const MAPPINGS = {
   },
 } as const;
 
+/**
+ * Whether an outcome index holds any link, as this process last counted it (or wrote one), by
+ * index name: shared by every OutcomeLinkIndex of the process, so a write through one (the
+ * facilitator's recorder, an import) is seen by the ranking's at once. A deployment with no link
+ * (most of them) then pays no kNN search per ranked search, only a `_count` a second.
+ */
+interface Presence {
+  some: boolean;
+  /** When it was counted (the process clock); a write sets it too. */
+  at: number;
+  counting?: Promise<boolean>;
+}
+const PRESENCE = new Map<string, Presence>();
+
+/** While none was counted, counted again after this: a link written elsewhere (another gateway, `npm run import:outcomes`) counts within about one refresh interval. */
+export const NO_LINKS_RECOUNT_MS = 1_000;
+/** While some were, counted again (in the background) after this: the look-up stops once every link was dropped. */
+export const SOME_LINKS_RECOUNT_MS = 30_000;
+
 export class OutcomeLinkIndex {
   private ensured?: Promise<void>;
 
   constructor(
     private readonly client: ElasticsearchClient,
     readonly index: string,
+    private readonly clock: () => number = Date.now,
   ) {}
+
+  /**
+   * Whether there is any link to look up (issue 46: the look-up ran on every ranked search, a kNN
+   * search of its own, when there was nothing to find). No index, or an empty one: false. A count
+   * that fails answers true, so the look-up runs and fails as it would have.
+   */
+  async hasLinks(): Promise<boolean> {
+    const now = this.clock();
+    const known = PRESENCE.get(this.index);
+    if (known?.some) {
+      if (now - known.at >= SOME_LINKS_RECOUNT_MS) void this.recount(known).catch(() => undefined);
+      return true;
+    }
+    if (known && now - known.at < NO_LINKS_RECOUNT_MS) return false;
+    return this.recount(known ?? this.presence());
+  }
+
+  private presence(): Presence {
+    const presence: Presence = { some: false, at: Number.NEGATIVE_INFINITY };
+    PRESENCE.set(this.index, presence);
+    return presence;
+  }
+
+  private recount(presence: Presence): Promise<boolean> {
+    const started = this.clock();
+    presence.counting ??= this.client
+      .count({ index: this.index, ignore_unavailable: true } as never)
+      .then((response) => (response as { count?: number }).count ?? 0)
+      .catch((err: { meta?: { statusCode?: number } }) => {
+        if (err.meta?.statusCode === 404) return 0;
+        throw err;
+      })
+      .then(
+        (count) => {
+          // A write of this process since the count began wins over it (not yet refreshed, it may not have counted).
+          if (presence.some && presence.at >= started) return true;
+          presence.some = count > 0;
+          presence.at = this.clock();
+          return presence.some;
+        },
+        () => true,
+      )
+      .finally(() => {
+        presence.counting = undefined;
+      });
+    return presence.counting;
+  }
+
+  private sawWrite(): void {
+    const presence = PRESENCE.get(this.index) ?? this.presence();
+    presence.some = true;
+    presence.at = this.clock();
+  }
 
   /** Creates the index on first need (a deployment that never links an outcome has none). */
   ensure(): Promise<void> {
@@ -77,6 +150,8 @@ export class OutcomeLinkIndex {
     await this.ensure();
     const operations = links.flatMap((link) => [{ index: { _index: this.index } }, link]);
     const response = await this.client.bulk({ operations } as never);
+    // Even a partly failed bulk may have written some.
+    this.sawWrite();
     if ((response as { errors?: boolean }).errors) throw new Error(`outcome links: some of ${links.length} writes failed`);
   }
 
@@ -121,6 +196,8 @@ export class OutcomeLinkIndex {
       .catch((err: { meta?: { statusCode?: number } }) => {
         if (err.meta?.statusCode !== 404) throw err;
       });
+    // Perhaps the last ones: counted again on the next search.
+    PRESENCE.delete(this.index);
   }
 
   /** Every link's provenance and source (tests and the import's report); at most `max`. */
