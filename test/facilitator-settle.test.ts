@@ -107,7 +107,7 @@ describe('facilitator: /settle, the ledger and fee sponsorship', () => {
     assert.equal(Number(sponsorLine.split(' ')[1]), Number(sponsorWei) / 1e18);
     assert.ok(Number(sponsorLine.split(' ')[1]) < 1 && Number(sponsorLine.split(' ')[1]) > 0.99);
     assert.match(text, /facilitator_sponsor_below_floor\{network="eip155:84532"\} 0/);
-    assert.match(text, /facilitator_sponsor_floor_eth 0.1/);
+    assert.match(text, /facilitator_sponsor_floor_eth 0.01/);
     assert.match(text, /http_requests_total\{method="POST",route="\/settle",status="200"\} \d+/);
     assert.match(text, /http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/verify"\}/);
     assert.match(text, /facilitator_verify_total\{scheme="exact",network="eip155:84532",outcome="invalid",reason="invalid_exact_evm_insufficient_balance"\} 1/);
