@@ -70,6 +70,9 @@ function settlementTransaction(payloadHash: string): string {
   return keccak256(stringToHex(`x402-test-ledger:${payloadHash}`));
 }
 
+/** A settlement that moved value; `transaction` only when it is a real one (on a chain). */
+type Moved = { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean; transaction?: string };
+
 export class FacilitatorService {
   constructor(private readonly deps: FacilitatorDeps) {}
 
@@ -120,7 +123,7 @@ export class FacilitatorService {
 
   async settle(request: SettleRequest): Promise<FacilitatorAnswer<SettleResponse>> {
     const { payloadHash: hash, binding, wireNetwork: network } = request;
-    let moved: { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean } | undefined;
+    let moved: Moved | undefined;
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
       const checked = this.check(request, 'settle');
       let outcome: Rejection | CheckedPayment = checked.outcome;
@@ -238,7 +241,7 @@ export class FacilitatorService {
     chain: ChainRail,
     payment: PaymentRequest,
     checked: CheckedPayment,
-    onMoved: (moved: { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean }) => void,
+    onMoved: (moved: Moved) => void,
   ): Promise<{ result: SettleResponse; final: boolean }> {
     const pre = await chain.precheck(payment);
     if (pre.rejection) return { result: this.failure(request, pre.rejection), final: false };
@@ -246,7 +249,7 @@ export class FacilitatorService {
     if (!sponsorship.sponsored) return { result: this.failure(request, reject(Reason.sponsorshipDeclined, sponsorship.message)), final: false };
     const sent = await chain.settle(payment, checked);
     if ('rejection' in sent) return { result: this.failure(request, sent.rejection, sent.transaction), final: false };
-    onMoved({ payment: checked, scheme: payment.scheme, circular: sponsorship.circular });
+    onMoved({ payment: checked, scheme: payment.scheme, circular: sponsorship.circular, transaction: sent.transaction });
     await this.deps.sponsorship.record(this.sponsored(checked, sent.feeWei), sponsorship.circular).catch((err: Error) => this.deps.logger.warn('sponsorship record failed', { err: err.message }));
     const amount = checked.transfer.amount.toString();
     return { result: { success: true, payer: checked.payer, transaction: sent.transaction, network: request.wireNetwork, amount }, final: true };
@@ -263,14 +266,15 @@ export class FacilitatorService {
   }
 
   /** A settlement that moved value: credited to the listing it paid, if any (its Bazaar outcome). */
-  private observeSettlement(request: SettleRequest, moved: { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean }, amount: string | undefined): Promise<BazaarOutcome> | undefined {
+  private observeSettlement(request: SettleRequest, moved: Moved, amount: string | undefined): Promise<BazaarOutcome> | undefined {
     const { sighting, payment } = request;
     if (!sighting || payment instanceof Rejection) return undefined;
     const { transfer, payer } = moved.payment;
     const paid = { scheme: payment.requirements.scheme, network: transfer.network, asset: transfer.asset, payTo: transfer.to, amount: transfer.amount };
     // The amount a metered scheme (upto) actually settled feeds the listing's median beside its ceiling.
     const settledAmount = moved.scheme.metered ? amount : undefined;
-    return this.deps.traffic.settled(sighting, { payer, paid, ...(settledAmount !== undefined ? { settledAmount } : {}), circular: moved.circular }).catch((err: Error) => {
+    const transaction = moved.transaction ? { transaction: moved.transaction } : {};
+    return this.deps.traffic.settled(sighting, { payer, paid, ...(settledAmount !== undefined ? { settledAmount } : {}), ...transaction, circular: moved.circular }).catch((err: Error) => {
       this.deps.logger.warn('settlement crediting failed', { listingId: sighting.listingId, err: err.message });
       return { status: 'rejected' as const, rejectedReason: 'the catalog could not be read; the next payment retries' };
     });

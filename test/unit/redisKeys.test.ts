@@ -22,7 +22,7 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
   ],
   tokens: (k) => [k.sellerToken('tok_1'), k.sellerTokenByHash('ab'), k.sellerTokens],
   signals: (k) => [
-    k.signalBuckets('lst_1', 'settle'), k.signalBuckets('lst_2', 'verify'), k.signalLastSettled('lst_1'), k.signalFirstSettled('lst_1'), k.signalPayers('lst_1', 20000), k.signalSettleDays('lst_1'), k.signalTopPayers('lst_1', 20000), k.signalAmounts('lst_1'),
+    k.signalBuckets('lst_1', 'settle'), k.signalBuckets('lst_2', 'verify'), k.signalLastSettled('lst_1'), k.signalFirstSettled('lst_1'), k.signalFirstSettledTx('lst_1'), k.signalLastSettledTx('lst_1'), k.signalPayers('lst_1', 20000), k.signalSettleDays('lst_1'), k.signalTopPayers('lst_1', 20000), k.signalAmounts('lst_1'),
     k.signalPayerDay('lst_1', 'settle', 20000), k.signalsDirty, k.signalsAging, k.healthChecks('lst_1'),
   ],
   credits: (k) => [k.pendingCredits, k.pendingCreditsAt],

@@ -115,6 +115,9 @@ export function redisKeys(prefix: string) {
     signalLastSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettled`),
     /** When the listing was first settled (provenance.settled.first); set once, kept a year past the last settlement. */
     signalFirstSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:firstSettled`),
+    /** The on-chain transactions of the first and the latest settlement (provenance.settled; issue 44). */
+    signalFirstSettledTx: (listingId: string) => inGroup('signals', `signals:${listingId}:firstSettledTx`),
+    signalLastSettledTx: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettledTx`),
     /** Distinct payers of a listing's settlements on one UTC day (a HyperLogLog). */
     signalPayers: (listingId: string, day: number) => inGroup('signals', `signals:${listingId}:payers:${day}`),
     /** Counted settlements of a listing per UTC day (day -> count): the 30-day total. */
