@@ -13,11 +13,14 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer } from '@x402/express';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { encodeFunctionData, getAddress, keccak256, parseSignature, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { eip3009ABI } from '@x402/evm';
+import { TxJournalStore } from '../src/store/redis/txJournal.js';
 import { paymentMiddleware as paymentMiddlewareV1 } from 'x402-express';
 import { createSigner, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { startHarness, type Harness } from './support/harness.js';
-import { exactRequest, NETWORK, newWallet, requirements } from './support/payments.js';
+import { exactRequest, NETWORK, newWallet, requirements, USDC } from './support/payments.js';
 import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, devChainAvailable, fundBuyer, fundGas, mineBlock, setAutomine, usdcBalance } from './support/chainFunding.js';
 
 const onChain = (overrides: Record<string, string> = {}) => ({ FACILITATOR_PRIVATE_KEY: DEV_FACILITATOR_KEY, CHAIN_RPC_URL, ...overrides });
@@ -162,10 +165,39 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
     }
   });
 
+  it('a gateway that died after journaling its transaction but before broadcasting it: the retry sends those same bytes, nothing else', async () => {
+    const buyer = newWallet();
+    const payTo = newWallet().address;
+    await fundBuyer(buyer.address, 5000n);
+    const body = await exactRequest(buyer, requirements(payTo));
+    const { authorization, signature } = body.paymentPayload.payload as { authorization: Record<string, string>; signature: Hex };
+    // What TransactionSender journals before its broadcast, for this authorization, signed by the facilitator key.
+    const { v, r, s } = parseSignature(signature);
+    const data = encodeFunctionData({
+      abi: eip3009ABI,
+      functionName: 'transferWithAuthorization',
+      args: [getAddress(authorization.from!), getAddress(authorization.to!), BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce as Hex, Number(v), r, s],
+    });
+    const facilitatorAccount = privateKeyToAccount(DEV_FACILITATOR_KEY);
+    const fees = await chainClient.estimateFeesPerGas();
+    const raw = await facilitatorAccount.signTransaction({
+      chainId: 84532, type: 'eip1559', to: USDC, data, gas: 200_000n,
+      nonce: await chainClient.getTransactionCount({ address: facilitatorAccount.address, blockTag: 'pending' }),
+      maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    const key = `${NETWORK}:eip3009:${USDC.toLowerCase()}:${authorization.from!.toLowerCase()}:${authorization.nonce!.toLowerCase()}`;
+    assert.equal(await new TxJournalStore(h.redis, h.config.redisPrefix).claim(key, { hash: keccak256(raw), raw }), undefined);
+    const settled = (await request(h.app).post('/settle').send(body).expect(200)).body;
+    assert.equal(settled.success, true, JSON.stringify(settled));
+    assert.equal(settled.transaction, keccak256(raw));
+    await minedTransfer(settled.transaction);
+    assert.equal(await usdcBalance(payTo), 1000n);
+  });
+
   it('the sponsor floor stops settlement with sponsor_below_floor before the account runs dry, and /metrics says so', async () => {
-    // A facilitator key of its own holding just over the 0.01 ETH floor: one settlement's gas would cross it.
+    // A facilitator key of its own holding exactly the 0.01 ETH floor: any settlement's gas would cross it.
     const key = generatePrivateKey();
-    await fundGas(privateKeyToAccount(key).address, 10_100_000_000_000_000n);
+    await fundGas(privateKeyToAccount(key).address, 10_000_000_000_000_000n);
     const floored = await startHarness({ FACILITATOR_PRIVATE_KEY: key, CHAIN_RPC_URL });
     try {
       const buyer = newWallet();
@@ -181,7 +213,7 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
       assert.equal(await usdcBalance(payTo), 0n);
       const metrics = (await request(floored.app).get('/metrics').expect(200)).text;
       assert.match(metrics, /facilitator_sponsor_floor_stops_total\{network="eip155:84532"\} 2/);
-      assert.match(metrics, /facilitator_sponsor_balance_eth\{network="eip155:84532"\} 0\.0101/);
+      assert.match(metrics, /facilitator_sponsor_balance_eth\{network="eip155:84532"\} 0\.01\n/);
     } finally {
       await floored.close();
     }
