@@ -19,7 +19,8 @@ import { eip3009ABI } from '@x402/evm';
 import { TxJournalStore } from '../src/store/redis/txJournal.js';
 import { paymentMiddleware as paymentMiddlewareV1 } from 'x402-express';
 import { createSigner, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
-import { startHarness, type Harness } from './support/harness.js';
+import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { httpListingId } from '../src/catalog/identity.js';
 import { exactRequest, NETWORK, newWallet, requirements, USDC } from './support/payments.js';
 import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, devChainAvailable, fundBuyer, fundGas, mineBlock, setAutomine, usdcBalance } from './support/chainFunding.js';
 
@@ -192,6 +193,28 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
     assert.equal(settled.transaction, keccak256(raw));
     await minedTransfer(settled.transaction);
     assert.equal(await usdcBalance(payTo), 1000n);
+  });
+
+  it('a listing paid on chain carries the transactions in its settled provenance', async () => {
+    const payTo = newWallet().address;
+    const url = 'http://seller.test/chain-provenance';
+    await h.container.catalog.writer.upsert(
+      { type: 'http', resource: url, payment: { scheme: 'exact', network: NETWORK, asset: USDC, amount: '1000', payTo }, describe: { description: 'Tides by harbour' } },
+      { source: 'announce' },
+    );
+    const id = httpListingId(url);
+    await waitFor(async () => ((await request(h.app).get(`/discovery/resources/${id}`)).status === 200 ? true : undefined));
+    const buyer = newWallet();
+    await fundBuyer(buyer.address, 5000n);
+    const body = await exactRequest(buyer, requirements(payTo), {}, { url, description: 'Tides by harbour', mimeType: 'application/json' });
+    const settled = (await request(h.app).post('/settle').send(body).expect(200)).body;
+    assert.equal(settled.success, true);
+    const listing = await waitFor(async () => {
+      const found = (await request(h.app).get(`/discovery/resources/${id}`).expect(200)).body;
+      return found.provenance.settled?.lastTransaction ? found : undefined;
+    });
+    assert.equal(listing.provenance.settled.firstTransaction, settled.transaction);
+    assert.equal(listing.provenance.settled.lastTransaction, settled.transaction);
   });
 
   it('the sponsor floor stops settlement with sponsor_below_floor before the account runs dry, and /metrics says so', async () => {
