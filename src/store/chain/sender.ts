@@ -3,8 +3,10 @@
  * choosing the account nonce, signing, journaling and broadcasting happen while holding a lock
  * in Redis for that (network, address) (`SenderCoordination`, store/redis/senderLock.ts), and each
  * process queues its own sends behind one another so they do not fight over that lock. The nonce
- * is the larger of the node's pending count and the one Redis last handed out + 1: a gateway never
- * reuses a nonce another one broadcast to a node that has not seen it yet (a load-balanced RPC).
+ * is the next one Redis holds (stored with the lock's release after each broadcast), so a gateway
+ * never reuses a nonce another one broadcast to a node that has not seen it yet (a load-balanced
+ * RPC); the node's pending count is read only when Redis has none, or once when the node refuses
+ * the nonce as used (the key sent elsewhere, or a broadcast whose answer was lost).
  *
  * Why one sender and not a key per gateway: one account is one balance to watch and fund (the
  * sponsor floor), and the lock costs a few Redis round trips per transaction, not its mining
@@ -88,32 +90,35 @@ export class TransactionSender {
     const senderKey = `${net.network}:${from.toLowerCase()}`;
     return this.queued(senderKey, () =>
       this.coordination.withSender(senderKey, async (storedNext) => {
-        const pending = await client.getTransactionCount({ address: from, blockTag: 'pending' });
-        const nonce = Math.max(pending, storedNext ?? 0);
-        const raw = await this.account.signTransaction({
-          chainId,
-          type: 'eip1559',
-          to: call.to,
-          data: call.data,
-          nonce,
-          // 20% headroom: the estimate is against the latest block, the transaction lands in a later one.
-          gas: (gas * 12n) / 10n,
-          maxFeePerGas: fees.maxFeePerGas,
-          maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-        });
-        const entry = { hash: keccak256(raw), raw };
-        const taken = await this.journal.claim(journalKey, entry);
-        if (taken) throw new JournalTaken(taken);
-        try {
-          await client.sendRawTransaction({ serializedTransaction: raw });
-        } catch (err) {
-          if (!ALREADY_KNOWN.test(messageOf(err))) {
+        // The next nonce Redis holds is the one to use; the node is asked only when Redis has none,
+        // or when the node refused it as used (the key sent elsewhere, or a broadcast whose answer was lost).
+        let nonce = storedNext ?? (await client.getTransactionCount({ address: from, blockTag: 'pending' }));
+        for (let attempt = 0; ; attempt++) {
+          const raw = await this.account.signTransaction({
+            chainId,
+            type: 'eip1559',
+            to: call.to,
+            data: call.data,
+            nonce,
+            // 20% headroom: the estimate is against the latest block, the transaction lands in a later one.
+            gas: (gas * 12n) / 10n,
+            maxFeePerGas: fees.maxFeePerGas,
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+          });
+          const entry = { hash: keccak256(raw), raw };
+          const taken = await this.journal.claim(journalKey, entry);
+          if (taken) throw new JournalTaken(taken);
+          try {
+            await client.sendRawTransaction({ serializedTransaction: raw });
+            return { value: { hash: entry.hash }, next: nonce + 1 };
+          } catch (err) {
+            if (ALREADY_KNOWN.test(messageOf(err))) return { value: { hash: entry.hash }, next: nonce + 1 };
             // Refused outright (the nonce went elsewhere, no gas): it can never be mined, so it is forgotten.
             if (!isAmbiguous(err)) await this.journal.drop(journalKey, entry.hash);
-            throw err;
+            if (attempt > 0 || !isNonceTaken(err)) throw err;
+            nonce = Math.max(nonce + 1, await client.getTransactionCount({ address: from, blockTag: 'pending' }));
           }
         }
-        return { value: { hash: entry.hash }, next: nonce + 1 };
       }),
     );
   }
