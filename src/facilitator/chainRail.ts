@@ -9,6 +9,17 @@
 import type { ExactChain, Eip3009Payment } from '../store/chain/exactChain.js';
 import type { CheckedPayment, PaymentRequest, PaymentScheme } from './payment.js';
 import { Reason, Rejection, reject } from './reasons.js';
+import { DomainError, Unavailable } from '../core/errors.js';
+
+/** A chain call that failed for want of an answer (node down, RPC timeout): 503, retry; nothing was charged. */
+async function reachable<T>(network: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    throw new Unavailable('facilitator', `the chain node of ${network} did not answer (${(err as Error).message.split('\n')[0]}); retry with the same payload`, 5);
+  }
+}
 
 /** @x402/evm's refusals, as the service's codes (so v1 and v2 clients get the names they know). */
 function fromChain(scheme: PaymentScheme, reason: string, payer: string, message?: string): Rejection {
@@ -56,28 +67,29 @@ export class ChainRail {
   async inspect(request: PaymentRequest, payment: CheckedPayment): Promise<ChainInspection> {
     const scheme = request.scheme;
     const wire = scheme.chainPayment!(request);
-    const [state, feeWei, floor] = await Promise.all([this.chain.state(wire), this.chain.feeEstimate(wire.network), this.floor(wire.network)]);
+    const [state, feeWei, floor] = await reachable(wire.network, Promise.all([this.chain.state(wire), this.chain.feeEstimate(wire.network), this.floor(wire.network)]));
     const { balance } = state;
     const { transfer, payer } = payment;
     if (state.nonceUsed) return { rejection: scheme.nonceUsed(payer), balance, feeWei };
     if (balance < transfer.amount) return { rejection: reject(Reason.insufficientFunds, `balance ${balance} is below ${transfer.amount}`, payer), balance, feeWei };
     const stop = floor(feeWei);
     if (stop) return { rejection: stop, balance, feeWei };
-    const verdict = await this.chain.simulate(wire);
+    const verdict = await reachable(wire.network, this.chain.simulate(wire));
     return verdict.ok ? { balance, feeWei } : { rejection: fromChain(scheme, verdict.reason, payer, verdict.message), balance, feeWei };
   }
 
   /** The fee a settlement would cost now, and the floor's refusal if paying it would cross SPONSOR_FLOOR_WEI. */
   async precheck(request: PaymentRequest): Promise<{ feeWei: bigint; rejection?: Rejection }> {
     const network = request.requirements.network;
-    const [feeWei, floor] = await Promise.all([this.chain.feeEstimate(network), this.floor(network)]);
+    const [feeWei, floor] = await reachable(network, Promise.all([this.chain.feeEstimate(network), this.floor(network)]));
     const rejection = floor(feeWei);
     return rejection ? { feeWei, rejection } : { feeWei };
   }
 
   /** Sends (or reconciles) the authorization's one transfer and waits for its receipt. */
   async settle(request: PaymentRequest, payment: CheckedPayment): Promise<{ transaction: string; feeWei: bigint } | { rejection: Rejection; transaction: string }> {
-    const outcome = await this.chain.settle(request.scheme.chainPayment!(request) as Eip3009Payment, ChainRail.key(payment));
+    // A journaled transaction survives a failure here: the retry reconciles it (exactChain.ts).
+    const outcome = await reachable(request.requirements.network, this.chain.settle(request.scheme.chainPayment!(request) as Eip3009Payment, ChainRail.key(payment)));
     if (outcome.ok) return { transaction: outcome.transaction, feeWei: outcome.feeWei };
     return { rejection: fromChain(request.scheme, outcome.reason, payment.payer, outcome.message), transaction: outcome.transaction };
   }

@@ -63,6 +63,7 @@ export function buildFacilitator(
   const sponsorLedger = redis.sponsorLedger();
   const declined = registerSponsorOutflow(metrics, sponsorLedger, clock);
   const chain = deps.chain ? new ChainRail(deps.chain, config.sponsorFloorWei, floorStops(metrics)) : undefined;
+  if (chain) logger.info('exact settles on chain', { networks: deps.chain!.networks(), facilitator: chain.address });
   // The sponsor is the facilitator's own account on a chain, the ledger's simulated balance otherwise.
   const sponsorBalance = (network: string) => (chain ? chain.sponsorBalance(network) : ledger.sponsorBalance(network));
   const policy = new SponsorshipPolicy(config.sponsorship, sponsorLedger, sponsorBalance, clock);

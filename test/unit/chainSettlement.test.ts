@@ -166,3 +166,14 @@ describe('unit: exact settled on a chain', () => {
     assert.equal(money.balance(NETWORK, USDC, buyer.address), 4300n);
   });
 });
+
+describe('unit: a chain node that does not answer', () => {
+  it('verify and settle answer 503 (Unavailable), never a refusal: nothing was charged and the retry is safe', async () => {
+    const { chain, service } = world();
+    chain.state = async () => Promise.reject(new Error('fetch failed'));
+    chain.settle = async () => Promise.reject(new Error('fetch failed'));
+    const body = await exactRequest(newWallet(), requirements(newWallet().address));
+    await assert.rejects(service.verify(service.readVerify(body)), (err: Error) => err.name === 'Unavailable' || /did not answer/.test(err.message));
+    await assert.rejects(service.settle(service.readSettle(body)), /did not answer/);
+  });
+});
