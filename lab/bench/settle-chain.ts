@@ -8,8 +8,8 @@
  *
  * Needs a dev node at CHAIN_RPC_URL (default http://127.0.0.1:8545, chain id 84532) whose test
  * USDC at 0x036C...CF7e has `mint(address,uint256)`, and two of its funded keys:
- * BENCH_FACILITATOR_KEY (the facilitator; Hardhat's account 0 by default) and BENCH_FUNDER_KEY
- * (mints and sends the raw transfers; account 1). The service runs as a child process with its
+ * BENCH_FACILITATOR_KEY (the facilitator; Hardhat's account 1 by default, as the dev chain has it)
+ * and BENCH_FUNDER_KEY (mints and sends the raw transfers; account 0, the dev chain's deployer). The service runs as a child process with its
  * own index and Redis prefix, deleted at the end.
  */
 import { randomBytes } from 'node:crypto';
@@ -23,8 +23,8 @@ const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const DOMAIN = tokenDomain('USDC', '2', 84532, USDC);
 const RPC = process.env.CHAIN_RPC_URL ?? 'http://127.0.0.1:8545';
-const FACILITATOR_KEY = (process.env.BENCH_FACILITATOR_KEY ?? '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80') as Hex;
-const FUNDER_KEY = (process.env.BENCH_FUNDER_KEY ?? '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d') as Hex;
+const FACILITATOR_KEY = (process.env.BENCH_FACILITATOR_KEY ?? '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d') as Hex;
+const FUNDER_KEY = (process.env.BENCH_FUNDER_KEY ?? '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80') as Hex;
 const TOKEN = parseAbi(['function mint(address,uint256)', 'function balanceOf(address) view returns (uint256)']);
 
 const { values: options } = parseCommandLine(

@@ -9,9 +9,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { USDC } from './payments.js';
 
 export const CHAIN_RPC_URL = process.env.CHAIN_RPC_URL ?? 'http://127.0.0.1:8545';
-/** Hardhat's well-known accounts 0 (the facilitator in tests) and 1 (the funder): public test keys, worthless anywhere else. */
-export const DEV_FACILITATOR_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-const FUNDER_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+/** Hardhat's well-known accounts 1 (the facilitator) and 0 (the deployer, which mints), as the dev chain assigns them: public test keys, worthless anywhere else. */
+export const DEV_FACILITATOR_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
+const FUNDER_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 const TOKEN = parseAbi(['function mint(address,uint256)', 'function balanceOf(address) view returns (uint256)']);
 const chain = defineChain({ id: 84532, name: 'dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [CHAIN_RPC_URL] } } });
