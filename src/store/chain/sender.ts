@@ -54,6 +54,7 @@ export class JournalTaken extends Error {
 }
 
 const NONCE_TOO_LOW = /nonce too low|nonce has already been used|replacement transaction underpriced/i;
+const FEES_FRESH_MS = 1000;
 const ALREADY_KNOWN = /already known|known transaction/i;
 
 function messageOf(err: unknown): string {
@@ -67,6 +68,7 @@ export function isNonceTaken(err: unknown): boolean {
 export class TransactionSender {
   /** Per sender key, the tail of this process's queue of sends. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly feeCache = new Map<string, { at: number; fees: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> }>();
 
   constructor(
     private readonly account: PrivateKeyAccount,
@@ -83,10 +85,7 @@ export class TransactionSender {
     const { client, chainId } = net;
     const from = this.account.address;
     // Outside the lock: the estimate (a simulation too) and the fees take round trips of their own.
-    const [gas, fees] = await Promise.all([
-      client.estimateGas({ account: from, to: call.to, data: call.data }),
-      client.estimateFeesPerGas(),
-    ]);
+    const [gas, fees] = await Promise.all([client.estimateGas({ account: from, to: call.to, data: call.data }), this.fees(net)]);
     const senderKey = `${net.network}:${from.toLowerCase()}`;
     return this.queued(senderKey, () =>
       this.coordination.withSender(senderKey, async (storedNext) => {
@@ -133,6 +132,21 @@ export class TransactionSender {
       if (isNonceTaken(err)) return false;
       throw err;
     }
+  }
+
+  /**
+   * The fees of a transaction, read at most once a second per network: two round trips (the latest
+   * block and the priority fee) a settlement saves, and viem's estimate already doubles the base
+   * fee, far more than a second of blocks can raise it.
+   */
+  private fees(net: NetworkClient): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const now = Date.now();
+    const cached = this.feeCache.get(net.network);
+    if (cached && now - cached.at < FEES_FRESH_MS) return cached.fees;
+    const fees = net.client.estimateFeesPerGas();
+    this.feeCache.set(net.network, { at: now, fees });
+    fees.catch(() => this.feeCache.delete(net.network));
+    return fees;
   }
 
   private queued<T>(key: string, run: () => Promise<T>): Promise<T> {
