@@ -11,7 +11,7 @@
  * Why one sender and not a key per gateway: one account is one balance to watch and fund (the
  * sponsor floor), and the lock costs a few Redis round trips per transaction, not its mining
  * time, because the receipt is awaited outside it. The limit: sends of one key are serial, so one
- * key carries about 1 / (lock + nonce read + broadcast) transactions a second (lab/journal
+ * key carries about 1 / (lock + sign + journal + broadcast) transactions a second (lab/journal
  * 2026-12-02-settle-chain.md); past that, more keys (one per gateway) is the next step.
  *
  * The journal entry (the signed transaction and its hash) is written BEFORE the broadcast: a
