@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { PERMIT2_ADDRESS as X402_PERMIT2, eip3009ABI, x402ExactPermit2ProxyABI, x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { toFunctionSelector, type Abi, type AbiFunction, type Hex } from 'viem';
 import { buildContracts } from '../../chain/build.js';
-import { DEV_USDC_ADDRESS, sameCode } from '../../chain/devChain.js';
+import { assertDevChain, DEV_USDC_ADDRESS, NotADevChain, sameCode } from '../../chain/devChain.js';
 import { EXACT_PERMIT2_PROXY_ADDRESS, PERMIT2_ADDRESS, UPTO_PERMIT2_PROXY_ADDRESS } from '../../src/x402/evmContracts.js';
 
 const selectors = (abi: Abi | readonly unknown[]) =>
@@ -43,5 +43,16 @@ describe('dev chain contracts', function () {
     const changed = `${deployed.slice(0, last)}${deployed[last] === '0' ? '1' : '0'}` as Hex;
     assert.equal(sameCode(changed, usdc), false);
     assert.equal(sameCode(`${deployed}00`, usdc), false);
+  });
+});
+
+describe('assertDevChain', () => {
+  const node = (chainId: number, clientVersion: string) =>
+    ({ getChainId: async () => chainId, request: async () => clientVersion }) as unknown as Parameters<typeof assertDevChain>[0];
+
+  it('accepts a Hardhat node with the dev chain id and refuses any other chain or node', async () => {
+    await assertDevChain(node(84532, 'HardhatNetwork/2.29.1/@nomicfoundation/edr/0.12.0'), 'http://dev');
+    await assert.rejects(assertDevChain(node(8453, 'HardhatNetwork/2.29.1'), 'http://base'), (err) => err instanceof NotADevChain && /chain 8453/.test(err.message));
+    await assert.rejects(assertDevChain(node(84532, 'Geth/v1.14.0'), 'http://sepolia'), (err) => err instanceof NotADevChain && /not a dev node/.test(err.message));
   });
 });
