@@ -56,6 +56,9 @@ interface SolcOutput {
   contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string; immutableReferences?: Record<string, { start: number; length: number }[]> } } }>>;
 }
 
+/** What this process has read or compiled, by cache file (the key changes with the sources). */
+const built = new Map<string, Artifacts>();
+
 /** Every contract of chain/contracts by name, compiled now or read from the cache. */
 export function buildContracts(root = repositoryRoot()): Artifacts {
   const contractsDir = join(root, 'chain', 'contracts');
@@ -68,7 +71,13 @@ export function buildContracts(root = repositoryRoot()): Artifacts {
   const key = createHash('sha256').update(JSON.stringify([solc.version(), ozVersion, SETTINGS, sources])).digest('hex').slice(0, 16);
   const cacheDir = join(process.env.CACHE_DIR ? resolve(process.env.CACHE_DIR) : join(root, '.cache'), 'chain');
   const cacheFile = join(cacheDir, `artifacts-${key}.json`);
-  if (existsSync(cacheFile)) return JSON.parse(readFileSync(cacheFile, 'utf8')) as Artifacts;
+  const remembered = built.get(cacheFile);
+  if (remembered) return remembered;
+  if (existsSync(cacheFile)) {
+    const artifacts = JSON.parse(readFileSync(cacheFile, 'utf8')) as Artifacts;
+    built.set(cacheFile, artifacts);
+    return artifacts;
+  }
 
   const findImports = (path: string) => {
     try {
@@ -96,6 +105,7 @@ export function buildContracts(root = repositoryRoot()): Artifacts {
   // Written aside and renamed: two processes compiling at once never read half a file.
   writeFileSync(`${cacheFile}.${process.pid}`, JSON.stringify(artifacts));
   renameSync(`${cacheFile}.${process.pid}`, cacheFile);
+  built.set(cacheFile, artifacts);
   return artifacts;
 }
 

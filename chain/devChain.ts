@@ -38,6 +38,9 @@ export const DEV_USDC_ADDRESS = getAddress(usdcAddress(DEV_NETWORK)!);
 const PLACEMENTS: { name: string; address: Address; args: unknown[] }[] = [
   { name: 'Multicall3', address: MULTICALL3_ADDRESS, args: [] },
   { name: 'TestUSDC', address: DEV_USDC_ADDRESS, args: [] },
+  { name: 'Permit2', address: PERMIT2_ADDRESS, args: [] },
+  { name: 'x402ExactPermit2Proxy', address: EXACT_PERMIT2_PROXY_ADDRESS, args: [] },
+  { name: 'x402UptoPermit2Proxy', address: UPTO_PERMIT2_PROXY_ADDRESS, args: [] },
 ];
 
 export interface DevChainContract {
