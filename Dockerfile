@@ -8,6 +8,7 @@ COPY package.json package-lock.json ./
 RUN ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+COPY chain ./chain
 COPY scripts ./scripts
 COPY test ./test
 COPY mappings ./mappings

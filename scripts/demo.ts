@@ -2,7 +2,9 @@
  * Loads the demo catalog (demo/catalog.json) through the write path and waits until it is applied.
  * Idempotent: listings already in the catalog (removed ones included) are left alone, so restarts
  * never clobber signals gathered since or resurrect what an operator removed; `--force` rewrites.
- * Settlement times in the file are shifted so the most recent one is a few minutes ago.
+ * Settlement times in the file are shifted so the most recent one is a few minutes ago. On the dev
+ * chain (CHAIN_RPC_URL, when a dev node answers) it funds the demo buyer, Hardhat's account #2,
+ * with test USDC and gas, and prints its key for @x402/fetch or x402-fetch (DEMO_BUYER_USDC, 100).
  *   npm run demo [-- --force]        (scripts/dev.sh runs the built dist/scripts/demo.js)
  */
 import { readFileSync } from 'node:fs';
@@ -41,6 +43,30 @@ function rebaseSettlements(entries: ParsedEntry[], now: Date): void {
   }
 }
 
+/**
+ * The demo buyer's money on the dev chain, topped up to DEMO_BUYER_USDC. Loaded on demand: the dev
+ * chain's module compiles with solc (a dev dependency), and a catalog without a chain still loads.
+ */
+async function fundDemoBuyer(): Promise<void> {
+  try {
+    const { DEV_KEYS, NotADevChain, fundBuyer, usdcBalance, ensureDevChain } = await import('../chain/devChain.js');
+    const { privateKeyToAccount } = await import('viem/accounts');
+    const buyer = privateKeyToAccount(DEV_KEYS[2]).address;
+    const target = BigInt(process.env.DEMO_BUYER_USDC ?? '100') * 1_000_000n;
+    try {
+      await ensureDevChain();
+    } catch (err) {
+      process.stderr.write(`[demo] no dev chain to fund the demo buyer on (${err instanceof NotADevChain ? err.message : 'no node answers'})\n`);
+      return;
+    }
+    const missing = target - await usdcBalance(buyer);
+    const funded = await fundBuyer(buyer, missing > 0n ? missing : 0n, 0n);
+    process.stderr.write(`[demo] demo buyer ${buyer} (key ${DEV_KEYS[2]}, Hardhat's public account #2) holds ${funded.usdc} base units of test USDC and ${funded.wei} wei on the dev chain\n`);
+  } catch (err) {
+    process.stderr.write(`[demo] the demo buyer was not funded: ${(err as Error).message}\n`);
+  }
+}
+
 async function main(): Promise<void> {
   const force = process.argv.includes('--force');
   const now = new Date();
@@ -62,6 +88,7 @@ async function main(): Promise<void> {
   } finally {
     await session.close();
   }
+  await fundDemoBuyer();
 }
 
 main().catch((err) => fail(`demo failed: ${(err as Error).message}`, 1));

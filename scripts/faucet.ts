@@ -1,27 +1,26 @@
 /**
- * Operator faucet for the test-network ledger (same REDIS_URL / REDIS_PREFIX as the service):
- *   npm run faucet -- fund 0xADDRESS 100            # 100 USDC (asset units, 6 decimals by default)
+ * Operator faucet for the dev chain (CHAIN_RPC_URL, default http://127.0.0.1:8545; scripts/chain.sh):
+ *   npm run faucet -- fund 0xADDRESS 100            # 100 test USDC (6 decimals) minted, plus gas
  *   npm run faucet -- fund 0xADDRESS 2500 --base-units
- *   npm run faucet -- balance 0xADDRESS
- *   npm run faucet -- balances                      # every funded wallet on the network
- *   npm run faucet -- sponsor                       # show the fee sponsor balance (ETH)
- *   npm run faucet -- sponsor 0.5                   # add 0.5 ETH to the fee sponsor
- * Options: --network eip155:84532 (default: the first of FACILITATOR_NETWORKS), --asset 0xTOKEN
- * (default: USDC on Base Sepolia), --decimals 6.
+ *   npm run faucet -- balance 0xADDRESS             # test USDC and ETH on the chain
+ *   npm run faucet -- sponsor                       # the facilitator's dev account's gas (ETH)
+ *   npm run faucet -- sponsor 0.5                   # add 0.5 ETH to it
+ * Options: --gas ETH (gas given with `fund`, default 0.01), --network eip155:84532 (the only one),
+ * --decimals 6. It refuses any node that is not a dev node with the dev chain id: a faucet mints,
+ * which only a chain with nothing real on it may allow.
  */
 import { formatEther, formatUnits, getAddress, isAddress, parseEther, parseUnits } from 'viem';
-import { Ledger, MAX_LEDGER_AMOUNT } from '../src/store/redis/ledger.js';
-import { createRedisClient } from '../src/store/redis/client.js';
-import { fail, loadConfigOrFail, parseCommandLine } from '../src/cli/options.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { DEV_FACILITATOR_KEY, DEV_NETWORK, DEV_USDC_ADDRESS, devChainRpcUrl, ensureDevChain, fundBuyer, usdcBalance } from '../chain/devChain.js';
+import { fail, parseCommandLine } from '../src/cli/options.js';
 
 const USAGE = `usage:
-  faucet fund ADDRESS AMOUNT [--base-units] [--asset TOKEN] [--decimals N] [--network CAIP2]
-  faucet balance ADDRESS [--asset TOKEN] [--decimals N] [--network CAIP2]
-  faucet balances [--decimals N] [--network CAIP2]
-  faucet sponsor [ETH] [--network CAIP2]`;
+  faucet fund ADDRESS AMOUNT [--base-units] [--gas ETH] [--decimals N] [--network ${DEV_NETWORK}]
+  faucet balance ADDRESS [--decimals N]
+  faucet sponsor [ETH]`;
 
-/** USDC on Base Sepolia: the asset @x402/evm and x402 v1 price `$` amounts in on eip155:84532. */
-const DEFAULT_ASSET = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+/** Below 2^63 base units, as the ledger's faucet allowed: a typo of many digits is refused. */
+const MAX_AMOUNT = 2n ** 63n - 1n;
 
 async function main(): Promise<void> {
   const { values, positionals } = parseCommandLine(
@@ -31,6 +30,7 @@ async function main(): Promise<void> {
         network: { type: 'string' },
         asset: { type: 'string' },
         decimals: { type: 'string' },
+        gas: { type: 'string' },
         'base-units': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -39,70 +39,62 @@ async function main(): Promise<void> {
   );
   const [command, ...args] = positionals;
   if (values.help || !command) fail(USAGE, values.help ? 0 : 2);
-
-  const config = loadConfigOrFail();
-  const network = values.network ?? config.facilitatorNetworks[0]!;
-  if (!config.facilitatorNetworks.includes(network)) {
-    fail(`network ${network} is not settled by this service (FACILITATOR_NETWORKS=${config.facilitatorNetworks.join(',')})`);
+  if (values.network && values.network !== DEV_NETWORK) fail(`the faucet funds the dev chain only (${DEV_NETWORK}), not ${values.network}`);
+  if (values.asset && (!isAddress(values.asset) || getAddress(values.asset) !== DEV_USDC_ADDRESS)) {
+    fail(`the faucet mints the dev chain's test USDC only (${DEV_USDC_ADDRESS})`);
   }
-  const asset = values.asset ?? DEFAULT_ASSET;
-  if (!isAddress(asset)) fail(`--asset must be a token address, got ${asset}`);
   const decimals = Number(values.decimals ?? '6');
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 36) fail('--decimals must be an integer between 0 and 36');
-  const show = (amount: bigint) => `${formatUnits(amount, decimals)} (${amount} base units)`;
-
-  const redis = createRedisClient(config.redisUrl);
-  const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
-  try {
-    switch (command) {
-      case 'fund': {
-        const [address, amountText] = args;
-        if (!address || !isAddress(address) || !amountText) fail(USAGE);
-        let amount: bigint;
-        try {
-          amount = values['base-units'] ? BigInt(amountText) : parseUnits(amountText, decimals);
-        } catch {
-          fail(`AMOUNT must be ${values['base-units'] ? 'an integer number of base units' : 'a decimal number of asset units'}, got ${amountText}`);
-        }
-        if (amount <= 0n || amount > MAX_LEDGER_AMOUNT) fail('AMOUNT must be positive and below 2^63 base units');
-        const balance = await ledger.fund(network, asset, address, amount).catch(() => fail('the resulting balance would not fit the ledger (2^63 base units)'));
-        process.stdout.write(`funded ${getAddress(address)} on ${network}: +${show(amount)}, balance ${show(balance)}\n`);
-        break;
-      }
-      case 'balance': {
-        const [address] = args;
-        if (!address || !isAddress(address)) fail(USAGE);
-        process.stdout.write(`${getAddress(address)} on ${network}, asset ${asset}: ${show(await ledger.balance(network, asset, address))}\n`);
-        break;
-      }
-      case 'balances': {
-        for (const row of await ledger.balances(network)) {
-          process.stdout.write(`${getAddress(row.address)}\t${row.asset}\t${show(row.balance)}\n`);
-        }
-        break;
-      }
-      case 'sponsor': {
-        const [ethText] = args;
-        if (ethText !== undefined) {
-          let wei: bigint;
-          try {
-            wei = parseEther(ethText);
-          } catch {
-            fail(`ETH must be a decimal amount of ETH, got ${ethText}`);
-          }
-          if (wei <= 0n) fail('ETH must be positive');
-          const balance = await ledger.fundSponsor(network, wei).catch(() => fail('the sponsor balance would not fit the ledger'));
-          process.stdout.write(`sponsor on ${network}: +${ethText} ETH, balance ${formatEther(balance)} ETH\n`);
-        } else {
-          process.stdout.write(`sponsor on ${network}: ${formatEther(await ledger.sponsorBalance(network))} ETH\n`);
-        }
-        break;
-      }
-      default:
-        fail(`unknown command ${command}\n${USAGE}`);
+  const show = (amount: bigint) => `${formatUnits(amount, decimals)} USDC (${amount} base units)`;
+  const ether = (text: string, what: string) => {
+    try {
+      const wei = parseEther(text);
+      if (wei < 0n) throw new Error('negative');
+      return wei;
+    } catch {
+      fail(`${what} must be a decimal amount of ETH, got ${text}`);
     }
-  } finally {
-    await redis.quit();
+  };
+  const rpcUrl = devChainRpcUrl();
+  // Refuses a node that is not the dev chain before anything is read or sent.
+  const chain = await ensureDevChain(rpcUrl);
+
+  switch (command) {
+    case 'fund': {
+      const [address, amountText] = args;
+      if (!address || !isAddress(address) || !amountText) fail(USAGE);
+      let amount: bigint;
+      try {
+        amount = values['base-units'] ? BigInt(amountText) : parseUnits(amountText, decimals);
+      } catch {
+        fail(`AMOUNT must be ${values['base-units'] ? 'an integer number of base units' : 'a decimal number of asset units'}, got ${amountText}`);
+      }
+      if (amount <= 0n || amount > MAX_AMOUNT) fail('AMOUNT must be positive and below 2^63 base units');
+      const gas = ether(values.gas ?? '0.01', '--gas');
+      const funded = await fundBuyer(address, amount, gas, rpcUrl);
+      process.stdout.write(`funded ${funded.address} on ${DEV_NETWORK}: +${show(amount)} (mint ${funded.mintTransaction}), +${formatEther(gas)} ETH; balance ${show(funded.usdc)}, ${formatEther(funded.wei)} ETH\n`);
+      break;
+    }
+    case 'balance': {
+      const [address] = args;
+      if (!address || !isAddress(address)) fail(USAGE);
+      const wei = await chain.client.getBalance({ address: getAddress(address) });
+      process.stdout.write(`${getAddress(address)} on ${DEV_NETWORK}: ${show(await usdcBalance(address, rpcUrl))}, ${formatEther(wei)} ETH\n`);
+      break;
+    }
+    case 'sponsor': {
+      const sponsor = privateKeyToAccount(DEV_FACILITATOR_KEY).address;
+      const [ethText] = args;
+      if (ethText !== undefined) {
+        const wei = ether(ethText, 'ETH');
+        if (wei <= 0n) fail('ETH must be positive');
+        await fundBuyer(sponsor, 0n, wei, rpcUrl);
+      }
+      process.stdout.write(`sponsor (the facilitator's dev account ${sponsor}) on ${DEV_NETWORK}: ${formatEther(await chain.client.getBalance({ address: sponsor }))} ETH\n`);
+      break;
+    }
+    default:
+      fail(`unknown command ${command}\n${USAGE}`);
   }
 }
 

@@ -6,6 +6,7 @@
 #   scripts/services.sh start|stop|status            both services
 #   scripts/services.sh es start|stop|status         Elasticsearch only
 #   scripts/services.sh redis start|status           Redis only
+#   scripts/services.sh chain start|stop|status      the dev chain only (scripts/chain.sh: node + our contracts)
 #   scripts/services.sh model                        the sentence-embedding model only (start fetches it too)
 #   scripts/services.sh model-file                   prints where the configured model's ONNX file goes
 #
@@ -301,10 +302,11 @@ redis_stop() {
 case "${1:-}" in
   es) case "${2:-}" in start) es_start ;; stop) es_stop ;; status) es_status ;; *) die "usage: $0 es start|stop|status" ;; esac ;;
   redis) case "${2:-}" in start) redis_start ;; stop) redis_stop ;; status) redis_status ;; *) die "usage: $0 redis start|stop|status" ;; esac ;;
+  chain) bash "$ROOT/scripts/chain.sh" "${2:-}" ;;
   model) fetch_model ;;
   model-file) name="$(model_field name)" || exit 1; echo "$(model_dir "$name")/$(model_field modelFile)" ;;
-  start) redis_start; es_start; fetch_model ;;
-  stop) es_stop ;;
-  status) rc=0; redis_status || rc=1; es_status || rc=1; exit $rc ;;
-  *) die "usage: $0 start|stop|status|model|model-file | es start|stop|status | redis start|stop|status" ;;
+  start) redis_start; es_start; bash "$ROOT/scripts/chain.sh" start; fetch_model ;;
+  stop) es_stop; bash "$ROOT/scripts/chain.sh" stop ;;
+  status) rc=0; redis_status || rc=1; es_status || rc=1; bash "$ROOT/scripts/chain.sh" status || rc=1; exit $rc ;;
+  *) die "usage: $0 start|stop|status|model|model-file | es start|stop|status | redis start|stop|status | chain start|stop|status" ;;
 esac

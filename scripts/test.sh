@@ -40,7 +40,7 @@ npx tsx scripts/build-web.ts
 bash scripts/browser.sh ensure
 # Import circles, floating promises and imports that point up a floor (docs/architecture.md).
 echo "[test] linting"
-npx eslint src scripts test examples lab
+npx eslint src chain scripts test examples lab
 
 set +e
 # Without a test file among the arguments, the integration suite runs (the unit tests ran above).

@@ -56,15 +56,17 @@ describe('MCP discovery (/mcp)', function () {
   });
 
   it('search_resources and list_resources take payWith (a list) and maxUsd as the HTTP reads do', async () => {
-    const args = { q: 'stock quote', payWith: ['base/0x833589fCD6eDb6E08f4c7C8dDAFFa1cF0a2c9aE5', 'base-sepolia/USDC'], maxUsd: '0.01' };
+    const args = { q: 'stock quote', payWith: ['base/USDC', 'base-sepolia/USDC'], maxUsd: '0.001' };
     const result = await call('search_resources', args);
     assert.equal(result.isError, undefined);
     const expected = await (await request(world.h.app).get('/discovery/search').query(args).expect(200)).body;
     assert.deepEqual(result.structuredContent.results, expected.results);
-    // The mistyped Base "USDC" is payable with that token, but has no dollar price: maxUsd leaves it out.
+    // Base USDC (the demo's real address) has a dollar price: 1000 base units are $0.001, within
+    // maxUsd; the daily history's 10000 ($0.01) is not.
     const titles = (r: any[]) => r.map((l) => l.describe?.title ?? l.name);
-    assert.ok(!titles(result.structuredContent.results).includes('Real-time stock quote'));
-    const holders = await call('list_resources', { payWith: ['base/0x833589fCD6eDb6E08f4c7C8dDAFFa1cF0a2c9aE5'] });
+    assert.ok(titles(result.structuredContent.results).includes('Real-time stock quote'));
+    assert.ok(!titles(result.structuredContent.results).includes('Historical daily prices'));
+    const holders = await call('list_resources', { payWith: ['base/0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'] });
     assert.deepEqual(titles(holders.structuredContent.results).sort(), ['Historical daily prices', 'Real-time stock quote', 'get_stock_quote']);
     for (const [args, name] of [[{ maxUsd: '0.0000001' }, /maxUsd/], [{ maxUsd: 1e-7 }, /maxUsd/], [{ payWith: ['nowhere/USDC'] }, /payWith/], [{ payWith: 'base/USDC' }, /payWith/]] as const) {
       const bad = await call('list_resources', args);

@@ -1,6 +1,7 @@
 # Sourced by scripts/dev.sh and scripts/test.sh (after `set -euo pipefail`): from the repository
 # root, dependencies installed when missing, the project's Node.js first on PATH, Elasticsearch and Redis answering (started with
-# scripts/services.sh when they do not), ELASTICSEARCH_URL and REDIS_URL exported for the service.
+# scripts/services.sh when they do not), the dev chain likewise (scripts/chain.sh), ELASTICSEARCH_URL,
+# REDIS_URL and CHAIN_RPC_URL exported for the service.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
@@ -14,6 +15,7 @@ export PATH="$ROOT/node_modules/.bin:$PATH"
 
 export ELASTICSEARCH_URL="${ELASTICSEARCH_URL:-http://127.0.0.1:9200}"
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379}"
+export CHAIN_RPC_URL="${CHAIN_RPC_URL:-http://127.0.0.1:8545}"
 # services.sh runs its node on ES_PORT; the port comes from the (first) URL so that both agree.
 ES_PORT="${ELASTICSEARCH_URL%%,*}"; ES_PORT="${ES_PORT##*:}"; ES_PORT="${ES_PORT%%/*}"
 ES_PORT="$ES_PORT" bash scripts/services.sh start

@@ -84,14 +84,21 @@ export class DurableCatalogWriter implements CatalogWriter {
     await this.stream.append([{ listingId: id, payload: encodeOperation({ op: 'evidence', id, provenance }) }]);
   }
 
-  async updateSignals(updates: Array<{ id: string; signals: Signals & { firstSettled?: string } }>): Promise<void> {
+  async updateSignals(updates: Array<{ id: string; signals: Signals & { firstSettled?: string; firstTransaction?: string; lastTransaction?: string } }>): Promise<void> {
     const requests = updates.map(({ id, signals }) => {
       const clean: Signals = { settleCount7d: signals.settleCount7d, rejectionRate7d: signals.rejectionRate7d };
       if (signals.lastSettled) clean.lastSettled = signals.lastSettled;
       if (signals.medianSettledAmount7d) clean.medianSettledAmount7d = signals.medianSettledAmount7d;
       if (signals.health) clean.health = signals.health;
       for (const key of DEMAND_SIGNALS) if (typeof signals[key] === 'number') clean[key] = signals[key];
-      const settled = signals.firstSettled && signals.lastSettled ? { first: signals.firstSettled, last: signals.lastSettled } : undefined;
+      const settled = signals.firstSettled && signals.lastSettled
+        ? {
+            first: signals.firstSettled,
+            last: signals.lastSettled,
+            ...(signals.firstTransaction ? { firstTransaction: signals.firstTransaction } : {}),
+            ...(signals.lastTransaction ? { lastTransaction: signals.lastTransaction } : {}),
+          }
+        : undefined;
       return { listingId: id, payload: encodeOperation({ op: 'signals', id, signals: clean, ...(settled ? { settled } : {}) }) };
     });
     await this.stream.append(requests);

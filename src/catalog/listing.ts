@@ -41,7 +41,12 @@ export function publicProvenance(stored: Provenance | undefined): Provenance {
     out.namedBy = namedBy.map((e) => ({ source: e.source, ...(e.name != null ? { name: e.name } : {}), url: e.url, firstSeen: e.firstSeen, lastSeen: e.lastSeen }));
   }
   if (probed402?.lastStatus != null && probed402.lastAt != null) out.probed402 = { lastStatus: probed402.lastStatus, lastAt: probed402.lastAt };
-  if (settled?.first != null && settled.last != null) out.settled = { first: settled.first, last: settled.last };
+  if (settled?.first != null && settled.last != null) {
+    out.settled = { first: settled.first, last: settled.last };
+    // On a chain (issue 44): the transactions a buyer can look up.
+    if (typeof settled.firstTransaction === 'string') out.settled.firstTransaction = settled.firstTransaction;
+    if (typeof settled.lastTransaction === 'string') out.settled.lastTransaction = settled.lastTransaction;
+  }
   if (published?.via != null && published.at != null) out.published = { via: published.via, at: published.at };
   if (imported?.source != null && imported.at != null) out.imported = { source: imported.source, at: imported.at };
   return out;

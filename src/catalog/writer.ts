@@ -82,5 +82,5 @@ export interface CatalogWriter {
    * Replaces the `signals` block of listings (the signals flusher); unknown ids are dropped.
    * `firstSettled` (with `lastSettled`) becomes `provenance.settled`.
    */
-  updateSignals(updates: Array<{ id: string; signals: Signals & { firstSettled?: string } }>): Promise<void>;
+  updateSignals(updates: Array<{ id: string; signals: Signals & { firstSettled?: string; firstTransaction?: string; lastTransaction?: string } }>): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { checkUrlList, ConfigError, EnvReader, type Env } from './envReader.js';
 import { readRateRule, type RateLimitSettings } from './rateLimitSettings.js';
 import { readFederationSettings, type FederationSettings } from './federationSettings.js';
 import { readSponsorshipSettings, type SponsorshipSettings } from './sponsorshipSettings.js';
+import { readChainSettings, type ChainSettings } from './chainSettings.js';
 import { clusterUrl, redisUrlProblem } from '../core/redisTarget.js';
 import { DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES, defaultModelDirectory } from './embeddingModels.js';
 
@@ -59,13 +60,15 @@ export interface Config {
   rateLimits: RateLimitSettings;
   /** Facilitator (issue 4): CAIP-2 networks settled on the service's own test ledger. */
   facilitatorNetworks: string[];
-  /** Address advertised in /supported `signers` and as the `upto` witness facilitator. */
+  /** Address advertised in /supported `signers` and as the `upto` witness facilitator (the key's address when one is configured). */
   facilitatorAddress: string;
+  /** The chain each network settles on, once a facilitator key is configured (issue 44; docs/facilitator.md "Settlement"). */
+  chain: ChainSettings;
   /** Simulated network fee each settlement pays from the sponsor balance, in wei. */
   settlementFeeWei: bigint;
   /** Sponsor balance (wei) seeded once when the ledger has none; the faucet tops it up. */
   sponsorInitialWei: bigint;
-  /** Below this sponsor balance (wei) /metrics raises facilitator_sponsor_below_floor (issue 9). */
+  /** Below this sponsor balance (wei) /metrics raises facilitator_sponsor_below_floor; on a chain, settlement stops before it (issue 44). */
   sponsorFloorWei: bigint;
   /** What the sponsor pays for and for whom (issue 43: value that goes in circles cannot drain it). */
   sponsorship: SponsorshipSettings;
@@ -94,6 +97,9 @@ const weiAmount = (value: string): string | undefined =>
   /^[0-9]{1,19}$/.test(value) && BigInt(value) <= 9_223_372_036_854_775_807n
     ? undefined
     : 'must be a non-negative integer amount of wei below 2^63';
+
+/** 0.01 ETH: on Base Sepolia about 10,000 settlements at 1 gwei, enough warning to refill the account. */
+const SPONSOR_FLOOR_DEFAULT = '10000000000000000';
 
 function readWei(read: EnvReader, name: string, fallback: string): bigint {
   const value = read.string(name, fallback, weiAmount);
@@ -175,6 +181,15 @@ function readRedisUrl(read: EnvReader, env: Env): string {
 
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
+  const facilitatorNetworks = read
+    .string('FACILITATOR_NETWORKS', 'eip155:84532', (v) =>
+      v.split(',').every((n) => /^eip155:[1-9][0-9]{0,15}$/.test(n.trim()))
+        ? undefined
+        : 'must be a comma-separated list of EVM CAIP-2 networks such as eip155:84532',
+    )
+    .split(',')
+    .map((n) => n.trim());
+  const chain = readChainSettings(read, env, facilitatorNetworks);
   const embeddingModel = read.oneOf('EMBEDDING_MODEL', DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_NAMES);
   const config: Config = {
     host: read.string('HOST', '127.0.0.1'),
@@ -216,21 +231,15 @@ export function loadConfig(env: Env = process.env): Config {
       facilitator: readRateRule(read, 'RATE_LIMIT_FACILITATOR', '30000/1m'),
       facilitatorPayer: readRateRule(read, 'RATE_LIMIT_FACILITATOR_PAYER', '600/1m'),
     },
-    facilitatorNetworks: read
-      .string('FACILITATOR_NETWORKS', 'eip155:84532', (v) =>
-        v.split(',').every((n) => /^eip155:[1-9][0-9]{0,15}$/.test(n.trim()))
-          ? undefined
-          : 'must be a comma-separated list of EVM CAIP-2 networks such as eip155:84532',
-      )
-      .split(',')
-      .map((n) => n.trim()),
-    facilitatorAddress: read.string('FACILITATOR_ADDRESS', '0xFAC1000000000000000000000000000000000402', (v) =>
+    facilitatorNetworks,
+    facilitatorAddress: chain.address ?? read.string('FACILITATOR_ADDRESS', '0xFAC1000000000000000000000000000000000402', (v) =>
       /^0x[0-9a-fA-F]{40}$/.test(v) ? undefined : 'must be a 0x-prefixed 20-byte hex address',
     ),
+    chain,
     settlementFeeWei: readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'),
     sponsorInitialWei: readWei(read, 'SPONSOR_INITIAL_WEI', '1000000000000000000'),
-    sponsorFloorWei: readWei(read, 'SPONSOR_FLOOR_WEI', '100000000000000000'),
-    sponsorship: readSponsorshipSettings(read, readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'), readWei(read, 'SPONSOR_FLOOR_WEI', '100000000000000000')),
+    sponsorFloorWei: readWei(read, 'SPONSOR_FLOOR_WEI', SPONSOR_FLOOR_DEFAULT),
+    sponsorship: readSponsorshipSettings(read, readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'), readWei(read, 'SPONSOR_FLOOR_WEI', SPONSOR_FLOOR_DEFAULT)),
     signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),

@@ -114,6 +114,28 @@ export const exactScheme: PaymentScheme = {
   check: (request, { nowSeconds }) => checkExactPayment(request, nowSeconds),
   nonceUsed: (payer) => reject(Reason.exactNonceUsed, 'the authorization nonce was already used', payer),
   expired: (payer) => reject(Reason.exactValidBefore, 'authorization expired', payer),
+  chainPayment: (request) => {
+    // Only called on a request check() passed: the shapes below were validated there.
+    const { requirements, schemePayload } = request;
+    const authorization = schemePayload.authorization as Record<string, string>;
+    const text = (v: unknown) => String(v);
+    return {
+      network: requirements.network,
+      asset: requirements.asset,
+      payTo: requirements.payTo,
+      maxTimeoutSeconds: requirements.maxTimeoutSeconds ?? 300,
+      extra: requirements.extra,
+      authorization: {
+        from: authorization.from!,
+        to: authorization.to!,
+        value: text(authorization.value),
+        validAfter: text(authorization.validAfter),
+        validBefore: text(authorization.validBefore),
+        nonce: authorization.nonce!,
+      },
+      signature: schemePayload.signature as string,
+    };
+  },
   metered: false,
   // @x402/evm 2.27's exact/facilitator error constants (test/facilitator-reasons.test.ts checks them).
   v2ReasonNames: {

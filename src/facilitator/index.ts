@@ -24,6 +24,9 @@ import { TrafficCredit } from './trafficCredit.js';
 import { SponsorshipPolicy } from './sponsorship.js';
 import { registerSponsorOutflow } from './sponsorMetrics.js';
 import { PENDING_CREDITS, PendingCreditResolver } from '../signals/pendingCredits.js';
+import type { ExactChain } from '../store/chain/exactChain.js';
+import { ChainRail } from './chainRail.js';
+import { Counter } from 'prom-client';
 
 export interface Facilitator {
   service: FacilitatorService;
@@ -46,6 +49,8 @@ export function buildFacilitator(
     metrics: Metrics;
     /** The announce path a payment of an unlisted resource asks to probe it (AnnounceService). */
     probes: ProbeScheduler;
+    /** The chain `exact` settles on, when a facilitator key is configured (store/chainSettlement.ts). */
+    chain?: ExactChain;
   },
   clock: Clock = systemClock,
 ): Facilitator {
@@ -57,7 +62,11 @@ export function buildFacilitator(
   const traffic = new TrafficCredit({ reader, signals: deps.signals, pending, resolver, cataloger, logger, clock, ...(deps.outcomes ? { outcomes: deps.outcomes } : {}) });
   const sponsorLedger = redis.sponsorLedger();
   const declined = registerSponsorOutflow(metrics, sponsorLedger, clock);
-  const policy = new SponsorshipPolicy(config.sponsorship, sponsorLedger, (network) => ledger.sponsorBalance(network), clock);
+  const chain = deps.chain ? new ChainRail(deps.chain, config.sponsorFloorWei, floorStops(metrics)) : undefined;
+  if (chain) logger.info('exact settles on chain', { networks: deps.chain!.networks(), facilitator: chain.address });
+  // The sponsor is the facilitator's own account on a chain, the ledger's simulated balance otherwise.
+  const sponsorBalance = (network: string) => (chain ? chain.sponsorBalance(network) : ledger.sponsorBalance(network));
+  const policy = new SponsorshipPolicy(config.sponsorship, sponsorLedger, sponsorBalance, clock);
   const sponsorship = {
     decide: async (payment: Parameters<SponsorshipPolicy['decide']>[0]) => {
       const verdict = await policy.decide(payment);
@@ -69,6 +78,7 @@ export function buildFacilitator(
   const service = new FacilitatorService({
     config,
     ledger,
+    ...(chain ? { chain } : {}),
     settlements: redis.settlements(config.settlePendingWaitMs),
     payerLimit: new PayerLimit(config.rateLimits.facilitatorPayer ? redis.payerPayments() : undefined, config.rateLimits.facilitatorPayer),
     traffic,
@@ -77,19 +87,21 @@ export function buildFacilitator(
     logger,
     clock,
   });
-  registerSponsorGauges(config, ledger, metrics);
+  registerSponsorGauges(config, sponsorBalance, metrics);
   return { service, ledger, cataloger };
 }
 
 /**
- * The sponsor's balance in ETH, the configured floor, and a 0/1 flag when the balance is below it
- * (alert on `facilitator_sponsor_below_floor == 1`: settlements stop with sponsor_insufficient_funds
+ * The sponsor's balance in ETH (on a chain: the facilitator account's native balance, read from
+ * the chain at each scrape), the configured floor, and a 0/1 flag when the balance is below it
+ * (alert on `facilitator_sponsor_below_floor == 1`: on a chain settlements stop with
+ * sponsor_below_floor before a fee would cross it; on the ledger with sponsor_insufficient_funds
  * once it cannot pay one more fee).
  */
-function registerSponsorGauges(config: Config, ledger: Ledger, metrics: Metrics): void {
+function registerSponsorGauges(config: Config, sponsorBalance: (network: string) => Promise<bigint>, metrics: Metrics): void {
   const sample = (value: (balance: bigint) => number) => async () =>
     Promise.all(
-      config.facilitatorNetworks.map(async (network) => ({ labels: { network }, value: value(await ledger.sponsorBalance(network)) })),
+      config.facilitatorNetworks.map(async (network) => ({ labels: { network }, value: value(await sponsorBalance(network)) })),
     );
   registerSampledGauge(
     metrics,
@@ -106,4 +118,15 @@ function registerSponsorGauges(config: Config, ledger: Ledger, metrics: Metrics)
     { name: 'facilitator_sponsor_floor_eth', help: 'The sponsor balance floor (SPONSOR_FLOOR_WEI), in ETH' },
     async () => [{ value: Number(formatEther(config.sponsorFloorWei)) }],
   );
+}
+
+/** Counts the settlements and verifications the sponsor floor stopped (an alert beside the gauge). */
+function floorStops(metrics: Metrics): (network: string) => void {
+  const stopped = new Counter({
+    name: 'facilitator_sponsor_floor_stops_total',
+    help: 'Payments refused with sponsor_below_floor: paying their gas would take the facilitator account below SPONSOR_FLOOR_WEI',
+    labelNames: ['network'],
+    registers: [metrics.registry],
+  });
+  return (network) => stopped.inc({ network });
 }

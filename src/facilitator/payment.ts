@@ -7,6 +7,7 @@
  */
 import type { JsonObject } from '../core/json.js';
 import type { Transfer } from '../store/redis/ledger.js';
+import type { Eip3009Payment } from '../store/chain/exactChain.js';
 import type { ReasonCode, Rejection } from './reasons.js';
 
 export type { Transfer };
@@ -72,6 +73,11 @@ export interface PaymentScheme {
   nonceUsed(payer?: string): Rejection;
   /** The refusal when the ledger finds the authorization past its validity (by Redis's clock: its nonce may be forgotten). */
   expired(payer?: string): Rejection;
+  /**
+   * The payment as the chain settles it, for a scheme that settles on chain once a facilitator key
+   * is configured (exact); absent: the scheme settles on the test ledger (upto, until issue 44's part 2).
+   */
+  chainPayment?(request: PaymentRequest): Eip3009Payment;
   /** Whether a settlement charges metered use rather than the price: its amount feeds the listing's median settled amount. */
   readonly metered: boolean;
   /** The names @x402/evm's v2 facilitator gives some refusals of this scheme (paymentSchemes.ts wireReason). */

@@ -29,6 +29,10 @@ export const Reason = {
   exactValidBefore: 'invalid_exact_evm_payload_authorization_valid_before',
   exactNonceUsed: 'invalid_exact_evm_nonce_already_used',
   exactMissingDomain: 'invalid_exact_evm_missing_eip712_domain',
+  /** On a chain: @x402/evm's simulation of the transfer reverted for a reason it does not name. */
+  exactSimulationFailed: 'invalid_exact_evm_transaction_simulation_failed',
+  /** On a chain: the transfer was sent and failed (reverted, or the node refused it). */
+  exactTransactionFailed: 'invalid_exact_evm_transaction_failed',
   // upto (Permit2 witness transfer)
   permit2Signature: 'invalid_permit2_signature',
   permit2RecipientMismatch: 'invalid_permit2_recipient_mismatch',
@@ -48,6 +52,11 @@ export const Reason = {
   selfPayment: 'invalid_self_payment',
   /** (service) The fee sponsor cannot pay the simulated network fee: the facilitator's problem, not the payer's. */
   sponsorInsufficientFunds: 'sponsor_insufficient_funds',
+  /**
+   * (service) On a chain: paying this settlement's gas would take the facilitator's account below
+   * SPONSOR_FLOOR_WEI, so settlement stopped before it runs dry (alert: facilitator_sponsor_below_floor).
+   */
+  sponsorBelowFloor: 'sponsor_below_floor',
   /**
    * (service) The fee sponsor does not pay for this settlement (src/facilitator/sponsorship.ts: below
    * the sponsored minimum, a payer's or payee's daily fee budget spent, value going in circles): the

@@ -1,6 +1,7 @@
 /**
- * The facilitator: /supported, /verify and /settle in x402 wire shapes (v2, and v1) over the test
- * ledger. It never pays for nothing: zero-value payments and payments to oneself are refused, a
+ * The facilitator: /supported, /verify and /settle in x402 wire shapes (v2, and v1), settled on a
+ * chain for the schemes that settle there once a facilitator key is configured (chainRail.ts:
+ * exact), else on the Redis test ledger. It never pays for nothing: zero-value payments and payments to oneself are refused, a
  * payer's budget is counted per distinct payment (PayerLimit), and the fee sponsor pays only what
  * its policy sponsors (sponsorship.ts: a minimum value, budgets per payer and payee, no value in
  * circles). Requests also feed the listing's signals, on evidence only (trafficCredit.ts; issue 43):
@@ -21,17 +22,12 @@ import { supportedKinds, wireReason, type SupportedKind } from './paymentSchemes
 import { RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlementStore.js';
 import type { TrafficCredit } from './trafficCredit.js';
 import type { SponsorshipPolicy } from './sponsorship.js';
+import type { ChainRail } from './chainRail.js';
+import { answerWith, type FacilitatorAnswer } from './answer.js';
 import { BAZAAR_DISCOVERY } from '../bazaar/bazaar.js';
 import type { BazaarOutcome, SettleResponse, VerifyResponse } from '../x402/wire.js';
 
-/** How long an answer waits to tell the seller what became of the discovery metadata; after it, `processing`. */
-const OUTCOME_WAIT_MS = 250;
-
-/** A /verify or /settle answer and, when the request carried discovery metadata, its Bazaar outcome. */
-export interface FacilitatorAnswer<T> {
-  response: T;
-  bazaar?: BazaarOutcome;
-}
+export type { FacilitatorAnswer };
 
 export interface SupportedResponse {
   kinds: SupportedKind[];
@@ -44,6 +40,8 @@ export interface SupportedResponse {
 export interface FacilitatorDeps {
   config: Pick<Config, 'facilitatorNetworks' | 'facilitatorAddress' | 'settlementFeeWei'>;
   ledger: Ledger;
+  /** Where `chainPayment` schemes settle when a facilitator key is configured (issue 44); absent: the ledger. */
+  chain?: ChainRail;
   settlements: SettlementStore;
   payerLimit: PayerLimit;
   /** Where payments are credited to the listings they paid (and unlisted resources get a probe). */
@@ -72,13 +70,17 @@ function settlementTransaction(payloadHash: string): string {
   return keccak256(stringToHex(`x402-test-ledger:${payloadHash}`));
 }
 
+/** A settlement that moved value; `transaction` only when it is a real one (on a chain). */
+type Moved = { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean; transaction?: string };
+
 export class FacilitatorService {
   constructor(private readonly deps: FacilitatorDeps) {}
 
   supported(): SupportedResponse {
     const { facilitatorNetworks, facilitatorAddress } = this.deps.config;
     const kinds = supportedKinds(facilitatorNetworks, facilitatorAddress);
-    return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [facilitatorAddress] }, discovery: { bazaar: BAZAAR_DISCOVERY } };
+    const signer = this.deps.chain?.address ?? facilitatorAddress;
+    return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [signer] }, discovery: { bazaar: BAZAAR_DISCOVERY } };
   }
 
   /** The one parse of a /verify body (the HTTP edge calls it; verify takes its result). */
@@ -98,15 +100,12 @@ export class FacilitatorService {
     if (!(outcome instanceof Rejection)) {
       const { transfer, payer } = outcome;
       await this.deps.payerLimit.consume('verify', payer, transfer);
-      const state = await this.deps.ledger.inspect(transfer);
-      payerBalance = state.balance;
-      if (state.nonceUsed) outcome = SETTLE_FAILURES.nonce_used(checked.request!.scheme, payer);
-      else if (state.balance < transfer.amount) {
-        outcome = reject(Reason.insufficientFunds, `balance ${state.balance} is below ${transfer.amount}`, payer);
-      } else if (state.sponsorBalance < this.deps.config.settlementFeeWei) outcome = sponsorExhausted();
+      const inspection = await this.inspect(checked.request!, outcome);
+      payerBalance = inspection.balance;
+      if (inspection.rejection) outcome = inspection.rejection;
       else {
         // Told now, before the seller does the work: the settlement would not be sponsored.
-        const sponsorship = await this.deps.sponsorship.decide(this.sponsored(outcome));
+        const sponsorship = await this.deps.sponsorship.decide(this.sponsored(outcome, inspection.feeWei));
         if (!sponsorship.sponsored) outcome = reject(Reason.sponsorshipDeclined, sponsorship.message);
       }
     }
@@ -117,14 +116,14 @@ export class FacilitatorService {
     if (outcome instanceof Rejection) {
       const response: VerifyResponse = { isValid: false, invalidReason, invalidMessage: outcome.message };
       if (request.claimedPayer) response.payer = request.claimedPayer;
-      return this.answer(request, response, invalidReason);
+      return answerWith(request, response, invalidReason);
     }
-    return this.answer(request, { isValid: true, payer: outcome.payer }, undefined, cataloging);
+    return answerWith(request, { isValid: true, payer: outcome.payer }, undefined, cataloging);
   }
 
   async settle(request: SettleRequest): Promise<FacilitatorAnswer<SettleResponse>> {
     const { payloadHash: hash, binding, wireNetwork: network } = request;
-    let moved: { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean } | undefined;
+    let moved: Moved | undefined;
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
       const checked = this.check(request, 'settle');
       let outcome: Rejection | CheckedPayment = checked.outcome;
@@ -135,6 +134,8 @@ export class FacilitatorService {
           // upto with nothing used: nothing moves and no fee is paid; @x402/evm answers it the same way.
           return { result: { success: true, payer: outcome.payer, transaction: '', network, amount: '0' }, final: false };
         }
+        const chain = this.railOf(checked.request!);
+        if (chain) return this.settleOnChain(request, chain, checked.request!, outcome, (m) => (moved = m));
         const sponsored = this.sponsored(outcome);
         const sponsorship = await this.deps.sponsorship.decide(sponsored);
         if (!sponsorship.sponsored) outcome = reject(Reason.sponsorshipDeclined, sponsorship.message);
@@ -155,11 +156,7 @@ export class FacilitatorService {
           }
         }
       }
-      if (outcome instanceof Rejection) {
-        const failure: SettleResponse = { success: false, errorReason: this.wire(request, outcome), errorMessage: outcome.message, transaction: '', network };
-        if (request.claimedPayer) failure.payer = request.claimedPayer;
-        return { result: failure, final: false };
-      }
+      if (outcome instanceof Rejection) return { result: this.failure(request, outcome), final: false };
       // Not a rejection: the success result was built and stored with the ledger movement.
       return { result: result!, final: true };
     });
@@ -173,36 +170,16 @@ export class FacilitatorService {
       this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: errorReason });
       // A pending settlement names the transaction it is settling: @x402/core's x402ResourceServer
       // retries `settlement_pending` once, and only when `transaction` is set (docs/facilitator.md).
-      const transaction = 'pending' in stored ? settlementTransaction(hash) : '';
+      const transaction = 'pending' in stored ? await this.pendingTransaction(request, hash) : '';
       return { response: { success: false, errorReason, errorMessage: failure.message, transaction, network } };
     }
     const { result, replayed } = stored;
     const outcome = replayed ? 'replayed' : result.success ? 'settled' : 'failed';
     this.deps.metrics.settleOutcomes.inc({ ...labels, outcome, reason: result.errorReason ?? '' });
     // `moved` is set only when this request moved value > 0 from a payer other than payTo.
-    if (moved) return this.answer(request, result, undefined, this.observeSettlement(request, moved, result.amount));
+    if (moved) return answerWith(request, result, undefined, this.observeSettlement(request, moved, result.amount));
     // A replayed receipt or a settle of 0 changes nothing in the catalog: nothing to report.
-    return result.success ? { response: result } : this.answer(request, result, result.errorReason);
-  }
-
-  /**
-   * Adds the Bazaar outcome when the request carried discovery metadata (docs/facilitator.md "What
-   * the seller is told"): rejected with the refusal when the payment was refused, else what the
-   * cataloger did, waited for at most OUTCOME_WAIT_MS (`processing` after that; the work goes on).
-   */
-  private async answer<T>(request: FacilitatorRequest, response: T, refusedWith?: string, cataloging?: Promise<BazaarOutcome | undefined>): Promise<FacilitatorAnswer<T>> {
-    if (!request.carriesDiscovery) return { response };
-    if (refusedWith !== undefined) {
-      return { response, bazaar: { status: 'rejected', rejectedReason: `the payment was refused (${refusedWith}); a refused payment lists nothing` } };
-    }
-    if (!cataloging) return { response, bazaar: { status: 'rejected', rejectedReason: 'the request names no resource the catalog can key (resource.url, or info.input.toolName or info.input.tool for MCP)' } };
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<BazaarOutcome>((resolve) => {
-      timer = setTimeout(() => resolve({ status: 'processing' }), OUTCOME_WAIT_MS);
-    });
-    const bazaar = (await Promise.race([cataloging, late])) ?? { status: 'rejected', rejectedReason: 'the request names no resource the catalog can key' };
-    clearTimeout(timer);
-    return { response, bazaar };
+    return result.success ? { response: result } : answerWith(request, result, result.errorReason);
   }
 
   /** The code a refusal carries on the wire: v1 and v2 requests name some refusals differently (paymentSchemes.ts). */
@@ -225,21 +202,79 @@ export class FacilitatorService {
     return { scheme: payment.requirements.scheme, network: payment.requirements.network };
   }
 
-  /** What the sponsorship policy is asked about a checked payment, with this settlement's fee. */
-  private sponsored(payment: CheckedPayment) {
+  /** What the sponsorship policy is asked about a checked payment, with this settlement's fee (the ledger's simulated one by default). */
+  private sponsored(payment: CheckedPayment, feeWei = this.deps.config.settlementFeeWei) {
     const { transfer, payer } = payment;
-    return { payer, payee: transfer.to, network: transfer.network, amount: transfer.amount, feeWei: this.deps.config.settlementFeeWei };
+    return { payer, payee: transfer.to, network: transfer.network, amount: transfer.amount, feeWei };
+  }
+
+  /** Chain or ledger state of a checked payment at /verify: its refusal if any, the payer's balance, the fee. */
+  private async inspect(payment: PaymentRequest, checked: CheckedPayment): Promise<{ rejection?: Rejection; balance: bigint; feeWei: bigint }> {
+    const chain = this.railOf(payment);
+    if (chain) return chain.inspect(payment, checked);
+    const { transfer, payer } = checked;
+    const { nonceUsed, balance, sponsorBalance } = await this.deps.ledger.inspect(transfer);
+    const feeWei = this.deps.config.settlementFeeWei;
+    if (nonceUsed) return { rejection: SETTLE_FAILURES.nonce_used(payment.scheme, payer), balance, feeWei };
+    if (balance < transfer.amount) return { rejection: reject(Reason.insufficientFunds, `balance ${balance} is below ${transfer.amount}`, payer), balance, feeWei };
+    return sponsorBalance < feeWei ? { rejection: sponsorExhausted(), balance, feeWei } : { balance, feeWei };
+  }
+
+  /** The chain a request settles on, when its scheme settles on one and a key is configured. */
+  private railOf(payment: PaymentRequest): ChainRail | undefined {
+    return payment.scheme.chainPayment ? this.deps.chain : undefined;
+  }
+
+  private failure(request: FacilitatorRequest, rejection: Rejection, transaction = ''): SettleResponse {
+    const failure: SettleResponse = { success: false, errorReason: this.wire(request, rejection), errorMessage: rejection.message, transaction, network: request.wireNetwork };
+    if (request.claimedPayer) failure.payer = request.claimedPayer;
+    return failure;
+  }
+
+  /**
+   * A settlement on chain: the floor and the sponsorship with this settlement's real gas cost, then
+   * the one transfer of the authorization (reconciled if it was already sent). Final only once
+   * mined: a pending one is retried, and its retry finds the journaled transaction.
+   */
+  private async settleOnChain(
+    request: SettleRequest,
+    chain: ChainRail,
+    payment: PaymentRequest,
+    checked: CheckedPayment,
+    onMoved: (moved: Moved) => void,
+  ): Promise<{ result: SettleResponse; final: boolean }> {
+    const pre = await chain.precheck(payment);
+    if (pre.rejection) return { result: this.failure(request, pre.rejection), final: false };
+    const sponsorship = await this.deps.sponsorship.decide(this.sponsored(checked, pre.feeWei));
+    if (!sponsorship.sponsored) return { result: this.failure(request, reject(Reason.sponsorshipDeclined, sponsorship.message)), final: false };
+    const sent = await chain.settle(payment, checked);
+    if ('rejection' in sent) return { result: this.failure(request, sent.rejection, sent.transaction), final: false };
+    onMoved({ payment: checked, scheme: payment.scheme, circular: sponsorship.circular, transaction: sent.transaction });
+    await this.deps.sponsorship.record(this.sponsored(checked, sent.feeWei), sponsorship.circular).catch((err: Error) => this.deps.logger.warn('sponsorship record failed', { err: err.message }));
+    const amount = checked.transfer.amount.toString();
+    return { result: { success: true, payer: checked.payer, transaction: sent.transaction, network: request.wireNetwork, amount }, final: true };
+  }
+
+  /** The transaction a still-pending duplicate names: the journaled one on chain, the ledger's derived hash otherwise. */
+  private async pendingTransaction(request: SettleRequest, hash: string): Promise<string> {
+    const payment = request.payment;
+    if (payment instanceof Rejection) return settlementTransaction(hash);
+    const chain = this.railOf(payment);
+    if (!chain) return settlementTransaction(hash);
+    const checked = this.check(request, 'settle').outcome;
+    return checked instanceof Rejection ? '' : chain.journaled(checked).catch(() => '');
   }
 
   /** A settlement that moved value: credited to the listing it paid, if any (its Bazaar outcome). */
-  private observeSettlement(request: SettleRequest, moved: { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean }, amount: string | undefined): Promise<BazaarOutcome> | undefined {
+  private observeSettlement(request: SettleRequest, moved: Moved, amount: string | undefined): Promise<BazaarOutcome> | undefined {
     const { sighting, payment } = request;
     if (!sighting || payment instanceof Rejection) return undefined;
     const { transfer, payer } = moved.payment;
     const paid = { scheme: payment.requirements.scheme, network: transfer.network, asset: transfer.asset, payTo: transfer.to, amount: transfer.amount };
     // The amount a metered scheme (upto) actually settled feeds the listing's median beside its ceiling.
     const settledAmount = moved.scheme.metered ? amount : undefined;
-    return this.deps.traffic.settled(sighting, { payer, paid, ...(settledAmount !== undefined ? { settledAmount } : {}), circular: moved.circular }).catch((err: Error) => {
+    const transaction = moved.transaction ? { transaction: moved.transaction } : {};
+    return this.deps.traffic.settled(sighting, { payer, paid, ...(settledAmount !== undefined ? { settledAmount } : {}), ...transaction, circular: moved.circular }).catch((err: Error) => {
       this.deps.logger.warn('settlement crediting failed', { listingId: sighting.listingId, err: err.message });
       return { status: 'rejected' as const, rejectedReason: 'the catalog could not be read; the next payment retries' };
     });

@@ -35,6 +35,8 @@ export interface SettledPayment {
   paid: PaidTerms;
   /** The amount a metered scheme (upto) settled: the listing's median. */
   settledAmount?: string;
+  /** The on-chain transaction that settled it (absent on the test ledger): provenance.settled carries it. */
+  transaction?: string;
   /** The sponsorship policy found the value returning to where it came from: not demand. */
   circular: boolean;
 }
@@ -73,7 +75,7 @@ export class TrafficCredit {
       if (payment.circular) return rejected('settled, but the value returned to where it came from within the sponsorship window: it is not counted as demand');
       const credit = settlementCredit(listing, payment.paid);
       if (!credit.counts) return rejected(`settled, but ${credit.reason}`);
-      this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payment.payer, payment.settledAmount));
+      this.count(sighting.listingId, () => this.deps.signals.recordSettle(sighting.listingId, payment.payer, payment.settledAmount, payment.transaction));
       // The same evidence as the demand it counts for: only a settlement credited to the listing links a search to it.
       const outcomes = this.deps.outcomes;
       if (outcomes) this.count(sighting.listingId, () => outcomes.settled(settledOutcome(sighting.listingId, listing, payment.payer, payment.paid.payTo)));
@@ -103,6 +105,7 @@ export class TrafficCredit {
         payTo: paid.payTo,
         amount: paid.amount.toString(),
         ...(payment.settledAmount !== undefined ? { settledAmount: payment.settledAmount } : {}),
+        ...(payment.transaction !== undefined ? { transaction: payment.transaction } : {}),
         at: this.deps.clock(),
       });
       const listed = await this.deps.reader.get(listingId);

@@ -122,10 +122,15 @@ export const provenanceSchema = {
     },
     settled: {
       type: 'object',
-      description: 'Settlements through this facilitator: the first and the last seen (to within one signals flush).',
+      description: 'Settlements through this facilitator: the first and the last seen (to within one signals flush), and, settled on a chain, their transaction hashes.',
       required: ['first', 'last'],
       additionalProperties: false,
-      properties: { first: instant, last: instant },
+      properties: {
+        first: instant,
+        last: instant,
+        firstTransaction: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'The transaction of the first settlement, when it was on a chain.' },
+        lastTransaction: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$', description: 'The transaction of the latest settlement on a chain.' },
+      },
     },
     published: {
       type: 'object',

@@ -28,7 +28,7 @@ export interface SignalRecorder {
    * A settlement paid by `payer`; lastSettled moves even past the payer's daily cap. `settledAmount`:
    * the amount a metered scheme (`upto`) actually settled (feeds `medianSettledAmount7d`).
    */
-  recordSettle(listingId: string, payer: string, settledAmount?: string): Promise<boolean>;
+  recordSettle(listingId: string, payer: string, settledAmount?: string, transaction?: string): Promise<boolean>;
 }
 
 export class SignalCounters implements SignalRecorder {
@@ -42,11 +42,11 @@ export class SignalCounters implements SignalRecorder {
     return this.record(listingId, payer, 'verify', valid ? ['verify'] : ['verify', 'reject']);
   }
 
-  recordSettle(listingId: string, payer: string, settledAmount?: string): Promise<boolean> {
-    return this.record(listingId, payer, 'settle', ['settle'], settledAmount);
+  recordSettle(listingId: string, payer: string, settledAmount?: string, transaction?: string): Promise<boolean> {
+    return this.record(listingId, payer, 'settle', ['settle'], settledAmount, transaction);
   }
 
-  private record(listingId: string, payer: string, kind: SignalEventKind, counters: SignalCounter[], settledAmount?: string): Promise<boolean> {
+  private record(listingId: string, payer: string, kind: SignalEventKind, counters: SignalCounter[], settledAmount?: string, transaction?: string): Promise<boolean> {
     const now = this.clock();
     return this.store.record({
       listingId,
@@ -58,6 +58,7 @@ export class SignalCounters implements SignalRecorder {
       lastSettled: kind === 'settle' ? { at: new Date(now).toISOString(), ttlSeconds: lastSettledTtlSeconds() } : undefined,
       amount: settledAmount === undefined ? undefined : { value: settledAmount, at: now, since: amountsSince(now), maxSamples: MEDIAN_SAMPLES },
       payers: kind === 'settle' ? PAYER_RETENTION : undefined,
+      ...(transaction ? { transaction } : {}),
     });
   }
 

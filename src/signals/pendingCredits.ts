@@ -52,7 +52,7 @@ export class PendingCreditResolver implements AppliedWritesObserver {
       const doc = listed.get(listingId)!;
       for (const credit of credits) {
         const verdict = settlementCredit(doc, { ...credit, amount: BigInt(credit.amount) });
-        if (verdict.counts) await this.signals.recordSettle(listingId, credit.payer, credit.settledAmount);
+        if (verdict.counts) await this.signals.recordSettle(listingId, credit.payer, credit.settledAmount, credit.transaction);
         else this.logger.debug('pending settlement not credited', { listingId, reason: verdict.reason });
       }
     }

@@ -98,7 +98,7 @@ export function medianAmount(amounts: string[]): string | undefined {
 }
 
 /** A listing's signals as the flusher writes them: `firstSettled` goes to `provenance.settled.first`. */
-export type FlushedSignals = Signals & { firstSettled?: string };
+export type FlushedSignals = Signals & { firstSettled?: string; firstTransaction?: string; lastTransaction?: string };
 
 /**
  * The largest payer's share of the settlements the days' largest payers made, over the counted
@@ -135,6 +135,8 @@ export function signalsOfWindow(
   const signals: FlushedSignals = { settleCount7d: settles.count, rejectionRate7d: rejectionRate(rejects.count, verifies.count) };
   if (stored.lastSettled) signals.lastSettled = stored.lastSettled;
   if (stored.lastSettled && stored.firstSettled) signals.firstSettled = stored.firstSettled;
+  if (stored.lastSettled && stored.firstTransaction) signals.firstTransaction = stored.firstTransaction;
+  if (stored.lastSettled && stored.lastTransaction) signals.lastTransaction = stored.lastTransaction;
   const median = medianAmount(stored.amounts);
   if (median !== undefined) signals.medianSettledAmount7d = median;
   const long = longWindowCount(stored.settleDays, signalDays(now).long);

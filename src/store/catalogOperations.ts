@@ -5,6 +5,14 @@
 import type { Provenance, Signals } from '../shapes/listing.js';
 import type { ListingDocument, RemovalReason } from './listingDocument.js';
 
+/** provenance.settled as the signals flush writes it: times, and on a chain the transactions (issue 44). */
+export interface SettledProvenance {
+  first: string;
+  last: string;
+  firstTransaction?: string;
+  lastTransaction?: string;
+}
+
 export type CatalogOperation =
   | {
       op: 'upsert';
@@ -41,7 +49,7 @@ export type CatalogOperation =
   | { op: 'touch'; id: string; seenAt: string }
   | { op: 'remove'; id: string; reason: RemovalReason; at: string }
   /** `settled`: the first and last settlement, written to `provenance.settled` with the signals. */
-  | { op: 'signals'; id: string; signals: Signals; settled?: { first: string; last: string } }
+  | { op: 'signals'; id: string; signals: Signals; settled?: SettledProvenance }
   /** Evidence about a listing that changes nothing else (a failed probe that keeps it): merged into `provenance`. */
   | { op: 'evidence'; id: string; provenance: Provenance };
 

@@ -18,10 +18,11 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
   ledger: (k) => [
     k.ledgerBalance('eip155:84532', '0xA', '0xB'), k.ledgerBalance('eip155:84532', '0xA', '0xC'), k.ledgerBalancesOf('eip155:84532'),
     k.ledgerNonces('eip155:84532', 'eip3009:0xa'), k.ledgerUsedNonces('eip155:84532', 'eip3009:0xa'), k.ledgerSponsor('eip155:84532'), k.settleResult('h1'), k.settleLock('h1'), k.settleResult('h2'),
+    k.settleTx('eip155:84532:0xa:0xb:0x01'), k.senderLock('eip155:84532:0xf'), k.senderNextNonce('eip155:84532:0xf'),
   ],
   tokens: (k) => [k.sellerToken('tok_1'), k.sellerTokenByHash('ab'), k.sellerTokens],
   signals: (k) => [
-    k.signalBuckets('lst_1', 'settle'), k.signalBuckets('lst_2', 'verify'), k.signalLastSettled('lst_1'), k.signalFirstSettled('lst_1'), k.signalPayers('lst_1', 20000), k.signalSettleDays('lst_1'), k.signalTopPayers('lst_1', 20000), k.signalAmounts('lst_1'),
+    k.signalBuckets('lst_1', 'settle'), k.signalBuckets('lst_2', 'verify'), k.signalLastSettled('lst_1'), k.signalFirstSettled('lst_1'), k.signalFirstSettledTx('lst_1'), k.signalLastSettledTx('lst_1'), k.signalPayers('lst_1', 20000), k.signalSettleDays('lst_1'), k.signalTopPayers('lst_1', 20000), k.signalAmounts('lst_1'),
     k.signalPayerDay('lst_1', 'settle', 20000), k.signalsDirty, k.signalsAging, k.healthChecks('lst_1'),
   ],
   credits: (k) => [k.pendingCredits, k.pendingCreditsAt],

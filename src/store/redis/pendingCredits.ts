@@ -20,6 +20,8 @@ export interface PendingCredit {
   amount: string;
   /** The amount a metered scheme settled (the listing's median), when it is one. */
   settledAmount?: string;
+  /** The settlement's on-chain transaction (provenance.settled). */
+  transaction?: string;
   at: number;
 }
 

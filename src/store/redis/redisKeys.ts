@@ -15,7 +15,8 @@
  * - `probe`: probe records, the due calendar, per-id locks and aliases (the enqueue script; the
  *   finish transaction). Host slots are single-key.
  * - `ledger`: balances, nonces and sponsor balances, with the settle results and locks (the ledger's
- *   settle script writes the result; the claim/finish scripts take result and lock together).
+ *   settle script writes the result; the claim/finish scripts take result and lock together), the
+ *   chain's transaction journal and each sender's lock with its next nonce (one script each).
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
  * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
  *   aging schedule (the record script); its health checks with the dirty set (the health script).
@@ -100,6 +101,11 @@ export function redisKeys(prefix: string) {
     ledgerSponsor: (network: string) => inGroup('ledger', `ledger:sponsor:${network}`),
     settleResult: (payloadHash: string) => inGroup('ledger', `settle:result:${payloadHash}`),
     settleLock: (payloadHash: string) => inGroup('ledger', `settle:lock:${payloadHash}`),
+    /** The transaction journaled (before its broadcast) for one on-chain authorization (store/redis/txJournal.ts). */
+    settleTx: (authorization: string) => inGroup('ledger', `settle:tx:${authorization}`),
+    /** The one sender of a (network, facilitator address): its lock and the next nonce it hands out (store/redis/senderLock.ts). */
+    senderLock: (sender: string) => inGroup('ledger', `settle:sender:${sender}:lock`),
+    senderNextNonce: (sender: string) => inGroup('ledger', `settle:sender:${sender}:next`),
 
     sellerToken: (id: string) => inGroup('tokens', `seller-token:${id}`),
     sellerTokenByHash: (hash: string) => inGroup('tokens', `seller-token-hash:${hash}`),
@@ -109,6 +115,9 @@ export function redisKeys(prefix: string) {
     signalLastSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettled`),
     /** When the listing was first settled (provenance.settled.first); set once, kept a year past the last settlement. */
     signalFirstSettled: (listingId: string) => inGroup('signals', `signals:${listingId}:firstSettled`),
+    /** The on-chain transactions of the first and the latest settlement (provenance.settled; issue 44). */
+    signalFirstSettledTx: (listingId: string) => inGroup('signals', `signals:${listingId}:firstSettledTx`),
+    signalLastSettledTx: (listingId: string) => inGroup('signals', `signals:${listingId}:lastSettledTx`),
     /** Distinct payers of a listing's settlements on one UTC day (a HyperLogLog). */
     signalPayers: (listingId: string, day: number) => inGroup('signals', `signals:${listingId}:payers:${day}`),
     /** Counted settlements of a listing per UTC day (day -> count): the 30-day total. */

@@ -21,6 +21,8 @@ import { RateLimitCounter } from './rateLimitCounter.js';
 import { FederationStore } from './federationStore.js';
 import { SellerTokenRecords } from './sellerTokens.js';
 import { SettlementStore } from './settlementStore.js';
+import { SenderLock } from './senderLock.js';
+import { TxJournalStore } from './txJournal.js';
 import { SignalStore } from './signalStore.js';
 import { PendingCredits, type PendingCreditBounds } from './pendingCredits.js';
 import { SponsorLedger } from './sponsorLedger.js';
@@ -102,6 +104,16 @@ export class RedisStores {
 
   settlements(pendingWaitMs: number): SettlementStore {
     return new SettlementStore(this.redis, this.prefix, pendingWaitMs);
+  }
+
+  /** The chain settlements' transaction journal (written before each broadcast). */
+  txJournal(): TxJournalStore {
+    return new TxJournalStore(this.redis, this.prefix);
+  }
+
+  /** The one-sender-per-key lock and nonce of the facilitator's chain transactions. */
+  senderLock(): SenderLock {
+    return new SenderLock(this.redis, this.prefix);
   }
 
   payerPayments(): PayerPaymentCounter {

@@ -33,6 +33,8 @@ export interface SignalEvent {
   leavesWindowAt: number;
   /** ISO time of a settlement (written even past the cap), with its key's lifetime. */
   lastSettled?: { at: string; ttlSeconds: number };
+  /** The settlement's on-chain transaction hash (a chain settlement only): the latest, and the first once. */
+  transaction?: string;
   /** A settled `upto` amount joining the window's samples, kept from `since` on, at most `maxSamples`. */
   amount?: { value: string; at: number; since: number; maxSamples: number };
   /** A settlement's payer evidence: first settlement, distinct payers of the day, counted settlements per day and per payer. */
@@ -54,6 +56,9 @@ export interface StoredSignalWindow {
   buckets: Record<SignalCounter, Record<string, string>>;
   lastSettled: string | undefined;
   firstSettled: string | undefined;
+  /** The transactions of the first and the latest settlement on a chain (absent: none was on a chain). */
+  firstTransaction?: string;
+  lastTransaction?: string;
   /** Settled amounts (integer strings) from the read's `amountsSince` on. */
   amounts: string[];
   /** Distinct payers over the days asked for (HyperLogLog union: within about 1%). */
@@ -81,18 +86,20 @@ export interface SignalDays {
  * the payer to the day's distinct-payer HyperLogLog (KEYS[7]; every settlement, a payer past its
  * cap is still a payer) and, while counted, raises the day's settlement count (KEYS[8]) and the
  * payer's score in the day's largest payers (KEYS[9], cut back to the ARGV[20] largest).
+ * A settlement's transaction (ARGV[21], a chain settlement's hash) is kept beside lastSettled
+ * (KEYS[11]) and, with the settlement that set firstSettled, beside it (KEYS[10]).
  * KEYS: payer-day hash, dirty set, aging zset, lastSettled, amounts zset, firstSettled, payers HLL,
- *       settle-days hash, top-payers zset, bucket hashes...
+ *       settle-days hash, top-payers zset, firstSettled tx, lastSettled tx, bucket hashes...
  * ARGV: payer, cap, payer-day ttl, hour, bucket ttl, aging score, aging member, listing id, lastSettled,
  *       lastSettled ttl, amount, amount member, now ms, window start ms, max amounts kept,
- *       day, firstSettled ttl, day ttl, top-payers ttl, top payers kept
+ *       day, firstSettled ttl, day ttl, top-payers ttl, top payers kept, transaction
  */
 const RECORD_SCRIPT = `
 local n = redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
 local counted = n <= tonumber(ARGV[2])
 if counted then
-  for i = 10, #KEYS do
+  for i = 12, #KEYS do
     redis.call('HINCRBY', KEYS[i], ARGV[4], 1)
     redis.call('EXPIRE', KEYS[i], ARGV[5])
   end
@@ -115,9 +122,12 @@ if counted and ARGV[9] ~= '' and ARGV[16] ~= '' then
 end
 if ARGV[9] ~= '' then
   redis.call('SET', KEYS[4], ARGV[9], 'EX', ARGV[10])
+  if ARGV[21] ~= '' then redis.call('SET', KEYS[11], ARGV[21], 'EX', ARGV[10]) end
   if ARGV[16] ~= '' then
-    redis.call('SET', KEYS[6], ARGV[9], 'NX')
+    local first = redis.call('SET', KEYS[6], ARGV[9], 'NX')
     redis.call('EXPIRE', KEYS[6], ARGV[17])
+    if first and ARGV[21] ~= '' then redis.call('SET', KEYS[10], ARGV[21]) end
+    if redis.call('EXISTS', KEYS[10]) == 1 then redis.call('EXPIRE', KEYS[10], ARGV[17]) end
     redis.call('PFADD', KEYS[7], ARGV[1])
     redis.call('EXPIRE', KEYS[7], ARGV[18])
   end
@@ -162,6 +172,8 @@ export class SignalStore {
       this.keys.signalPayers(listingId, event.day),
       this.keys.signalSettleDays(listingId),
       this.keys.signalTopPayers(listingId, event.day),
+      this.keys.signalFirstSettledTx(listingId),
+      this.keys.signalLastSettledTx(listingId),
       ...event.counters.map((counter) => this.keys.signalBuckets(listingId, counter)),
     ];
     const { amount, payers } = event;
@@ -189,6 +201,7 @@ export class SignalStore {
       payers?.dayTtlSeconds ?? 0,
       payers?.topPayersTtlSeconds ?? 0,
       payers?.topPayersKept ?? 0,
+      event.transaction ?? '',
     );
     return counted === 1;
   }
@@ -198,7 +211,7 @@ export class SignalStore {
     const out = new Map<string, StoredSignalWindow>();
     if (listingIds.length === 0) return out;
     const pipeline = this.redis.pipeline();
-    const perListing = 9 + days.short.length;
+    const perListing = 11 + days.short.length;
     for (const id of listingIds) {
       for (const counter of COUNTERS) pipeline.hgetall(this.keys.signalBuckets(id, counter));
       pipeline.get(this.keys.signalLastSettled(id));
@@ -208,6 +221,8 @@ export class SignalStore {
       pipeline.pfcount(...days.long.map((day) => this.keys.signalPayers(id, day)));
       pipeline.hgetall(this.keys.signalSettleDays(id));
       for (const day of days.short) pipeline.zrange(this.keys.signalTopPayers(id, day), 0, -1, 'WITHSCORES');
+      pipeline.get(this.keys.signalFirstSettledTx(id));
+      pipeline.get(this.keys.signalLastSettledTx(id));
     }
     const results = (await pipeline.exec()) ?? [];
     const value = (index: number): unknown => {
@@ -219,7 +234,11 @@ export class SignalStore {
       const base = i * perListing;
       const [settle, verify, reject] = [0, 1, 2].map((k) => value(base + k) as Record<string, string>);
       const members = (value(base + 4) as string[] | null) ?? [];
+      const firstTransaction = value(base + 9 + days.short.length) as string | null;
+      const lastTransaction = value(base + 10 + days.short.length) as string | null;
       out.set(id, {
+        ...(firstTransaction ? { firstTransaction } : {}),
+        ...(lastTransaction ? { lastTransaction } : {}),
         buckets: { settle: settle!, verify: verify!, reject: reject! },
         lastSettled: (value(base + 3) as string | null) ?? undefined,
         firstSettled: (value(base + 5) as string | null) ?? undefined,

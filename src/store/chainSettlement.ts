@@ -1,0 +1,18 @@
+/**
+ * The chain settlement adapter (issue 44) from the configuration and the Redis adapters it keeps
+ * its journal and sender lock in: at the store root because it joins store/chain and store/redis.
+ * Undefined without a facilitator key: the schemes then settle on the test ledger.
+ */
+import type { Config } from '../config/index.js';
+import { chainClients } from './chain/chainClients.js';
+import { ExactChain } from './chain/exactChain.js';
+import { TransactionSender } from './chain/sender.js';
+import type { RedisStores } from './redis/redisStores.js';
+
+export function exactChainFor(config: Pick<Config, 'chain' | 'facilitatorNetworks'>, redis: RedisStores): ExactChain | undefined {
+  const { privateKey } = config.chain;
+  if (!privateKey) return undefined;
+  const clients = chainClients({ ...config.chain, privateKey }, config.facilitatorNetworks);
+  const journal = redis.txJournal();
+  return new ExactChain(clients, new TransactionSender(clients.account, redis.senderLock(), journal), journal);
+}

@@ -1,0 +1,44 @@
+/**
+ * The dev chain as the chain tests see it (issue 44), over chain/devChain.ts (the node that
+ * scripts/services.sh starts for npm test, its contracts and dev keys): whether it answers,
+ * funding a buyer, balances, and the mining switches the pending-transaction tests use.
+ */
+import { createPublicClient, defineChain, http, type PublicClient } from 'viem';
+import { DEV_FACILITATOR_KEY, devChainRpcUrl, ensureDevChain, fundBuyer as fundOnDevChain, usdcBalance as usdcOnDevChain } from '../../chain/devChain.js';
+
+export { DEV_FACILITATOR_KEY };
+export const CHAIN_RPC_URL = devChainRpcUrl();
+
+const chain = defineChain({ id: 84532, name: 'dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [CHAIN_RPC_URL] } } });
+export const chainClient: PublicClient = createPublicClient({ chain, transport: http(CHAIN_RPC_URL, { retryCount: 0 }), pollingInterval: 100 });
+
+/** A dev node answers and has (or is given) the test USDC; else the chain tests skip. */
+export async function devChainAvailable(): Promise<boolean> {
+  try {
+    await ensureDevChain(CHAIN_RPC_URL);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function fundBuyer(address: string, amount: bigint): Promise<void> {
+  await fundOnDevChain(address, amount, 0n, CHAIN_RPC_URL);
+}
+
+/** Native currency for gas (added to the balance: no sender, no nonce to race for). */
+export async function fundGas(address: string, wei: bigint): Promise<void> {
+  await fundOnDevChain(address, 0n, wei, CHAIN_RPC_URL);
+}
+
+export function usdcBalance(address: string): Promise<bigint> {
+  return usdcOnDevChain(address, CHAIN_RPC_URL);
+}
+
+export async function setAutomine(on: boolean): Promise<void> {
+  await chainClient.request({ method: 'evm_setAutomine' as never, params: [on] as never });
+}
+
+export async function mineBlock(): Promise<void> {
+  await chainClient.request({ method: 'evm_mine' as never, params: [] as never });
+}
