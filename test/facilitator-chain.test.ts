@@ -22,7 +22,7 @@ import { createSigner, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x4
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpListingId } from '../src/catalog/identity.js';
 import { exactRequest, NETWORK, newWallet, requirements, USDC } from './support/payments.js';
-import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, devChainAvailable, fundBuyer, fundGas, mineBlock, setAutomine, usdcBalance } from './support/chainFunding.js';
+import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, requireDevChain, fundBuyer, fundGas, mineBlock, setAutomine, usdcBalance } from './support/chainFunding.js';
 
 const onChain = (overrides: Record<string, string> = {}) => ({ FACILITATOR_PRIVATE_KEY: DEV_FACILITATOR_KEY, CHAIN_RPC_URL, ...overrides });
 
@@ -60,7 +60,7 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
   let seller: Server | undefined;
 
   before(async function () {
-    if (!(await devChainAvailable())) return this.skip();
+    await requireDevChain();
     h = await startHarness(onChain());
     ({ server: facilitator, url: facilitatorUrl } = await listen(h.app));
   });

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
 import { privateKeyToAccount } from 'viem/accounts';
-import { chainClient, DEV_FACILITATOR_KEY, devChainAvailable, usdcBalance } from './support/chainFunding.js';
+import { chainClient, DEV_FACILITATOR_KEY, requireDevChain, usdcBalance } from './support/chainFunding.js';
 
 const FEE = 21_000_000_000_000n;
 
@@ -199,7 +199,7 @@ describe('faucet command', function () {
   };
 
   it('funds a wallet on the dev chain in asset units or base units and funds the sponsor; a bad address is a usage error', async function () {
-    if (!(await devChainAvailable())) return this.skip();
+    await requireDevChain();
     const wallet = newWallet().address;
     const facilitatorAccount = privateKeyToAccount(DEV_FACILITATOR_KEY).address;
     const sponsorBefore = await chainClient.getBalance({ address: facilitatorAccount });

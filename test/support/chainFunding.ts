@@ -12,13 +12,16 @@ export const CHAIN_RPC_URL = devChainRpcUrl();
 const chain = defineChain({ id: 84532, name: 'dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [CHAIN_RPC_URL] } } });
 export const chainClient: PublicClient = createPublicClient({ chain, transport: http(CHAIN_RPC_URL, { retryCount: 0 }), pollingInterval: 100 });
 
-/** A dev node answers and has (or is given) the test USDC; else the chain tests skip. */
-export async function devChainAvailable(): Promise<boolean> {
+/**
+ * The dev chain answers with the test USDC (deployed if missing). npm test starts the node, so a
+ * chain test fails here, naming the cause, rather than skip: a suite that skipped its payments
+ * would pass without moving a token.
+ */
+export async function requireDevChain(): Promise<void> {
   try {
     await ensureDevChain(CHAIN_RPC_URL);
-    return true;
-  } catch {
-    return false;
+  } catch (err) {
+    throw new Error(`no dev chain with the test USDC at ${CHAIN_RPC_URL} (npm run services -- chain start): ${(err as Error).message}`);
   }
 }
 
