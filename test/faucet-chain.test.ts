@@ -21,9 +21,10 @@ describe('npm run faucet on the dev chain', function () {
     assert.match(stdout, /2\.5015 USDC \(2501500 base units\), 0\.51 ETH/);
   });
 
-  it('refuses another network and a node that is not the dev chain', async () => {
+  it('refuses another network, a bad address (usage, exit 2) and a node that is not the dev chain', async () => {
     const address = privateKeyToAccount(generatePrivateKey()).address;
     await assert.rejects(faucet('fund', address, '1', '--network', 'eip155:8453'), /dev chain only/);
+    await assert.rejects(faucet('fund', '0xnot-an-address', '1'), (err: { code?: number; stderr?: string }) => err.code === 2 && /usage/.test(err.stderr ?? ''));
     await assert.rejects(
       run(process.execPath, ['--import', 'tsx', 'scripts/faucet.ts', 'fund', address, '1'], { env: { ...process.env, CHAIN_RPC_URL: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' } }),
       /faucet:/,
