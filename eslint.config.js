@@ -49,6 +49,13 @@ const CLIENT_BAN = [
   },
 ];
 /**
+ * chain/ is the dev chain's deploy and funding logic (Hardhat-only RPC methods, public dev keys,
+ * solc): scripts, tests and the lab use it; the service, which is given an RPC URL and a key, never.
+ */
+const CHAIN_BAN = [
+  { group: ['**/chain/*', '!@*/**'], message: 'chain/ is dev tooling (deploys, mints, dev keys): the service never imports it; shared constants go to src/x402/.' },
+];
+/**
  * Where clients are made: the service's composition root, the operator commands' (src/cli: their
  * options and the catalog session they share) and the lab's door, which hands the lab what it may use.
  */
@@ -60,7 +67,8 @@ const COMPOSITION_ROOT = ['src/container.ts', 'src/app.ts', 'src/server.ts', 'sr
  * floors it may not import and, unless it is src/store, the client ban.
  */
 function floor(files, folders, message, { clients = 'banned', also = [] } = {}) {
-  const patterns = [...forbid(folders, message), ...also, ...(clients === 'banned' ? CLIENT_BAN : [])];
+  const service = files.some((file) => file.startsWith('src/'));
+  const patterns = [...forbid(folders, message), ...also, ...(clients === 'banned' ? CLIENT_BAN : []), ...(service ? CHAIN_BAN : [])];
   return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
 }
 

@@ -2,8 +2,6 @@ import assert from 'node:assert/strict';
 import request from 'supertest';
 import { startHarness, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
-import { privateKeyToAccount } from 'viem/accounts';
-import { chainClient, DEV_FACILITATOR_KEY, requireDevChain, usdcBalance } from './support/chainFunding.js';
 
 const FEE = 21_000_000_000_000n;
 
@@ -175,44 +173,5 @@ describe('facilitator: without Redis', function () {
       redis.disconnect();
       await elasticsearch.close();
     }
-  });
-});
-
-describe('faucet command', function () {
-  this.timeout(30_000);
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(async () => h.close());
-
-  const faucet = async (...args: string[]) => {
-    const { execFile } = await import('node:child_process');
-    return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'scripts/faucet.ts', ...args],
-        { env: { ...process.env, REDIS_PREFIX: h.config.redisPrefix } },
-        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
-  };
-
-  it('funds a wallet on the dev chain in asset units or base units and funds the sponsor; a bad address is a usage error', async function () {
-    await requireDevChain();
-    const wallet = newWallet().address;
-    const facilitatorAccount = privateKeyToAccount(DEV_FACILITATOR_KEY).address;
-    const sponsorBefore = await chainClient.getBalance({ address: facilitatorAccount });
-    // One after another: each run mints from the one deployer key.
-    const funded = await faucet('fund', wallet, '1.5');
-    const fundedBase = await faucet('fund', wallet, '7', '--base-units');
-    const sponsor = await faucet('sponsor', '0.25');
-    const bad = await faucet('fund', '0xnot-an-address', '1');
-    for (const run of [funded, fundedBase, sponsor]) assert.equal(run.code, 0, run.stderr);
-    assert.equal(await usdcBalance(wallet), 1_500_007n);
-    assert.match(fundedBase.stdout, /0\.000007|7 base units/);
-    assert.equal(await chainClient.getBalance({ address: facilitatorAccount }), sponsorBefore + 250_000_000_000_000_000n);
-    assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /usage/);
   });
 });

@@ -89,16 +89,16 @@ describe('web catalog in chromium', function () {
     assert.deepEqual(new Set(await page.locator('.result').evaluateAll((els) => els.map((e) => e.getAttribute('data-type')))), new Set(['mcp']));
   });
 
-  it('max price means USDC: the Base listings priced in a mistyped USDC address do not pass 0.001', async () => {
-    // The old filter compared base units across assets: 1000 units of the unknown token passed.
-    const byUnits = await api('/discovery/resources', { maxPrice: '1000', limit: '100' });
-    assert.ok(byUnits.results.some((l: any) => l.describe?.title === 'Real-time stock quote'));
+  it('max price means USDC: the Base listings (priced in Base USDC) pass 0.001 by their dollar price', async () => {
+    // 1000 base units of Base USDC are $0.001 and pass; 10000 ($0.01) do not, whatever the units.
+    const byUsd = (await api('/discovery/resources', { maxUsd: '0.001', limit: '100' })).results.map((l: any) => l.describe?.title ?? l.name);
+    assert.ok(byUsd.includes('Real-time stock quote') && !byUsd.includes('Historical daily prices'), byUsd.join(', '));
     await search({ maxPrice: '0.001' });
     const expected = await api('/discovery/resources', { maxUsd: '0.001', limit: '10' });
     const shownTitles = await titles();
     assert.deepEqual(shownTitles, expected.results.map((l: any) => l.describe?.title ?? l.name));
     assert.ok(shownTitles.length > 0);
-    assert.ok(!shownTitles.includes('Real-time stock quote') && !shownTitles.includes('get_stock_quote'), shownTitles.join(', '));
+    assert.ok(!shownTitles.includes('Historical daily prices'), shownTitles.join(', '));
     for (const price of await page.locator('.result .price').allTextContents()) {
       const usdc = /^(?:up to )?([\d.]+) USDC\b/.exec(price);
       assert.ok(usdc && Number(usdc[1]) <= 0.001, price);
