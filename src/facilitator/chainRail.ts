@@ -2,11 +2,11 @@
  * What the facilitator asks the chain (issue 44), for a scheme that settles there (`chainPayment`,
  * exact): at /verify the payer's balance and the authorization's state read from the token, the
  * sponsor's floor, then @x402/evm's own verification and simulation; at /settle the transfer sent
- * once per authorization (store/chain/exactChain.ts: journal before broadcast, one sender per key).
+ * once per authorization (store/evm/exactChain.ts: journal before broadcast, one sender per key).
  * The trust gates stay the service's (request shape, signature, payer limits, sponsorship, evidence),
  * in front of this; what the chain answers becomes the same refusal codes the ledger gave.
  */
-import type { ExactChain, Eip3009Payment } from '../store/chain/exactChain.js';
+import type { ExactChain, Eip3009Payment } from '../store/evm/exactChain.js';
 import type { CheckedPayment, PaymentRequest, PaymentScheme } from './payment.js';
 import { Reason, Rejection, reject } from './reasons.js';
 import { DomainError, Unavailable } from '../core/errors.js';

@@ -24,7 +24,7 @@ import { TrafficCredit } from './trafficCredit.js';
 import { SponsorshipPolicy } from './sponsorship.js';
 import { registerSponsorOutflow } from './sponsorMetrics.js';
 import { PENDING_CREDITS, PendingCreditResolver } from '../signals/pendingCredits.js';
-import type { ExactChain } from '../store/chain/exactChain.js';
+import type { ExactChain } from '../store/evm/exactChain.js';
 import { ChainRail } from './chainRail.js';
 import { Counter } from 'prom-client';
 

@@ -7,7 +7,7 @@
  */
 import type { JsonObject } from '../core/json.js';
 import type { Transfer } from '../store/redis/ledger.js';
-import type { Eip3009Payment } from '../store/chain/exactChain.js';
+import type { Eip3009Payment } from '../store/evm/exactChain.js';
 import type { ReasonCode, Rejection } from './reasons.js';
 
 export type { Transfer };

@@ -1,12 +1,12 @@
 /**
  * The chain settlement adapter (issue 44) from the configuration and the Redis adapters it keeps
- * its journal and sender lock in: at the store root because it joins store/chain and store/redis.
+ * its journal and sender lock in: at the store root because it joins store/evm and store/redis.
  * Undefined without a facilitator key: the schemes then settle on the test ledger.
  */
 import type { Config } from '../config/index.js';
-import { chainClients } from './chain/chainClients.js';
-import { ExactChain } from './chain/exactChain.js';
-import { TransactionSender } from './chain/sender.js';
+import { chainClients } from './evm/chainClients.js';
+import { ExactChain } from './evm/exactChain.js';
+import { TransactionSender } from './evm/sender.js';
 import type { RedisStores } from './redis/redisStores.js';
 
 export function exactChainFor(config: Pick<Config, 'chain' | 'facilitatorNetworks'>, redis: RedisStores): ExactChain | undefined {

@@ -1,12 +1,12 @@
 /**
- * store/chain/sender.ts over a fake node and in-memory journal and lock: the nonce Redis hands on,
+ * store/evm/sender.ts over a fake node and in-memory journal and lock: the nonce Redis hands on,
  * the node asked only when there is none or it refuses one as used, the journal written before
  * the broadcast and forgotten only when the node refused the transaction outright.
  */
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { NetworkClient } from '../../src/store/chain/chainClients.js';
-import { JournalTaken, TransactionSender, type JournalEntry, type SenderCoordination, type TxJournal } from '../../src/store/chain/sender.js';
+import type { NetworkClient } from '../../src/store/evm/chainClients.js';
+import { JournalTaken, TransactionSender, type JournalEntry, type SenderCoordination, type TxJournal } from '../../src/store/evm/sender.js';
 
 function world() {
   const journal = new Map<string, JournalEntry>();

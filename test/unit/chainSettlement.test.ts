@@ -1,6 +1,6 @@
 /**
  * The facilitator settling `exact` on a chain (issue 44; facilitator/chainRail.ts) over a fake of
- * store/chain/exactChain.ts with the chain's rules: a token balance per payer, an authorization
+ * store/evm/exactChain.ts with the chain's rules: a token balance per payer, an authorization
  * used once (its first transaction is the one every retry answers with), the facilitator account's
  * native balance paying each settlement's gas. The real adapter runs on the dev node in
  * test/facilitator-chain.test.ts.
@@ -12,7 +12,7 @@ import { createMetrics } from '../../src/metrics.js';
 import { ChainRail } from '../../src/facilitator/chainRail.js';
 import { PayerLimit } from '../../src/facilitator/payerLimit.js';
 import { FacilitatorService } from '../../src/facilitator/service.js';
-import type { ChainSettlement, Eip3009Payment, ExactChain } from '../../src/store/chain/exactChain.js';
+import type { ChainSettlement, Eip3009Payment, ExactChain } from '../../src/store/evm/exactChain.js';
 import { exactRequest, NETWORK, newWallet, requirements, USDC, uptoRequest } from '../support/payments.js';
 import { fakeLedger } from './fakes/ledger.js';
 

@@ -1,5 +1,5 @@
 /**
- * One sender per facilitator key across gateways (issue 44; store/chain/sender.ts): a Redis lock
+ * One sender per facilitator key across gateways (issue 44; store/evm/sender.ts): a Redis lock
  * per (network, address), held while a gateway picks the account nonce, signs, journals and
  * broadcasts, and the next nonce handed out, stored with the release. The lock expires after
  * LOCK_TTL_MS, so a gateway that dies holding it stops the others for that long at most; one

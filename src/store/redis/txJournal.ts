@@ -1,5 +1,5 @@
 /**
- * The chain settlements' transaction journal (issue 44; store/chain/sender.ts): per on-chain
+ * The chain settlements' transaction journal (issue 44; store/evm/sender.ts): per on-chain
  * authorization the signed transaction and its hash, written before the broadcast, so a retry on
  * any gateway answers with that transaction instead of sending another. Kept as long as the
  * settlement results (RESULT_TTL_SECONDS): an authorization is valid for minutes, a replay after

@@ -2,7 +2,7 @@
  * The chain clients of the facilitator (issue 44): per configured network one viem public client
  * (reads, simulation, receipts) on its JSON-RPC URL and the facilitator's local account, which
  * signs transactions in process (no node-side wallet, so the same code runs on a dev node and
- * on a public RPC such as Base Sepolia's). store/chain is the only holder of these clients.
+ * on a public RPC such as Base Sepolia's). store/evm is the only holder of these clients.
  */
 import { createPublicClient, defineChain, http, type PublicClient } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
