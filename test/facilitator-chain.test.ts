@@ -23,21 +23,9 @@ import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpListingId } from '../src/catalog/identity.js';
 import { exactRequest, NETWORK, newWallet, requirements, USDC } from './support/payments.js';
 import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, requireDevChain, fundBuyer, fundGas, mineBlock, setAutomine, usdcBalance } from './support/chainFunding.js';
+import { close, listen } from './support/listen.js';
 
 const onChain = (overrides: Record<string, string> = {}) => ({ FACILITATOR_PRIVATE_KEY: DEV_FACILITATOR_KEY, CHAIN_RPC_URL, ...overrides });
-
-async function listen(app: express.Express): Promise<{ server: Server; url: string }> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-async function close(server: Server | undefined): Promise<void> {
-  if (!server) return;
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
 
 /** The settlement a seller's answer carries (X-PAYMENT-RESPONSE / PAYMENT-RESPONSE, base64 JSON). */
 function paymentResponse(res: Response): { success: boolean; transaction: string } {

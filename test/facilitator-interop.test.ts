@@ -21,19 +21,7 @@ import { paymentMiddleware as paymentMiddlewareV1 } from 'x402-express';
 import { createSigner, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { NETWORK, newWallet, USDC } from './support/payments.js';
-
-async function listen(app: express.Express): Promise<{ server: Server; url: string }> {
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-async function close(server: Server | undefined): Promise<void> {
-  if (!server) return;
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
+import { close, listen } from './support/listen.js';
 
 interface SearchHit {
   id: string;
