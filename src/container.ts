@@ -33,7 +33,7 @@ import { buildChanges } from './changes/index.js';
 import { buildEmbeddingWorker, type EmbeddingWorker } from './semantic/index.js';
 import { HealthEnrollment } from './probe/healthEnrollment.js';
 import { systemClock } from './core/clock.js';
-import { exactChainFor } from './store/chainSettlement.js';
+import { chainAdapterFor } from './store/chainSettlement.js';
 
 export interface Container {
   routers: Router[];
@@ -153,7 +153,7 @@ export function buildPayments(config: Config, logger: Logger, deps: PaymentDeps)
   const { stores, ...rest } = deps;
   const connection = stores.redis.hotPath((err) => logger.debug('facilitator redis connection error', { err: err.message }));
   const signals = buildSignals(config, logger, { redis: connection.stores, writer: deps.writer });
-  const chain = exactChainFor(config, connection.stores);
+  const chain = chainAdapterFor(config, connection.stores);
   const facilitator = buildFacilitator(config, logger, {
     ...rest,
     redis: connection.stores,

@@ -120,6 +120,7 @@ export const exactScheme: PaymentScheme = {
     const authorization = schemePayload.authorization as Record<string, string>;
     const text = (v: unknown) => String(v);
     return {
+      kind: 'eip3009',
       network: requirements.network,
       asset: requirements.asset,
       payTo: requirements.payTo,
@@ -136,6 +137,7 @@ export const exactScheme: PaymentScheme = {
       signature: schemePayload.signature as string,
     };
   },
+  chainFailures: { simulationFailed: Reason.exactSimulationFailed, transactionFailed: Reason.exactTransactionFailed },
   metered: false,
   // @x402/evm 2.27's exact/facilitator error constants (test/facilitator-reasons.test.ts checks them).
   v2ReasonNames: {

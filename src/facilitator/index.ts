@@ -24,7 +24,7 @@ import { TrafficCredit } from './trafficCredit.js';
 import { SponsorshipPolicy } from './sponsorship.js';
 import { registerSponsorOutflow } from './sponsorMetrics.js';
 import { PENDING_CREDITS, PendingCreditResolver } from '../signals/pendingCredits.js';
-import type { ExactChain } from '../store/evm/exactChain.js';
+import type { ChainAdapter } from '../store/evm/chainAdapter.js';
 import { ChainRail } from './chainRail.js';
 import { Counter } from 'prom-client';
 
@@ -49,8 +49,8 @@ export function buildFacilitator(
     metrics: Metrics;
     /** The announce path a payment of an unlisted resource asks to probe it (AnnounceService). */
     probes: ProbeScheduler;
-    /** The chain `exact` settles on, when a facilitator key is configured (store/chainSettlement.ts). */
-    chain?: ExactChain;
+    /** The chain `exact` and `upto` settle on, when a facilitator key is configured (store/chainSettlement.ts). */
+    chain?: ChainAdapter;
   },
   clock: Clock = systemClock,
 ): Facilitator {
@@ -63,7 +63,7 @@ export function buildFacilitator(
   const sponsorLedger = redis.sponsorLedger();
   const declined = registerSponsorOutflow(metrics, sponsorLedger, clock);
   const chain = deps.chain ? new ChainRail(deps.chain, config.sponsorFloorWei, floorStops(metrics)) : undefined;
-  if (chain) logger.info('exact settles on chain', { networks: deps.chain!.networks(), facilitator: chain.address });
+  if (chain) logger.info('exact and upto settle on chain', { networks: deps.chain!.networks(), facilitator: chain.address });
   // The sponsor is the facilitator's own account on a chain, the ledger's simulated balance otherwise.
   const sponsorBalance = (network: string) => (chain ? chain.sponsorBalance(network) : ledger.sponsorBalance(network));
   const policy = new SponsorshipPolicy(config.sponsorship, sponsorLedger, sponsorBalance, clock);

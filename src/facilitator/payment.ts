@@ -7,7 +7,7 @@
  */
 import type { JsonObject } from '../core/json.js';
 import type { Transfer } from '../store/redis/ledger.js';
-import type { Eip3009Payment } from '../store/evm/exactChain.js';
+import type { ChainPayment } from '../store/evm/chainAdapter.js';
 import type { ReasonCode, Rejection } from './reasons.js';
 
 export type { Transfer };
@@ -75,9 +75,11 @@ export interface PaymentScheme {
   expired(payer?: string): Rejection;
   /**
    * The payment as the chain settles it, for a scheme that settles on chain once a facilitator key
-   * is configured (exact); absent: the scheme settles on the test ledger (upto, until issue 44's part 2).
+   * is configured (exact, upto); absent: the scheme settles on the test ledger.
    */
-  chainPayment?(request: PaymentRequest): Eip3009Payment;
+  chainPayment?(request: PaymentRequest): ChainPayment;
+  /** The codes of this scheme's chain failures @x402/evm does not name more precisely (a simulation, a sent transaction). */
+  readonly chainFailures?: { simulationFailed: ReasonCode; transactionFailed: ReasonCode };
   /** Whether a settlement charges metered use rather than the price: its amount feeds the listing's median settled amount. */
   readonly metered: boolean;
   /** The names @x402/evm's v2 facilitator gives some refusals of this scheme (paymentSchemes.ts wireReason). */

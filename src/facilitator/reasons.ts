@@ -44,7 +44,13 @@ export const Reason = {
   permit2NonceUsed: 'permit2_invalid_nonce',
   /** A permit whose ceiling is 0 authorizes nothing (@x402/evm's name for the proxy's InvalidAmount). */
   permit2InvalidAmount: 'permit2_invalid_amount',
+  /** On a chain: the payer's token allowance to Permit2 does not cover the amount (the one-time approval is missing). */
+  permit2AllowanceRequired: 'permit2_allowance_required',
+  /** On a chain: @x402/evm's simulation of the Permit2 transfer reverted for a reason it does not name. */
+  permit2SimulationFailed: 'permit2_simulation_failed',
   uptoFacilitatorMismatch: 'upto_facilitator_mismatch',
+  /** On a chain: the upto transfer was sent and failed (reverted, or the node refused it). */
+  uptoTransactionFailed: 'invalid_upto_evm_transaction_failed',
   uptoSettlementExceedsAmount: 'invalid_upto_evm_payload_settlement_exceeds_amount',
   // both schemes
   insufficientFunds: 'insufficient_funds',

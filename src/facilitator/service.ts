@@ -261,8 +261,9 @@ export class FacilitatorService {
     if (payment instanceof Rejection) return settlementTransaction(hash);
     const chain = this.railOf(payment);
     if (!chain) return settlementTransaction(hash);
-    const checked = this.check(request, 'settle').outcome;
-    return checked instanceof Rejection ? '' : chain.journaled(checked).catch(() => '');
+    // chainPayment reads a payload its scheme's checks passed.
+    if (this.check(request, 'settle').outcome instanceof Rejection) return '';
+    return chain.journaled(payment).catch(() => '');
   }
 
   /** A settlement that moved value: credited to the listing it paid, if any (its Bazaar outcome). */

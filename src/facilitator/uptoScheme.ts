@@ -2,7 +2,8 @@
  * `upto` on EVM: the buyer signs a Permit2 `PermitWitnessTransferFrom` whose permitted amount is a
  * ceiling, with a witness naming the recipient and the facilitator allowed to settle it (the form
  * @x402/evm's upto client signs). Checked offline: the Permit2 domain, spender and witness are
- * verified and the signature recovered; /settle then charges the actual amount, at most the ceiling.
+ * verified and the signature recovered; /settle then charges the actual amount, at most the ceiling,
+ * on the chain through x402's upto proxy (chainPayment; facilitator/chainRail.ts).
  */
 import { getAddress, type Hex } from 'viem';
 import { recoverTypedDataSigner } from './recoverSigner.js';
@@ -144,6 +145,34 @@ export const uptoScheme: PaymentScheme = {
   check: (request, { nowSeconds, facilitatorAddress, mode }) => checkUptoPayment(request, nowSeconds, facilitatorAddress, mode),
   nonceUsed: (payer) => reject(Reason.permit2NonceUsed, 'the Permit2 nonce was already used', payer),
   expired: (payer) => reject(Reason.permit2DeadlineExpired, 'permit expired', payer),
+  chainPayment: (request) => {
+    // Only called on a request check() passed: the shapes below were validated there.
+    const { requirements, schemePayload } = request;
+    const permit = schemePayload.permit2Authorization as Record<string, unknown>;
+    const permitted = permit.permitted as Record<string, unknown>;
+    const witness = permit.witness as Record<string, unknown>;
+    const text = (v: unknown) => String(v);
+    return {
+      kind: 'permit2-upto',
+      network: requirements.network,
+      asset: requirements.asset,
+      payTo: requirements.payTo,
+      maxTimeoutSeconds: requirements.maxTimeoutSeconds ?? 300,
+      extra: requirements.extra,
+      // At /settle the requirements amount is what the seller metered (check() held it to the ceiling).
+      amount: requirements.amount.toString(),
+      permit2Authorization: {
+        from: text(permit.from),
+        spender: text(permit.spender),
+        nonce: text(permit.nonce),
+        deadline: text(permit.deadline),
+        permitted: { token: text(permitted.token), amount: text(permitted.amount) },
+        witness: { to: text(witness.to), facilitator: text(witness.facilitator), validAfter: text(witness.validAfter) },
+      },
+      signature: schemePayload.signature as string,
+    };
+  },
+  chainFailures: { simulationFailed: Reason.permit2SimulationFailed, transactionFailed: Reason.uptoTransactionFailed },
   metered: true,
   // @x402/evm 2.27's upto/facilitator error constants (test/facilitator-reasons.test.ts checks them).
   v2ReasonNames: {

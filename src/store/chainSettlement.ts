@@ -5,14 +5,14 @@
  */
 import type { Config } from '../config/index.js';
 import { chainClients } from './evm/chainClients.js';
-import { ExactChain } from './evm/exactChain.js';
+import { ChainAdapter } from './evm/chainAdapter.js';
 import { TransactionSender } from './evm/sender.js';
 import type { RedisStores } from './redis/redisStores.js';
 
-export function exactChainFor(config: Pick<Config, 'chain' | 'facilitatorNetworks'>, redis: RedisStores): ExactChain | undefined {
+export function chainAdapterFor(config: Pick<Config, 'chain' | 'facilitatorNetworks'>, redis: RedisStores): ChainAdapter | undefined {
   const { privateKey } = config.chain;
   if (!privateKey) return undefined;
   const clients = chainClients({ ...config.chain, privateKey }, config.facilitatorNetworks);
   const journal = redis.txJournal();
-  return new ExactChain(clients, new TransactionSender(clients.account, redis.senderLock(), journal), journal);
+  return new ChainAdapter(clients, new TransactionSender(clients.account, redis.senderLock(), journal), journal);
 }

@@ -1,9 +1,10 @@
 /**
- * The facilitator settling `exact` on a chain (issue 44; facilitator/chainRail.ts) over a fake of
- * store/evm/exactChain.ts with the chain's rules: a token balance per payer, an authorization
- * used once (its first transaction is the one every retry answers with), the facilitator account's
- * native balance paying each settlement's gas. The real adapter runs on the dev node in
- * test/facilitator-chain.test.ts.
+ * The facilitator settling `exact` and `upto` on a chain (issue 44; facilitator/chainRail.ts) over
+ * a fake of store/evm/chainAdapter.ts with the chain's rules: a token balance per payer, Permit2
+ * allowances, an authorization used once (its first transaction is the one every retry answers
+ * with), the facilitator account's native balance paying each settlement's gas, a reverted
+ * transaction's gas too. The real adapter runs on the dev node in test/facilitator-chain.test.ts
+ * and test/facilitator-upto-chain.test.ts.
  */
 import assert from 'node:assert/strict';
 import type { LocalAccount } from 'viem';
@@ -12,7 +13,7 @@ import { createMetrics } from '../../src/metrics.js';
 import { ChainRail } from '../../src/facilitator/chainRail.js';
 import { PayerLimit } from '../../src/facilitator/payerLimit.js';
 import { FacilitatorService } from '../../src/facilitator/service.js';
-import type { ChainSettlement, Eip3009Payment, ExactChain } from '../../src/store/evm/exactChain.js';
+import type { ChainAdapter, ChainPayment, ChainSettlement } from '../../src/store/evm/chainAdapter.js';
 import { exactRequest, NETWORK, newWallet, requirements, USDC, uptoRequest } from '../support/payments.js';
 import { fakeLedger } from './fakes/ledger.js';
 
@@ -20,38 +21,56 @@ const FLOOR = 10n ** 16n;
 const FEE = 90_000n * 1_000_000_000n;
 const ACCOUNT = '0x00000000000000000000000000000000000000Fa';
 
+const fromOf = (p: ChainPayment) => (p.kind === 'eip3009' ? p.authorization.from : p.permit2Authorization.from).toLowerCase();
+const keyOf = (p: ChainPayment) => (p.kind === 'eip3009' ? `3009:${p.authorization.nonce}` : `permit2:${fromOf(p)}:${p.permit2Authorization.nonce}`);
+const amountOf = (p: ChainPayment) => BigInt(p.kind === 'eip3009' ? p.authorization.value : p.amount);
+
 function fakeChain() {
   const balances = new Map<string, bigint>();
+  const allowances = new Map<string, bigint>();
   const used = new Map<string, string>();
   const chain = {
     sponsor: 10n ** 18n,
     sends: 0,
     /** The next settle answers `settlement_pending` (a receipt that did not come in time). */
     pendingOnce: false,
+    /** The next settle's transaction is mined and reverts: its gas is paid, nothing moves. */
+    revertOnce: false,
     simulation: { ok: true } as { ok: true } | { ok: false; reason: string },
     address: ACCOUNT,
     networks: () => [NETWORK],
-    state: async (p: Eip3009Payment) => ({ balance: balances.get(p.authorization.from.toLowerCase()) ?? 0n, nonceUsed: used.has(p.authorization.nonce) }),
+    key: keyOf,
+    state: async (p: ChainPayment) => ({
+      balance: balances.get(fromOf(p)) ?? 0n,
+      nonceUsed: used.has(keyOf(p)),
+      ...(p.kind === 'permit2-upto' ? { allowance: allowances.get(fromOf(p)) ?? 0n } : {}),
+    }),
     simulate: async () => chain.simulation,
     sponsorBalance: async () => chain.sponsor,
     feeEstimate: async () => FEE,
-    journaled: async () => undefined,
-    settle: async (p: Eip3009Payment): Promise<ChainSettlement> => {
-      const first = used.get(p.authorization.nonce);
+    journaled: async (key: string) => used.get(key),
+    settle: async (p: ChainPayment): Promise<ChainSettlement> => {
+      const first = used.get(keyOf(p));
       if (first) return { ok: true, transaction: first as `0x${string}`, feeWei: 0n };
       chain.sends += 1;
       const transaction = `0x${chain.sends.toString(16).padStart(64, '0')}`;
-      used.set(p.authorization.nonce, transaction);
+      if (chain.revertOnce) {
+        chain.revertOnce = false;
+        chain.sponsor -= FEE / 2n;
+        return { ok: false, reason: 'invalid_exact_evm_transaction_failed', message: 'reverted', transaction, feeWei: FEE / 2n };
+      }
+      used.set(keyOf(p), transaction);
       if (chain.pendingOnce) {
         chain.pendingOnce = false;
-        return { ok: false, reason: 'settlement_pending', message: 'timed out', transaction };
+        return { ok: false, reason: 'settlement_pending', message: 'timed out', transaction, feeWei: 0n };
       }
-      const from = p.authorization.from.toLowerCase();
-      balances.set(from, (balances.get(from) ?? 0n) - BigInt(p.authorization.value));
+      const from = fromOf(p);
+      balances.set(from, (balances.get(from) ?? 0n) - amountOf(p));
       chain.sponsor -= FEE;
       return { ok: true, transaction: transaction as `0x${string}`, feeWei: FEE };
     },
     fund: (address: string, amount: bigint) => balances.set(address.toLowerCase(), amount),
+    approvePermit2: (address: string, amount: bigint) => allowances.set(address.toLowerCase(), amount),
     balance: (address: string) => balances.get(address.toLowerCase()) ?? 0n,
   };
   return chain;
@@ -62,7 +81,7 @@ function world() {
   const money = fakeLedger();
   const stops: string[] = [];
   const fees: bigint[] = [];
-  const rail = new ChainRail(chain as unknown as ExactChain, FLOOR, (network) => stops.push(network));
+  const rail = new ChainRail(chain as unknown as ChainAdapter, FLOOR, (network) => stops.push(network));
   const service = new FacilitatorService({
     config: { facilitatorNetworks: [NETWORK], facilitatorAddress: ACCOUNT, settlementFeeWei: 21_000_000_000_000n },
     ledger: money.ledger,
@@ -155,15 +174,58 @@ describe('unit: exact settled on a chain', () => {
     assert.deepEqual(stops, [NETWORK, NETWORK]);
   });
 
-  it('upto stays on the ledger while exact settles on chain', async () => {
-    const { chain, money, settle } = world();
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
-    const ceiling = requirements(seller.address, { scheme: 'upto', extra: { facilitatorAddress: ACCOUNT } });
-    const body = await uptoRequest(buyer, ceiling, { facilitator: ACCOUNT });
-    const result = await settle({ ...body, paymentRequirements: { ...ceiling, amount: '700' } });
-    assert.equal(result.success, true, JSON.stringify(result));
+});
+
+describe('unit: upto settled on a chain', () => {
+  let buyer: LocalAccount;
+  let seller: LocalAccount;
+  beforeEach(() => {
+    buyer = newWallet();
+    seller = newWallet();
+  });
+  const ceiling = () => requirements(seller.address, { scheme: 'upto', amount: '2000', extra: { facilitatorAddress: ACCOUNT } });
+
+  it('settles the metered amount (<= the ceiling) on chain, once; the Permit2 nonce is then used', async () => {
+    const { chain, settle, verify, fees } = world();
+    chain.fund(buyer.address, 5000n);
+    chain.approvePermit2(buyer.address, 10n ** 30n);
+    const body = await uptoRequest(buyer, ceiling(), { facilitator: ACCOUNT });
+    assert.deepEqual(await verify(body), { isValid: true, payer: buyer.address });
+    const metered = { ...body, paymentRequirements: { ...ceiling(), amount: '700' } };
+    const a = await settle(metered);
+    const b = await settle(metered);
+    assert.equal(a.success && b.success, true, JSON.stringify([a, b]));
+    assert.equal(a.transaction, b.transaction);
+    assert.equal(a.amount, '700');
+    assert.equal(chain.sends, 1);
+    assert.equal(chain.balance(buyer.address), 4300n);
+    assert.deepEqual(fees, [FEE]);
+    assert.equal((await verify(body)).invalidReason, 'permit2_invalid_nonce');
+  });
+
+  it('no Permit2 allowance is permit2_allowance_required; an unfunded payer permit2_insufficient_balance', async () => {
+    const { chain, verify } = world();
+    const body = await uptoRequest(buyer, ceiling(), { facilitator: ACCOUNT });
+    assert.equal((await verify(body)).invalidReason, 'permit2_insufficient_balance');
+    chain.fund(buyer.address, 5000n);
+    const refused = await verify(body);
+    assert.equal(refused.invalidReason, 'permit2_allowance_required');
+    assert.match(refused.invalidMessage ?? '', /approve Permit2/);
+    chain.approvePermit2(buyer.address, 2000n);
+    assert.equal((await verify(body)).isValid, true);
+  });
+
+  it('above the ceiling is refused and 0 settles nothing, without sending', async () => {
+    const { chain, settle } = world();
+    chain.fund(buyer.address, 5000n);
+    chain.approvePermit2(buyer.address, 10n ** 30n);
+    const body = await uptoRequest(buyer, ceiling(), { facilitator: ACCOUNT });
+    const above = await settle({ ...body, paymentRequirements: { ...ceiling(), amount: '2001' } });
+    assert.equal(above.errorReason, 'invalid_upto_evm_payload_settlement_exceeds_amount');
+    const zero = await settle({ ...body, paymentRequirements: { ...ceiling(), amount: '0' } });
+    assert.deepEqual([zero.success, zero.transaction, zero.amount], [true, '', '0']);
     assert.equal(chain.sends, 0);
-    assert.equal(money.balance(NETWORK, USDC, buyer.address), 4300n);
+    assert.equal(chain.balance(buyer.address), 5000n);
   });
 });
 
