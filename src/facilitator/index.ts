@@ -74,6 +74,7 @@ export function buildFacilitator(
       return verdict;
     },
     record: (payment: Parameters<SponsorshipPolicy['record']>[0], circular: boolean) => policy.record(payment, circular),
+    recordFee: (payment: Parameters<SponsorshipPolicy['recordFee']>[0]) => policy.recordFee(payment),
   };
   const service = new FacilitatorService({
     config,

@@ -47,7 +47,7 @@ export interface FacilitatorDeps {
   /** Where payments are credited to the listings they paid (and unlisted resources get a probe). */
   traffic: TrafficCredit;
   /** Whether the fee sponsor pays for a settlement (consulted at /verify too). */
-  sponsorship: Pick<SponsorshipPolicy, 'decide' | 'record'>;
+  sponsorship: Pick<SponsorshipPolicy, 'decide' | 'record' | 'recordFee'>;
   metrics: Metrics;
   logger: Logger;
   clock: Clock;
@@ -248,7 +248,11 @@ export class FacilitatorService {
     const sponsorship = await this.deps.sponsorship.decide(this.sponsored(checked, pre.feeWei));
     if (!sponsorship.sponsored) return { result: this.failure(request, reject(Reason.sponsorshipDeclined, sponsorship.message)), final: false };
     const sent = await chain.settle(payment, checked);
-    if ('rejection' in sent) return { result: this.failure(request, sent.rejection, sent.transaction), final: false };
+    if ('rejection' in sent) {
+      // Mined and reverted: the sponsor paid its gas all the same, and the budgets count it.
+      if (sent.feeWei > 0n) await this.deps.sponsorship.recordFee(this.sponsored(checked, sent.feeWei)).catch((err: Error) => this.deps.logger.warn('sponsorship record failed', { err: err.message }));
+      return { result: this.failure(request, sent.rejection, sent.transaction), final: false };
+    }
     onMoved({ payment: checked, scheme: payment.scheme, circular: sponsorship.circular, transaction: sent.transaction });
     await this.deps.sponsorship.record(this.sponsored(checked, sent.feeWei), sponsorship.circular).catch((err: Error) => this.deps.logger.warn('sponsorship record failed', { err: err.message }));
     const amount = checked.transfer.amount.toString();

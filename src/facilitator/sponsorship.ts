@@ -56,7 +56,7 @@ export class SponsorshipPolicy {
 
   constructor(
     private readonly settings: SponsorshipSettings,
-    private readonly ledger: Pick<SponsorLedger, 'check' | 'record'>,
+    private readonly ledger: Pick<SponsorLedger, 'check' | 'record' | 'recordFee'>,
     /** The sponsor's balance on a network (the ledger's, or the chain's after issue 44). */
     private readonly sponsorBalance: (network: string) => Promise<bigint>,
     private readonly clock: Clock,
@@ -91,6 +91,17 @@ export class SponsorshipPolicy {
     const cached = this.balances.get(payment.network);
     if (cached) cached.spent += payment.feeWei;
     await this.ledger.record({ payer: payment.payer, payee: payment.payee, day: Math.floor(now / DAY_MS), now, windowMs: this.settings.circularWindowMs, feeWei: payment.feeWei, circular });
+  }
+
+  /**
+   * A sponsored settlement's transaction was mined and reverted: the sponsor paid its gas
+   * (`feeWei`) for nothing, so the payer's and payee's budgets are charged it; no value moved, so
+   * no flow is recorded for circles.
+   */
+  async recordFee(payment: SponsoredPayment): Promise<void> {
+    const cached = this.balances.get(payment.network);
+    if (cached) cached.spent += payment.feeWei;
+    await this.ledger.recordFee({ payer: payment.payer, payee: payment.payee, day: Math.floor(this.clock() / DAY_MS), feeWei: payment.feeWei });
   }
 
   private decline(reason: DeclineReason): Sponsorship {

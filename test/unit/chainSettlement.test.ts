@@ -81,6 +81,7 @@ function world() {
   const money = fakeLedger();
   const stops: string[] = [];
   const fees: bigint[] = [];
+  const feeOnly: Array<{ payer: string; payee: string; feeWei: bigint }> = [];
   const rail = new ChainRail(chain as unknown as ChainAdapter, FLOOR, (network) => stops.push(network));
   const service = new FacilitatorService({
     config: { facilitatorNetworks: [NETWORK], facilitatorAddress: ACCOUNT, settlementFeeWei: 21_000_000_000_000n },
@@ -89,14 +90,18 @@ function world() {
     settlements: money.settlements,
     payerLimit: new PayerLimit(undefined, undefined),
     traffic: { settled: async () => ({ status: 'success' }), verified: async () => ({ status: 'success' }) } as never,
-    sponsorship: { decide: async () => ({ sponsored: true, circular: false }), record: async (payment) => void fees.push(payment.feeWei) },
+    sponsorship: {
+      decide: async () => ({ sponsored: true, circular: false }),
+      record: async (payment) => void fees.push(payment.feeWei),
+      recordFee: async (payment) => void feeOnly.push({ payer: payment.payer, payee: payment.payee, feeWei: payment.feeWei }),
+    },
     metrics: createMetrics({ defaultMetrics: false }),
     logger: createLogger('error', { silent: true }),
     clock: Date.now,
   });
   const verify = async (body: unknown) => (await service.verify(service.readVerify(body))).response;
   const settle = async (body: unknown) => (await service.settle(service.readSettle(body))).response;
-  return { chain, money, service, verify, settle, stops, fees };
+  return { chain, money, service, verify, settle, stops, fees, feeOnly };
 }
 
 describe('unit: exact settled on a chain', () => {
@@ -158,6 +163,23 @@ describe('unit: exact settled on a chain', () => {
     assert.equal(retried.success, true);
     assert.equal(retried.transaction, pending.transaction);
     assert.equal(chain.sends, 1);
+  });
+
+  it('a transaction mined and reverted charges its payer and payee budgets the gas it burned, and records no payment', async () => {
+    const { chain, settle, fees, feeOnly } = world();
+    chain.fund(buyer.address, 5000n);
+    chain.revertOnce = true;
+    const body = await exactRequest(buyer, requirements(seller.address));
+    const reverted = await settle(body);
+    assert.equal(reverted.success, false);
+    assert.equal(reverted.errorReason, 'invalid_exact_evm_transaction_failed');
+    assert.deepEqual(feeOnly, [{ payer: buyer.address, payee: seller.address.toLowerCase(), feeWei: FEE / 2n }]);
+    assert.deepEqual(fees, []);
+    assert.equal(chain.balance(buyer.address), 5000n);
+    // Not final: the retry verifies afresh and settles; its own gas is a normal sponsored payment.
+    assert.equal((await settle(body)).success, true);
+    assert.deepEqual(fees, [FEE]);
+    assert.equal(feeOnly.length, 1);
   });
 
   it('the sponsor floor stops verify and settle with sponsor_below_floor before the account runs dry', async () => {

@@ -49,7 +49,7 @@ function world(sponsorship: (payment: { amount: bigint }) => Sponsorship = () =>
     settlements: money.settlements,
     payerLimit: new PayerLimit(undefined, undefined),
     traffic,
-    sponsorship: { decide: async (payment) => sponsorship(payment), record: async (payment, circular) => void sponsored.push({ amount: payment.amount, circular }) },
+    sponsorship: { decide: async (payment) => sponsorship(payment), record: async (payment, circular) => void sponsored.push({ amount: payment.amount, circular }), recordFee: async () => undefined },
     metrics: createMetrics({ defaultMetrics: false }),
     logger,
     clock,

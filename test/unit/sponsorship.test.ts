@@ -24,7 +24,7 @@ function policy(balance: bigint, verdict: SponsorVerdict = 'ok', circular = fals
   const records: unknown[] = [];
   const p = new SponsorshipPolicy(
     settings,
-    { check: async (c) => (checks.push(c), { verdict, circular }), record: async (r) => void records.push(r) },
+    { check: async (c) => (checks.push(c), { verdict, circular }), record: async (r) => void records.push(r), recordFee: async (r) => void records.push({ feeOnly: r }) },
     async () => balance,
     () => 1_700_000_000_000,
   );
@@ -39,7 +39,7 @@ describe('unit: the fee sponsor\'s policy', () => {
     assert.equal(small.sponsored, false);
     assert.equal((small as { reason: string }).reason, 'below_minimum');
     assert.match((small as { message: string }).message, /100 base units/);
-    const zero = new SponsorshipPolicy({ ...settings, minAmount: 0n }, { check: async () => ({ verdict: 'ok', circular: false }), record: async () => undefined }, async () => 10n ** 18n, Date.now);
+    const zero = new SponsorshipPolicy({ ...settings, minAmount: 0n }, { check: async () => ({ verdict: 'ok', circular: false }), record: async () => undefined, recordFee: async () => undefined }, async () => 10n ** 18n, Date.now);
     assert.equal((await zero.decide(payment(0n))).sponsored, false);
     assert.deepEqual(checks, []);
     assert.equal((await p.decide(payment(100n))).sponsored, true);
@@ -60,6 +60,13 @@ describe('unit: the fee sponsor\'s policy', () => {
     assert.equal(checks[0]!.reserve, true);
     assert.equal(checks[0]!.payerBudgetWei, (settings.payerBudgetWei * 5n) / 100n);
     assert.equal(checks[0]!.payeeBudgetWei, (settings.payeeBudgetWei * 5n) / 100n);
+  });
+
+  it('a reverted settlement\'s gas is charged as a fee only (no payment recorded), and counts against the balance seen', async () => {
+    const { p, records } = policy(10n ** 18n);
+    await p.decide(payment(1000n));
+    await p.recordFee(payment(1000n));
+    assert.deepEqual(records, [{ feeOnly: { payer: '0xA', payee: '0xB', day: Math.floor(1_700_000_000_000 / 86_400_000), feeWei: FEE } }]);
   });
 
   it('each refusal of the ledger is a decline with its reason and a message for the payer', async () => {

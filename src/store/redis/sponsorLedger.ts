@@ -4,7 +4,8 @@
  * spenders), the circular payments sponsored per payer, and for each address who paid it recently,
  * directly (`1|payer`) or through one or two others (`2|…`, `3|…`), scored by when: a payment to
  * someone who funded its payer within the window returns value in a circle. One slot (`{sponsor}`);
- * one read-only script checks a payment, one records it once the ledger moved it. Bounded: the
+ * one read-only script checks a payment, one records it once it moved, and one charges only the fee
+ * of a transaction that was mined and reverted (gas burned, nothing moved: no funder edge). Bounded: the
  * funder sets keep their newest FUNDERS_KEPT and expire with the window, the day sets after two days.
  */
 import type { RedisClient } from './client.js';
@@ -86,7 +87,17 @@ if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[4], 0, over - 1) end
 redis.call('PEXPIRE', KEYS[4], window)
 return 1`;
 
+// KEYS: payer spent, payee spent. ARGV: payer, payee, fee, day ttl. A reverted settlement's gas: the
+// budgets are charged, and nothing else (no value moved, so nobody funded anybody).
+const RECORD_FEE = `
+redis.call('ZINCRBY', KEYS[1], ARGV[3], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('ZINCRBY', KEYS[2], ARGV[3], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+return 1`;
+
 type SponsorRedis = RedisClient & {
+  sponsorRecordFee(...args: Array<string | number>): Promise<number>;
   sponsorCheck(...args: Array<string | number>): Promise<[SponsorVerdict, number]>;
   sponsorRecord(...args: Array<string | number>): Promise<number>;
 };
@@ -100,6 +111,7 @@ export class SponsorLedger {
     if (!('sponsorCheck' in redis)) {
       redis.defineCommand('sponsorCheck', { numberOfKeys: 4, lua: CHECK });
       redis.defineCommand('sponsorRecord', { numberOfKeys: 5, lua: RECORD });
+      redis.defineCommand('sponsorRecordFee', { numberOfKeys: 2, lua: RECORD_FEE });
     }
     this.redis = redis as SponsorRedis;
   }
@@ -147,6 +159,13 @@ export class SponsorLedger {
       DAY_SETS_TTL_SECONDS,
       CHAIN_DEPTH,
     );
+  }
+
+  /** A sponsored settlement's transaction was mined and reverted: its gas counts against its payer and payee, nothing else. */
+  async recordFee(r: { payer: string; payee: string; day: number; feeWei: bigint }): Promise<void> {
+    const payer = r.payer.toLowerCase();
+    const payee = r.payee.toLowerCase();
+    await this.redis.sponsorRecordFee(this.keys.sponsorSpent('payer', r.day), this.keys.sponsorSpent('payee', r.day), payer, payee, r.feeWei.toString(), DAY_SETS_TTL_SECONDS);
   }
 
   /** The `count` addresses the sponsor paid most for in one role on `day`, with the wei paid. */
