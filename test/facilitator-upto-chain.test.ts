@@ -17,7 +17,8 @@ import { createWalletClient, erc20Abi, http, maxUint256, type LocalAccount } fro
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startHarness, type Harness } from './support/harness.js';
 import { NETWORK, newWallet, requirements, USDC, uptoRequest } from './support/payments.js';
-import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, fundBuyer, fundGas, requireDevChain, usdcBalance } from './support/chainFunding.js';
+import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, fundBuyer, fundGas, mineBlock, requireDevChain, setAutomine, usdcBalance } from './support/chainFunding.js';
+import { SponsorLedger } from '../src/store/redis/sponsorLedger.js';
 import { PERMIT2_ADDRESS } from '../src/facilitator/uptoScheme.js';
 import { close, listen } from './support/listen.js';
 
@@ -29,11 +30,16 @@ async function buyer(usdc: bigint, approve = true): Promise<LocalAccount> {
   await fundBuyer(account.address, usdc);
   if (approve) {
     await fundGas(account.address, 10n ** 16n);
-    const wallet = createWalletClient({ account, chain: chainClient.chain, transport: http(CHAIN_RPC_URL) });
-    const hash = await wallet.writeContract({ address: USDC as `0x${string}`, abi: erc20Abi, functionName: 'approve', args: [PERMIT2_ADDRESS, maxUint256], chain: chainClient.chain });
-    await chainClient.waitForTransactionReceipt({ hash });
+    await chainClient.waitForTransactionReceipt({ hash: await approvePermit2(account, maxUint256) });
   }
   return account;
+}
+
+/** The buyer's own approval transaction (not awaited); `tip` puts it ahead of others in the next block. */
+function approvePermit2(account: LocalAccount, amount: bigint, tip?: bigint): Promise<`0x${string}`> {
+  const wallet = createWalletClient({ account, chain: chainClient.chain, transport: http(CHAIN_RPC_URL) });
+  const fees = tip ? { maxPriorityFeePerGas: tip, maxFeePerGas: tip * 2n } : {};
+  return wallet.writeContract({ address: USDC as `0x${string}`, abi: erc20Abi, functionName: 'approve', args: [PERMIT2_ADDRESS, amount], chain: chainClient.chain, ...fees });
 }
 
 async function minedByFacilitator(hash: string): Promise<void> {
@@ -113,6 +119,43 @@ describe('facilitator: upto settled on the dev chain (issue 44)', function () {
     const unfunded = await uptoRequest(newWallet(), ceiling(payTo), { facilitator: FACILITATOR });
     assert.equal((await request(h.app).post('/verify').send(unfunded).expect(200)).body.invalidReason, 'permit2_insufficient_balance');
     assert.equal(await usdcBalance(payTo), 0n);
+  });
+
+  it('a settlement mined and reverted: its real gas is charged to the payer\'s and payee\'s sponsor budgets, nothing moved, and the retry does not send again', async () => {
+    const slow = await startHarness({ FACILITATOR_PRIVATE_KEY: DEV_FACILITATOR_KEY, CHAIN_RPC_URL, CHAIN_RECEIPT_TIMEOUT_MS: '1000' });
+    try {
+      const payer = await buyer(5000n);
+      const payTo = newWallet().address;
+      const body = await uptoRequest(payer, ceiling(payTo), { facilitator: FACILITATOR });
+      await setAutomine(false);
+      const pending = (await request(slow.app).post('/settle').send(body).expect(200)).body;
+      assert.equal(pending.errorReason, 'settlement_pending', JSON.stringify(pending));
+      // The buyer revokes Permit2 in the same block, ahead of the settlement: the proxy's transfer reverts.
+      await approvePermit2(payer, 0n, 100_000_000_000n);
+      await mineBlock();
+      await setAutomine(true);
+      const receipt = await chainClient.getTransactionReceipt({ hash: pending.transaction });
+      assert.equal(receipt.status, 'reverted');
+      const reverted = (await request(slow.app).post('/settle').send(body).expect(200)).body;
+      assert.equal(reverted.success, false);
+      assert.equal(reverted.errorReason, 'invalid_upto_evm_transaction_failed', JSON.stringify(reverted));
+      assert.equal(reverted.transaction, pending.transaction);
+      const day = Math.floor(Date.now() / 86_400_000);
+      const sponsor = new SponsorLedger(slow.redis, slow.config.redisPrefix);
+      const gas = Number(receipt.gasUsed * receipt.effectiveGasPrice);
+      assert.deepEqual(await sponsor.top('payer', day, 5), [{ address: payer.address.toLowerCase(), wei: gas }]);
+      assert.deepEqual(await sponsor.top('payee', day, 5), [{ address: payTo.toLowerCase(), wei: gas }]);
+      assert.equal(await usdcBalance(payTo), 0n);
+      // The journal forgot the dead transaction: the retry verifies afresh against the chain and sends nothing.
+      const nonce = await chainClient.getTransactionCount({ address: FACILITATOR });
+      const again = (await request(slow.app).post('/settle').send(body).expect(200)).body;
+      assert.equal(again.errorReason, 'permit2_allowance_required', JSON.stringify(again));
+      assert.equal(await chainClient.getTransactionCount({ address: FACILITATOR }), nonce);
+      assert.equal((await sponsor.top('payer', day, 5))[0]!.wei, gas);
+    } finally {
+      await setAutomine(true);
+      await slow.close();
+    }
   });
 
   it('an amount above the ceiling is refused and a settle of 0 moves nothing; the permit still settles afterwards', async () => {
