@@ -62,7 +62,7 @@ export interface Container {
   federation: Federation;
   /** Prometheus registry (GET /metrics); modules register their own metrics on `metrics.registry`. */
   metrics: Metrics;
-  /** /supported, /verify, /settle on the test ledger. */
+  /** /supported, /verify, /settle: settled on a chain from the facilitator's key. */
   facilitator: Facilitator;
   /** The listing signals the facilitator records, and their flush into the catalog. */
   signals: SignalTracking;

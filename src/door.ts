@@ -33,7 +33,6 @@ export { ChangeLog } from './store/redis/changeLog.js';
 export { ProbeStore } from './store/redis/probeStore.js';
 export { SellerTokenRecords } from './store/redis/sellerTokens.js';
 export { SellerTokenStore } from './publish/sellerTokens.js';
-export { Ledger, USED_NONCE_MARGIN_MS } from './store/redis/ledger.js';
 export { StalenessWorker } from './staleness/stalenessWorker.js';
 export { ElasticsearchStaleListingFinder } from './store/elasticsearch/staleListings.js';
 

@@ -1,8 +1,8 @@
 /**
  * Settling on a chain (issue 44): where each configured network's JSON-RPC node is, the key the
- * facilitator sends transactions from, and how long it waits for them. Without a key the service
- * settles on its Redis test ledger as before (no transaction can be sent without one), so the key
- * is what turns the chain on; every network of FACILITATOR_NETWORKS then needs a node.
+ * facilitator sends transactions from, and how long it waits for them. Without a key no
+ * transaction can be sent, so no network is offered; with one, every network of
+ * FACILITATOR_NETWORKS needs a node.
  */
 import { readFileSync } from 'node:fs';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -10,7 +10,7 @@ import type { Env, EnvReader } from './envReader.js';
 import { checkUrl } from './envReader.js';
 
 export interface ChainSettings {
-  /** The facilitator's key (FACILITATOR_KEY_FILE, else FACILITATOR_PRIVATE_KEY); unset: the test ledger settles. */
+  /** The facilitator's key (FACILITATOR_KEY_FILE, else FACILITATOR_PRIVATE_KEY); unset: no network is offered. */
   privateKey?: `0x${string}`;
   /** Its address, derived from the key. */
   address?: string;

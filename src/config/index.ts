@@ -58,16 +58,12 @@ export interface Config {
   federation: FederationSettings;
   /** Redis rate limits per route; `undefined` means off (docs/announce.md). */
   rateLimits: RateLimitSettings;
-  /** Facilitator (issue 4): CAIP-2 networks settled on the service's own test ledger. */
+  /** Facilitator (issue 4): the CAIP-2 networks it settles on, with a facilitator key (without one, none is offered). */
   facilitatorNetworks: string[];
   /** Address advertised in /supported `signers` and as the `upto` witness facilitator (the key's address when one is configured). */
   facilitatorAddress: string;
   /** The chain each network settles on, once a facilitator key is configured (issue 44; docs/facilitator.md "Settlement"). */
   chain: ChainSettings;
-  /** Simulated network fee each settlement pays from the sponsor balance, in wei. */
-  settlementFeeWei: bigint;
-  /** Sponsor balance (wei) seeded once when the ledger has none; the faucet tops it up. */
-  sponsorInitialWei: bigint;
   /** Below this sponsor balance (wei) /metrics raises facilitator_sponsor_below_floor; on a chain, settlement stops before it (issue 44). */
   sponsorFloorWei: bigint;
   /** What the sponsor pays for and for whom (issue 43: value that goes in circles cannot drain it). */
@@ -92,7 +88,7 @@ const indexName = (value: string): string | undefined =>
     ? undefined
     : 'must be a lower-case Elasticsearch index name (letters, digits, . _ -)';
 
-/** Ledger amounts are Redis integers: non-negative and within int64. */
+/** Wei amounts the sponsor ledger keeps are Redis integers: non-negative and within int64. */
 const weiAmount = (value: string): string | undefined =>
   /^[0-9]{1,19}$/.test(value) && BigInt(value) <= 9_223_372_036_854_775_807n
     ? undefined
@@ -236,10 +232,8 @@ export function loadConfig(env: Env = process.env): Config {
       /^0x[0-9a-fA-F]{40}$/.test(v) ? undefined : 'must be a 0x-prefixed 20-byte hex address',
     ),
     chain,
-    settlementFeeWei: readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'),
-    sponsorInitialWei: readWei(read, 'SPONSOR_INITIAL_WEI', '1000000000000000000'),
     sponsorFloorWei: readWei(read, 'SPONSOR_FLOOR_WEI', SPONSOR_FLOOR_DEFAULT),
-    sponsorship: readSponsorshipSettings(read, readWei(read, 'SETTLEMENT_FEE_WEI', '21000000000000'), readWei(read, 'SPONSOR_FLOOR_WEI', SPONSOR_FLOOR_DEFAULT)),
+    sponsorship: readSponsorshipSettings(read, readWei(read, 'SPONSOR_FLOOR_WEI', SPONSOR_FLOOR_DEFAULT)),
     signalsPayerDailyCap: read.integer('SIGNALS_PAYER_DAILY_CAP', 10, 1, 1_000_000),
     signalsFlushMs: read.integer('SIGNALS_FLUSH_MS', 1000, 50, 5000),
     trafficRefreshMs: read.integer('TRAFFIC_REFRESH_MS', 60_000, 0, 86_400_000),

@@ -2,7 +2,7 @@
  * The fee sponsor's policy (src/facilitator/sponsorship.ts; docs/facilitator.md "Sponsorship"): what
  * a settlement must move to be sponsored, what one payer and one payee may cost the sponsor a day,
  * how payments that go in circles are treated, and when the sponsor counts as near its floor.
- * Amounts of wei are fee budgets, so they follow SETTLEMENT_FEE_WEI unless set.
+ * Budgets are counted in fees; their defaults are in units of BUDGET_FEE_WEI.
  */
 import type { EnvReader } from './envReader.js';
 
@@ -30,7 +30,15 @@ function readWei(read: EnvReader, name: string, fallback: bigint): bigint {
   return WEI.test(value) ? BigInt(value) : fallback;
 }
 
-export function readSponsorshipSettings(read: EnvReader, feeWei: bigint, floorWei: bigint): SponsorshipSettings {
+/**
+ * The fee unit of the budgets' defaults: 21,000 gas at 1 gwei (the simulated fee the test ledger
+ * charged before settlements went on chain, kept so the defaults stay what they were). A real
+ * settlement costs several of them (an EIP-3009 transfer ~60-85k gas, Permit2 ~100k).
+ */
+export const BUDGET_FEE_WEI = 21_000_000_000_000n;
+
+export function readSponsorshipSettings(read: EnvReader, floorWei: bigint): SponsorshipSettings {
+  const feeWei = BUDGET_FEE_WEI;
   const minAmount = read.string('SPONSOR_MIN_AMOUNT', '100', (v) => (/^[0-9]{1,30}$/.test(v) ? undefined : 'must be a non-negative integer amount in base units'));
   const share = read.integer('SPONSOR_RESERVE_SHARE_PERCENT', 5, 0, 100);
   return {

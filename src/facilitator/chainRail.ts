@@ -5,7 +5,7 @@
  * sponsor's floor, then @x402/evm's own verification and simulation; at /settle the transfer sent
  * once per authorization (store/evm/chainAdapter.ts: journal before broadcast, one sender per key).
  * The trust gates stay the service's (request shape, signature, payer limits, sponsorship, evidence),
- * in front of this; what the chain answers becomes the same refusal codes the ledger gave.
+ * in front of this; what the chain answers becomes the service's refusal codes.
  */
 import type { ChainAdapter } from '../store/evm/chainAdapter.js';
 import { PERMIT2_ADDRESS } from './uptoScheme.js';
@@ -26,7 +26,7 @@ async function reachable<T>(network: string, work: Promise<T>): Promise<T> {
 /** @x402/evm's refusals (either scheme's), as the service's codes (so v1 and v2 clients get the names they know). */
 function fromChain(scheme: PaymentScheme, reason: string, payer: string, message?: string): Rejection {
   const detail = message ? `: ${message.slice(0, 300)}` : '';
-  const { simulationFailed, transactionFailed } = scheme.chainFailures!;
+  const { simulationFailed, transactionFailed } = scheme.chainFailures;
   if (reason.endsWith('_insufficient_balance')) return reject(Reason.insufficientFunds, `the payer balance on chain does not cover the amount${detail}`, payer);
   if (reason.endsWith('_nonce_already_used') || reason === Reason.permit2NonceUsed) return scheme.nonceUsed(payer);
   if (reason.endsWith('_valid_before') || reason === Reason.permit2DeadlineExpired) return scheme.expired(payer);
@@ -67,10 +67,20 @@ export class ChainRail {
     return this.chain.address;
   }
 
+  /** The networks the facilitator's key settles on: the only ones offered. */
+  networks(): string[] {
+    return this.chain.networks();
+  }
+
+  /** A payer's token balance on chain (signals: could a refused payer have paid). */
+  balance(network: string, asset: string, owner: string): Promise<bigint> {
+    return reachable(network, this.chain.tokenBalance(network, asset, owner));
+  }
+
   /** /verify's chain reads: nonce, balance, Permit2 allowance, floor, then the x402 simulation. */
   async inspect(request: PaymentRequest, payment: CheckedPayment): Promise<ChainInspection> {
     const scheme = request.scheme;
-    const wire = scheme.chainPayment!(request);
+    const wire = scheme.chainPayment(request);
     const [state, feeWei, floor] = await reachable(wire.network, Promise.all([this.chain.state(wire), this.chain.feeEstimate(wire), this.floor(wire.network)]));
     const { balance } = state;
     const { transfer, payer } = payment;
@@ -85,7 +95,7 @@ export class ChainRail {
 
   /** The fee a settlement would cost now, and the floor's refusal if paying it would cross SPONSOR_FLOOR_WEI. */
   async precheck(request: PaymentRequest): Promise<{ feeWei: bigint; rejection?: Rejection }> {
-    const wire = request.scheme.chainPayment!(request);
+    const wire = request.scheme.chainPayment(request);
     const [feeWei, floor] = await reachable(wire.network, Promise.all([this.chain.feeEstimate(wire), this.floor(wire.network)]));
     const rejection = floor(feeWei);
     return rejection ? { feeWei, rejection } : { feeWei };
@@ -97,14 +107,14 @@ export class ChainRail {
    */
   async settle(request: PaymentRequest, payment: CheckedPayment): Promise<{ transaction: string; feeWei: bigint } | { rejection: Rejection; transaction: string; feeWei: bigint }> {
     // A journaled transaction survives a failure here: the retry reconciles it (chainAdapter.ts).
-    const outcome = await reachable(request.requirements.network, this.chain.settle(request.scheme.chainPayment!(request)));
+    const outcome = await reachable(request.requirements.network, this.chain.settle(request.scheme.chainPayment(request)));
     if (outcome.ok) return { transaction: outcome.transaction, feeWei: outcome.feeWei };
     return { rejection: fromChain(request.scheme, outcome.reason, payment.payer, outcome.message), transaction: outcome.transaction, feeWei: outcome.feeWei };
   }
 
   /** The hash journaled for the request's authorization, if any (a duplicate still pending names it). */
   async journaled(request: PaymentRequest): Promise<string> {
-    return (await this.chain.journaled(this.chain.key(request.scheme.chainPayment!(request)))) ?? '';
+    return (await this.chain.journaled(this.chain.key(request.scheme.chainPayment(request)))) ?? '';
   }
 
   sponsorBalance(network: string): Promise<bigint> {

@@ -14,7 +14,6 @@ import type { Logger } from '../logger.js';
 import { registerSampledGauge, type Metrics } from '../metrics.js';
 import type { OutcomeRecorder } from '../outcomes/index.js';
 import type { SignalRecorder } from '../signals/counters.js';
-import type { Ledger } from '../store/redis/ledger.js';
 import { FacilitatorService } from './service.js';
 import { TrafficCataloger } from './trafficCatalog.js';
 import type { RedisStores } from '../store/redis/redisStores.js';
@@ -30,7 +29,6 @@ import { Counter } from 'prom-client';
 
 export interface Facilitator {
   service: FacilitatorService;
-  ledger: Ledger;
   cataloger: TrafficCataloger;
 }
 
@@ -55,7 +53,6 @@ export function buildFacilitator(
   clock: Clock = systemClock,
 ): Facilitator {
   const { writer, reader, metrics, redis } = deps;
-  const ledger = redis.ledger(config.sponsorInitialWei);
   const cataloger = new TrafficCataloger({ writer: () => writer, logger, refreshMs: config.trafficRefreshMs, probes: deps.probes });
   const pending = redis.pendingCredits(PENDING_CREDITS);
   const resolver = new PendingCreditResolver(pending, deps.signals, logger, clock);
@@ -63,9 +60,15 @@ export function buildFacilitator(
   const sponsorLedger = redis.sponsorLedger();
   const declined = registerSponsorOutflow(metrics, sponsorLedger, clock);
   const chain = deps.chain ? new ChainRail(deps.chain, config.sponsorFloorWei, floorStops(metrics)) : undefined;
-  if (chain) logger.info('exact and upto settle on chain', { networks: deps.chain!.networks(), facilitator: chain.address });
-  // The sponsor is the facilitator's own account on a chain, the ledger's simulated balance otherwise.
-  const sponsorBalance = (network: string) => (chain ? chain.sponsorBalance(network) : ledger.sponsorBalance(network));
+  if (chain) logger.info('exact and upto settle on chain', { networks: chain.networks(), facilitator: chain.address });
+  else {
+    logger.warn('no facilitator key (FACILITATOR_PRIVATE_KEY or FACILITATOR_KEY_FILE): no network is offered, /supported lists nothing and /verify and /settle refuse every network', {
+      networks: config.facilitatorNetworks,
+    });
+  }
+  const networks = chain?.networks() ?? [];
+  // The sponsor is the facilitator's own account: its native balance on each network pays the gas.
+  const sponsorBalance = (network: string) => (chain ? chain.sponsorBalance(network) : Promise.resolve(0n));
   const policy = new SponsorshipPolicy(config.sponsorship, sponsorLedger, sponsorBalance, clock);
   const sponsorship = {
     decide: async (payment: Parameters<SponsorshipPolicy['decide']>[0]) => {
@@ -78,7 +81,6 @@ export function buildFacilitator(
   };
   const service = new FacilitatorService({
     config,
-    ledger,
     ...(chain ? { chain } : {}),
     settlements: redis.settlements(config.settlePendingWaitMs),
     payerLimit: new PayerLimit(config.rateLimits.facilitatorPayer ? redis.payerPayments() : undefined, config.rateLimits.facilitatorPayer),
@@ -88,21 +90,20 @@ export function buildFacilitator(
     logger,
     clock,
   });
-  registerSponsorGauges(config, sponsorBalance, metrics);
-  return { service, ledger, cataloger };
+  registerSponsorGauges(config, networks, sponsorBalance, metrics);
+  return { service, cataloger };
 }
 
 /**
- * The sponsor's balance in ETH (on a chain: the facilitator account's native balance, read from
- * the chain at each scrape), the configured floor, and a 0/1 flag when the balance is below it
- * (alert on `facilitator_sponsor_below_floor == 1`: on a chain settlements stop with
- * sponsor_below_floor before a fee would cross it; on the ledger with sponsor_insufficient_funds
- * once it cannot pay one more fee).
+ * The sponsor's balance in ETH per offered network (the facilitator account's native balance, read
+ * from the chain at each scrape), the configured floor, and a 0/1 flag when the balance is below it
+ * (alert on `facilitator_sponsor_below_floor == 1`: settlements stop with sponsor_below_floor
+ * before a fee would cross it).
  */
-function registerSponsorGauges(config: Config, sponsorBalance: (network: string) => Promise<bigint>, metrics: Metrics): void {
+function registerSponsorGauges(config: Config, networks: readonly string[], sponsorBalance: (network: string) => Promise<bigint>, metrics: Metrics): void {
   const sample = (value: (balance: bigint) => number) => async () =>
     Promise.all(
-      config.facilitatorNetworks.map(async (network) => ({ labels: { network }, value: value(await sponsorBalance(network)) })),
+      networks.map(async (network) => ({ labels: { network }, value: value(await sponsorBalance(network)) })),
     );
   registerSampledGauge(
     metrics,
@@ -111,7 +112,7 @@ function registerSponsorGauges(config: Config, sponsorBalance: (network: string)
   );
   registerSampledGauge(
     metrics,
-    { name: 'facilitator_sponsor_below_floor', help: 'Fee sponsor balance is below SPONSOR_FLOOR_WEI (1) or not (0): fund it with npm run faucet -- sponsor', labelNames: ['network'] },
+    { name: 'facilitator_sponsor_below_floor', help: 'Fee sponsor balance is below SPONSOR_FLOOR_WEI (1) or not (0): fund the facilitator account (on the dev chain: npm run faucet -- sponsor)', labelNames: ['network'] },
     sample((balance) => (balance < config.sponsorFloorWei ? 1 : 0)),
   );
   registerSampledGauge(

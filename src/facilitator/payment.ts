@@ -6,7 +6,7 @@
  * the request's scheme and never branches on its name.
  */
 import type { JsonObject } from '../core/json.js';
-import type { Transfer } from '../store/redis/ledger.js';
+import type { Transfer } from './transfer.js';
 import type { ChainPayment } from '../store/evm/chainAdapter.js';
 import type { ReasonCode, Rejection } from './reasons.js';
 
@@ -69,17 +69,14 @@ export interface PaymentScheme {
   supportedExtra(facilitatorAddress: string): Record<string, unknown> | undefined;
   /** The offline checks (shape, signature, recipient, amount, validity): the checked payment, or why not. */
   check(request: PaymentRequest, context: CheckContext): CheckedPayment | Rejection;
-  /** The refusal when the ledger finds the payment's nonce already used. */
+  /** The refusal when the chain shows the payment's nonce already used. */
   nonceUsed(payer?: string): Rejection;
-  /** The refusal when the ledger finds the authorization past its validity (by Redis's clock: its nonce may be forgotten). */
+  /** The refusal when the chain finds the authorization past its validity. */
   expired(payer?: string): Rejection;
-  /**
-   * The payment as the chain settles it, for a scheme that settles on chain once a facilitator key
-   * is configured (exact, upto); absent: the scheme settles on the test ledger.
-   */
-  chainPayment?(request: PaymentRequest): ChainPayment;
+  /** The payment as the chain settles it (store/evm/paymentKinds.ts), for a request check() passed. */
+  chainPayment(request: PaymentRequest): ChainPayment;
   /** The codes of this scheme's chain failures @x402/evm does not name more precisely (a simulation, a sent transaction). */
-  readonly chainFailures?: { simulationFailed: ReasonCode; transactionFailed: ReasonCode };
+  readonly chainFailures: { simulationFailed: ReasonCode; transactionFailed: ReasonCode };
   /** Whether a settlement charges metered use rather than the price: its amount feeds the listing's median settled amount. */
   readonly metered: boolean;
   /** The names @x402/evm's v2 facilitator gives some refusals of this scheme (paymentSchemes.ts wireReason). */

@@ -56,8 +56,6 @@ export const Reason = {
   insufficientFunds: 'insufficient_funds',
   /** (service) payTo is the payer: a payment to oneself moves nothing and proves no demand (x402 has no code). */
   selfPayment: 'invalid_self_payment',
-  /** (service) The fee sponsor cannot pay the simulated network fee: the facilitator's problem, not the payer's. */
-  sponsorInsufficientFunds: 'sponsor_insufficient_funds',
   /**
    * (service) On a chain: paying this settlement's gas would take the facilitator's account below
    * SPONSOR_FLOOR_WEI, so settlement stopped before it runs dry (alert: facilitator_sponsor_below_floor).

@@ -1,25 +1,24 @@
 /**
  * The facilitator: /supported, /verify and /settle in x402 wire shapes (v2, and v1), settled on a
- * chain for the schemes that settle there once a facilitator key is configured (chainRail.ts:
- * exact), else on the Redis test ledger. It never pays for nothing: zero-value payments and payments to oneself are refused, a
+ * chain from the facilitator's key (chainRail.ts: exact and upto). Only the networks that key can
+ * settle on are offered: without a key, none (a request for one gets the unsupported-network
+ * refusal). It never pays for nothing: zero-value payments and payments to oneself are refused, a
  * payer's budget is counted per distinct payment (PayerLimit), and the fee sponsor pays only what
  * its policy sponsors (sponsorship.ts: a minimum value, budgets per payer and payee, no value in
  * circles). Requests also feed the listing's signals, on evidence only (trafficCredit.ts; issue 43):
  * a payment counts for a listing only when it paid that listing's seller, and traffic never writes
  * a listing (an unlisted resource only gets a probe). Best effort, never changing the answer.
  */
-import { keccak256, stringToHex } from 'viem';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import type { Ledger, SettleOutcome } from '../store/redis/ledger.js';
 import type { PayerLimit } from './payerLimit.js';
 import { Reason, Rejection, reject } from './reasons.js';
 import { parseFacilitatorRequest, parseSettleRequest, type FacilitatorRequest, type SettleRequest } from './request.js';
 import type { CheckedPayment, CheckMode, PaymentRequest, PaymentScheme } from './payment.js';
 import { supportedKinds, wireReason, type SupportedKind } from './paymentSchemes.js';
-import { RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlementStore.js';
+import type { SettlementStore } from '../store/redis/settlementStore.js';
 import type { TrafficCredit } from './trafficCredit.js';
 import type { SponsorshipPolicy } from './sponsorship.js';
 import type { ChainRail } from './chainRail.js';
@@ -38,9 +37,8 @@ export interface SupportedResponse {
 }
 
 export interface FacilitatorDeps {
-  config: Pick<Config, 'facilitatorNetworks' | 'facilitatorAddress' | 'settlementFeeWei'>;
-  ledger: Ledger;
-  /** Where `chainPayment` schemes settle when a facilitator key is configured (issue 44); absent: the ledger. */
+  config: Pick<Config, 'facilitatorAddress'>;
+  /** Where payments settle (issue 44); absent without a facilitator key: no network is offered. */
   chain?: ChainRail;
   settlements: SettlementStore;
   payerLimit: PayerLimit;
@@ -53,44 +51,31 @@ export interface FacilitatorDeps {
   clock: Clock;
 }
 
-/** Ledger refusals; `payer` (the recovered signer) makes a payer's own failure count as a rejection at /verify. */
-const SETTLE_FAILURES: Record<Exclude<SettleOutcome, 'ok'>, (scheme: PaymentScheme, payer?: string) => Rejection> = {
-  nonce_used: (scheme, payer) => scheme.nonceUsed(payer),
-  expired: (scheme, payer) => scheme.expired(payer),
-  insufficient_funds: (_scheme, payer) => reject(Reason.insufficientFunds, 'the payer balance does not cover the amount', payer),
-  sponsor_insufficient_funds: () => sponsorExhausted(),
-};
-
-function sponsorExhausted(): Rejection {
-  return reject(Reason.sponsorInsufficientFunds, 'the facilitator fee sponsor cannot pay the network fee; nothing was charged, retry once it is funded');
-}
-
-/** The (fake, well-formed) transaction hash of a payload's settlement: the same for every attempt at it. */
-function settlementTransaction(payloadHash: string): string {
-  return keccak256(stringToHex(`x402-test-ledger:${payloadHash}`));
-}
-
 /** A settlement that moved value; `transaction` only when it is a real one (on a chain). */
 type Moved = { payment: CheckedPayment; scheme: PaymentScheme; circular: boolean; transaction?: string };
 
 export class FacilitatorService {
-  constructor(private readonly deps: FacilitatorDeps) {}
+  /** The networks offered: exactly those a facilitator key can settle on. */
+  private readonly networks: readonly string[];
+
+  constructor(private readonly deps: FacilitatorDeps) {
+    this.networks = deps.chain?.networks() ?? [];
+  }
 
   supported(): SupportedResponse {
-    const { facilitatorNetworks, facilitatorAddress } = this.deps.config;
-    const kinds = supportedKinds(facilitatorNetworks, facilitatorAddress);
-    const signer = this.deps.chain?.address ?? facilitatorAddress;
-    return { kinds, extensions: ['bazaar'], signers: { 'eip155:*': [signer] }, discovery: { bazaar: BAZAAR_DISCOVERY } };
+    const kinds = supportedKinds(this.networks, this.deps.config.facilitatorAddress);
+    const signers: Record<string, string[]> = this.deps.chain ? { 'eip155:*': [this.deps.chain.address] } : {};
+    return { kinds, extensions: ['bazaar'], signers, discovery: { bazaar: BAZAAR_DISCOVERY } };
   }
 
   /** The one parse of a /verify body (the HTTP edge calls it; verify takes its result). */
   readVerify(body: unknown): FacilitatorRequest {
-    return parseFacilitatorRequest(body, this.deps.config.facilitatorNetworks);
+    return parseFacilitatorRequest(body, this.networks);
   }
 
   /** The one parse of a /settle body (the HTTP edge calls it; settle takes its result). */
   readSettle(body: unknown): SettleRequest {
-    return parseSettleRequest(body, this.deps.config.facilitatorNetworks);
+    return parseSettleRequest(body, this.networks);
   }
 
   async verify(request: FacilitatorRequest): Promise<FacilitatorAnswer<VerifyResponse>> {
@@ -100,7 +85,7 @@ export class FacilitatorService {
     if (!(outcome instanceof Rejection)) {
       const { transfer, payer } = outcome;
       await this.deps.payerLimit.consume('verify', payer, transfer);
-      const inspection = await this.inspect(checked.request!, outcome);
+      const inspection = await this.rail().inspect(checked.request!, outcome);
       payerBalance = inspection.balance;
       if (inspection.rejection) outcome = inspection.rejection;
       else {
@@ -126,39 +111,16 @@ export class FacilitatorService {
     let moved: Moved | undefined;
     const stored = await this.deps.settlements.once<SettleResponse>(hash, binding, async () => {
       const checked = this.check(request, 'settle');
-      let outcome: Rejection | CheckedPayment = checked.outcome;
-      let result: SettleResponse | undefined;
+      const outcome = checked.outcome;
       if (!(outcome instanceof Rejection)) {
         await this.deps.payerLimit.consume('settle', outcome.payer, outcome.transfer);
         if (outcome.transfer.amount === 0n) {
           // upto with nothing used: nothing moves and no fee is paid; @x402/evm answers it the same way.
           return { result: { success: true, payer: outcome.payer, transaction: '', network, amount: '0' }, final: false };
         }
-        const chain = this.railOf(checked.request!);
-        if (chain) return this.settleOnChain(request, chain, checked.request!, outcome, (m) => (moved = m));
-        const sponsored = this.sponsored(outcome);
-        const sponsorship = await this.deps.sponsorship.decide(sponsored);
-        if (!sponsorship.sponsored) outcome = reject(Reason.sponsorshipDeclined, sponsorship.message);
-        else {
-          result = {
-            success: true,
-            payer: outcome.payer,
-            transaction: settlementTransaction(hash),
-            network,
-            amount: outcome.transfer.amount.toString(),
-          };
-          const record = { key: this.deps.settlements.resultKey(hash), value: this.deps.settlements.receipt(binding, result), ttlSeconds: RESULT_TTL_SECONDS };
-          const ledgerOutcome = await this.deps.ledger.settle(outcome.transfer, this.deps.config.settlementFeeWei, record);
-          if (ledgerOutcome !== 'ok') outcome = SETTLE_FAILURES[ledgerOutcome](checked.request!.scheme);
-          else {
-            moved = { payment: outcome, scheme: checked.request!.scheme, circular: sponsorship.circular };
-            await this.deps.sponsorship.record(sponsored, sponsorship.circular).catch((err: Error) => this.deps.logger.warn('sponsorship record failed', { err: err.message }));
-          }
-        }
+        return this.settleOnChain(request, this.rail(), checked.request!, outcome, (m) => (moved = m));
       }
-      if (outcome instanceof Rejection) return { result: this.failure(request, outcome), final: false };
-      // Not a rejection: the success result was built and stored with the ledger movement.
-      return { result: result!, final: true };
+      return { result: this.failure(request, outcome), final: false };
     });
 
     const labels = this.labels(request);
@@ -170,7 +132,7 @@ export class FacilitatorService {
       this.deps.metrics.settleOutcomes.inc({ ...labels, outcome: 'failed', reason: errorReason });
       // A pending settlement names the transaction it is settling: @x402/core's x402ResourceServer
       // retries `settlement_pending` once, and only when `transaction` is set (docs/facilitator.md).
-      const transaction = 'pending' in stored ? await this.pendingTransaction(request, hash) : '';
+      const transaction = 'pending' in stored ? await this.pendingTransaction(request) : '';
       return { response: { success: false, errorReason, errorMessage: failure.message, transaction, network } };
     }
     const { result, replayed } = stored;
@@ -187,7 +149,7 @@ export class FacilitatorService {
     return wireReason(rejection.reason, request.x402Version, request.wireScheme);
   }
 
-  /** The scheme's checks (no ledger state) of a normalized payment; the refusal of one that is not. */
+  /** The scheme's checks (no chain state) of a normalized payment; the refusal of one that is not. */
   private check(request: FacilitatorRequest, mode: CheckMode): { request?: PaymentRequest; outcome: Rejection | CheckedPayment } {
     const payment = request.payment;
     if (payment instanceof Rejection) return { outcome: payment };
@@ -202,27 +164,19 @@ export class FacilitatorService {
     return { scheme: payment.requirements.scheme, network: payment.requirements.network };
   }
 
-  /** What the sponsorship policy is asked about a checked payment, with this settlement's fee (the ledger's simulated one by default). */
-  private sponsored(payment: CheckedPayment, feeWei = this.deps.config.settlementFeeWei) {
+  /** What the sponsorship policy is asked about a checked payment, with this settlement's fee in wei. */
+  private sponsored(payment: CheckedPayment, feeWei: bigint) {
     const { transfer, payer } = payment;
     return { payer, payee: transfer.to, network: transfer.network, amount: transfer.amount, feeWei };
   }
 
-  /** Chain or ledger state of a checked payment at /verify: its refusal if any, the payer's balance, the fee. */
-  private async inspect(payment: PaymentRequest, checked: CheckedPayment): Promise<{ rejection?: Rejection; balance: bigint; feeWei: bigint }> {
-    const chain = this.railOf(payment);
-    if (chain) return chain.inspect(payment, checked);
-    const { transfer, payer } = checked;
-    const { nonceUsed, balance, sponsorBalance } = await this.deps.ledger.inspect(transfer);
-    const feeWei = this.deps.config.settlementFeeWei;
-    if (nonceUsed) return { rejection: SETTLE_FAILURES.nonce_used(payment.scheme, payer), balance, feeWei };
-    if (balance < transfer.amount) return { rejection: reject(Reason.insufficientFunds, `balance ${balance} is below ${transfer.amount}`, payer), balance, feeWei };
-    return sponsorBalance < feeWei ? { rejection: sponsorExhausted(), balance, feeWei } : { balance, feeWei };
-  }
-
-  /** The chain a request settles on, when its scheme settles on one and a key is configured. */
-  private railOf(payment: PaymentRequest): ChainRail | undefined {
-    return payment.scheme.chainPayment ? this.deps.chain : undefined;
+  /**
+   * The chain every request that passed the network check settles on: a network is offered only
+   * with a facilitator key, so a request reaching here without one is a bug, not a payment.
+   */
+  private rail(): ChainRail {
+    if (!this.deps.chain) throw new Error('no network is settled here without a facilitator key: the request should have been refused');
+    return this.deps.chain;
   }
 
   private failure(request: FacilitatorRequest, rejection: Rejection, transaction = ''): SettleResponse {
@@ -259,15 +213,12 @@ export class FacilitatorService {
     return { result: { success: true, payer: checked.payer, transaction: sent.transaction, network: request.wireNetwork, amount }, final: true };
   }
 
-  /** The transaction a still-pending duplicate names: the journaled one on chain, the ledger's derived hash otherwise. */
-  private async pendingTransaction(request: SettleRequest, hash: string): Promise<string> {
+  /** The transaction a still-pending duplicate names: the one journaled for its authorization. */
+  private async pendingTransaction(request: SettleRequest): Promise<string> {
     const payment = request.payment;
-    if (payment instanceof Rejection) return settlementTransaction(hash);
-    const chain = this.railOf(payment);
-    if (!chain) return settlementTransaction(hash);
     // chainPayment reads a payload its scheme's checks passed.
-    if (this.check(request, 'settle').outcome instanceof Rejection) return '';
-    return chain.journaled(payment).catch(() => '');
+    if (payment instanceof Rejection || !this.deps.chain || this.check(request, 'settle').outcome instanceof Rejection) return '';
+    return this.deps.chain.journaled(payment).catch(() => '');
   }
 
   /** A settlement that moved value: credited to the listing it paid, if any (its Bazaar outcome). */
@@ -300,7 +251,7 @@ export class FacilitatorService {
       payer,
       asked: { scheme, network, asset: asset.toLowerCase(), payTo, amount },
       valid: !(outcome instanceof Rejection),
-      balance: async () => balance ?? (await this.deps.ledger.balance(network, asset, payer)),
+      balance: async () => balance ?? (await this.rail().balance(network, asset, payer)),
     });
   }
 }

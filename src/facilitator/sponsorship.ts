@@ -1,8 +1,8 @@
 /**
  * Whether the fee sponsor pays for a settlement (issue 43; docs/facilitator.md "Sponsorship"),
  * consulted before a settlement is sent and at /verify (so a seller learns before doing the work).
- * Every settlement costs the one shared sponsor a fee (`feeWei`: SETTLEMENT_FEE_WEI on the test
- * ledger, the real gas on a chain), so value that only goes round in circles could drain it for
+ * Every settlement costs the one shared sponsor a fee (`feeWei`: the real gas its transaction
+ * burns, estimated before and charged from its receipt after), so value that only goes round in circles could drain it for
  * everybody (two wallets sending one unit back and forth, spread over fifty wallets, emptied it in
  * minutes). The rules, in order:
  * 1. A settlement moving less than SPONSOR_MIN_AMOUNT is not sponsored: it pays less than its fee.
@@ -57,7 +57,7 @@ export class SponsorshipPolicy {
   constructor(
     private readonly settings: SponsorshipSettings,
     private readonly ledger: Pick<SponsorLedger, 'check' | 'record' | 'recordFee'>,
-    /** The sponsor's balance on a network (the ledger's, or the chain's after issue 44). */
+    /** The sponsor's balance on a network: the facilitator account's, read from the chain. */
     private readonly sponsorBalance: (network: string) => Promise<bigint>,
     private readonly clock: Clock,
   ) {}

@@ -35,7 +35,7 @@ export interface SettledPayment {
   paid: PaidTerms;
   /** The amount a metered scheme (upto) settled: the listing's median. */
   settledAmount?: string;
-  /** The on-chain transaction that settled it (absent on the test ledger): provenance.settled carries it. */
+  /** The on-chain transaction that settled it: provenance.settled carries it. */
   transaction?: string;
   /** The sponsorship policy found the value returning to where it came from: not demand. */
   circular: boolean;

@@ -22,7 +22,7 @@ const TAGS = [
   { name: 'catalog', description: 'Catalog reads: filtering, ranked search, one listing (docs/catalog-reads.md).' },
   { name: 'lifecycle', description: 'Change feed for mirrors and listing history (docs/changes.md).' },
   { name: 'sellers', description: 'Announce and its status, publish and unpublish MCP tools (docs/announce.md, docs/sdk.md).' },
-  { name: 'facilitator', description: 'x402 facilitator on the test ledger (docs/facilitator.md).' },
+  { name: 'facilitator', description: 'x402 facilitator settling on an EVM chain (docs/facilitator.md).' },
   { name: 'x402', description: 'The x402 Bazaar surface: Bazaar discovery and the facilitator under /x402 (README "x402 Bazaar surface").' },
   { name: 'mcp', description: 'Discovery over MCP (docs/mcp.md).' },
   { name: 'web', description: 'The web catalog page and its assets (docs/web.md).' },
@@ -49,7 +49,7 @@ export function openApiDocument(): OpenApiObject {
       title: 'Paid API discovery',
       version: API_VERSION,
       description:
-        'Catalog and search of paid HTTP endpoints and MCP tools, and an x402 facilitator on a test ledger. Every error is RFC 9457 problem details with a machine-readable `code`; every response carries `X-API-Version` and `X-Request-Id`.',
+        'Catalog and search of paid HTTP endpoints and MCP tools, and an x402 facilitator that settles on an EVM chain. Every error is RFC 9457 problem details with a machine-readable `code`; every response carries `X-API-Version` and `X-Request-Id`.',
     },
     tags: TAGS,
     paths: mergePaths(),

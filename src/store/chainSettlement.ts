@@ -1,7 +1,7 @@
 /**
  * The chain settlement adapter (issue 44) from the configuration and the Redis adapters it keeps
  * its journal and sender lock in: at the store root because it joins store/evm and store/redis.
- * Undefined without a facilitator key: the schemes then settle on the test ledger.
+ * Undefined without a facilitator key: then no network is offered (facilitator/index.ts warns).
  */
 import type { Config } from '../config/index.js';
 import { chainClients } from './evm/chainClients.js';

@@ -1,10 +1,7 @@
 /**
  * The facilitator settling `exact` and `upto` on a chain (issue 44; facilitator/chainRail.ts) over
- * a fake of store/evm/chainAdapter.ts with the chain's rules: a token balance per payer, Permit2
- * allowances, an authorization used once (its first transaction is the one every retry answers
- * with), the facilitator account's native balance paying each settlement's gas, a reverted
- * transaction's gas too. The real adapter runs on the dev node in test/facilitator-chain.test.ts
- * and test/facilitator-upto-chain.test.ts.
+ * the in-memory chain of fakes/chain.ts (its rules are listed there). The real adapter runs on the
+ * dev node in test/facilitator-chain.test.ts and test/facilitator-upto-chain.test.ts.
  */
 import assert from 'node:assert/strict';
 import type { LocalAccount } from 'viem';
@@ -13,81 +10,23 @@ import { createMetrics } from '../../src/metrics.js';
 import { ChainRail } from '../../src/facilitator/chainRail.js';
 import { PayerLimit } from '../../src/facilitator/payerLimit.js';
 import { FacilitatorService } from '../../src/facilitator/service.js';
-import type { ChainAdapter, ChainPayment, ChainSettlement } from '../../src/store/evm/chainAdapter.js';
 import { exactRequest, NETWORK, newWallet, requirements, USDC, uptoRequest } from '../support/payments.js';
-import { fakeLedger } from './fakes/ledger.js';
+import { FAKE_ACCOUNT, FAKE_FEE, fakeChain, fakeSettlements } from './fakes/chain.js';
 
 const FLOOR = 10n ** 16n;
-const FEE = 90_000n * 1_000_000_000n;
-const ACCOUNT = '0x00000000000000000000000000000000000000Fa';
-
-const fromOf = (p: ChainPayment) => (p.kind === 'eip3009' ? p.authorization.from : p.permit2Authorization.from).toLowerCase();
-const keyOf = (p: ChainPayment) => (p.kind === 'eip3009' ? `3009:${p.authorization.nonce}` : `permit2:${fromOf(p)}:${p.permit2Authorization.nonce}`);
-const amountOf = (p: ChainPayment) => BigInt(p.kind === 'eip3009' ? p.authorization.value : p.amount);
-
-function fakeChain() {
-  const balances = new Map<string, bigint>();
-  const allowances = new Map<string, bigint>();
-  const used = new Map<string, string>();
-  const chain = {
-    sponsor: 10n ** 18n,
-    sends: 0,
-    /** The next settle answers `settlement_pending` (a receipt that did not come in time). */
-    pendingOnce: false,
-    /** The next settle's transaction is mined and reverts: its gas is paid, nothing moves. */
-    revertOnce: false,
-    simulation: { ok: true } as { ok: true } | { ok: false; reason: string },
-    address: ACCOUNT,
-    networks: () => [NETWORK],
-    key: keyOf,
-    state: async (p: ChainPayment) => ({
-      balance: balances.get(fromOf(p)) ?? 0n,
-      nonceUsed: used.has(keyOf(p)),
-      ...(p.kind === 'permit2-upto' ? { allowance: allowances.get(fromOf(p)) ?? 0n } : {}),
-    }),
-    simulate: async () => chain.simulation,
-    sponsorBalance: async () => chain.sponsor,
-    feeEstimate: async () => FEE,
-    journaled: async (key: string) => used.get(key),
-    settle: async (p: ChainPayment): Promise<ChainSettlement> => {
-      const first = used.get(keyOf(p));
-      if (first) return { ok: true, transaction: first as `0x${string}`, feeWei: 0n };
-      chain.sends += 1;
-      const transaction = `0x${chain.sends.toString(16).padStart(64, '0')}`;
-      if (chain.revertOnce) {
-        chain.revertOnce = false;
-        chain.sponsor -= FEE / 2n;
-        return { ok: false, reason: 'invalid_exact_evm_transaction_failed', message: 'reverted', transaction, feeWei: FEE / 2n };
-      }
-      used.set(keyOf(p), transaction);
-      if (chain.pendingOnce) {
-        chain.pendingOnce = false;
-        return { ok: false, reason: 'settlement_pending', message: 'timed out', transaction, feeWei: 0n };
-      }
-      const from = fromOf(p);
-      balances.set(from, (balances.get(from) ?? 0n) - amountOf(p));
-      chain.sponsor -= FEE;
-      return { ok: true, transaction: transaction as `0x${string}`, feeWei: FEE };
-    },
-    fund: (address: string, amount: bigint) => balances.set(address.toLowerCase(), amount),
-    approvePermit2: (address: string, amount: bigint) => allowances.set(address.toLowerCase(), amount),
-    balance: (address: string) => balances.get(address.toLowerCase()) ?? 0n,
-  };
-  return chain;
-}
+const FEE = FAKE_FEE;
+const ACCOUNT = FAKE_ACCOUNT;
 
 function world() {
-  const chain = fakeChain();
-  const money = fakeLedger();
+  const chain = fakeChain(NETWORK);
   const stops: string[] = [];
   const fees: bigint[] = [];
   const feeOnly: Array<{ payer: string; payee: string; feeWei: bigint }> = [];
-  const rail = new ChainRail(chain as unknown as ChainAdapter, FLOOR, (network) => stops.push(network));
+  const rail = new ChainRail(chain.adapter, FLOOR, (network) => stops.push(network));
   const service = new FacilitatorService({
-    config: { facilitatorNetworks: [NETWORK], facilitatorAddress: ACCOUNT, settlementFeeWei: 21_000_000_000_000n },
-    ledger: money.ledger,
+    config: { facilitatorAddress: ACCOUNT },
     chain: rail,
-    settlements: money.settlements,
+    settlements: fakeSettlements(),
     payerLimit: new PayerLimit(undefined, undefined),
     traffic: { settled: async () => ({ status: 'success' }), verified: async () => ({ status: 'success' }) } as never,
     sponsorship: {
@@ -101,7 +40,7 @@ function world() {
   });
   const verify = async (body: unknown) => (await service.verify(service.readVerify(body))).response;
   const settle = async (body: unknown) => (await service.settle(service.readSettle(body))).response;
-  return { chain, money, service, verify, settle, stops, fees, feeOnly };
+  return { chain, service, verify, settle, stops, fees, feeOnly };
 }
 
 describe('unit: exact settled on a chain', () => {

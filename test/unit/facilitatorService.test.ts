@@ -11,17 +11,17 @@ import type { SignalRecorder } from '../../src/signals/counters.js';
 import type { PendingCredit } from '../../src/store/redis/pendingCredits.js';
 import { exactRequest, FACILITATOR_ADDRESS, NETWORK, newWallet, RESOURCE, requirements, USDC, uptoRequest } from '../support/payments.js';
 import { manualClock } from './fakes/clock.js';
-import { fakeLedger } from './fakes/ledger.js';
+import { FAKE_ACCOUNT, FAKE_FEE, fakeChain, fakeSettlements } from './fakes/chain.js';
+import { ChainRail } from '../../src/facilitator/chainRail.js';
 import { fakeCatalogWriter } from './fakes/catalogWriter.js';
 
-const FEE = 21_000_000_000_000n;
-
 /**
- * The service over an in-memory ledger and catalog, with the real crediting (trafficCredit.ts): a
- * payment counts only for a listing whose options name its payTo (`list()` writes one for RESOURCE).
+ * The service over an in-memory chain (fakes/chain.ts) and catalog, with the real crediting
+ * (trafficCredit.ts): a payment counts only for a listing whose options name its payTo (`list()`
+ * writes one for RESOURCE).
  */
 function world(sponsorship: (payment: { amount: bigint }) => Sponsorship = () => ({ sponsored: true, circular: false })) {
-  const money = fakeLedger();
+  const chain = fakeChain(NETWORK);
   const recorded: Array<{ kind: 'verify' | 'settle'; listingId: string; payer: string; valid?: boolean; amount?: string }> = [];
   const signals: SignalRecorder = {
     recordVerify: async (listingId, payer, valid) => (recorded.push({ kind: 'verify', listingId, payer, valid }), true),
@@ -44,9 +44,9 @@ function world(sponsorship: (payment: { amount: bigint }) => Sponsorship = () =>
   });
   const sponsored: Array<{ amount: bigint; circular: boolean }> = [];
   const service = new FacilitatorService({
-    config: { facilitatorNetworks: [NETWORK], facilitatorAddress: FACILITATOR_ADDRESS, settlementFeeWei: FEE },
-    ledger: money.ledger,
-    settlements: money.settlements,
+    config: { facilitatorAddress: FAKE_ACCOUNT },
+    chain: new ChainRail(chain.adapter, 0n, () => undefined),
+    settlements: fakeSettlements(),
     payerLimit: new PayerLimit(undefined, undefined),
     traffic,
     sponsorship: { decide: async (payment) => sponsorship(payment), record: async (payment, circular) => void sponsored.push({ amount: payment.amount, circular }), recordFee: async () => undefined },
@@ -62,10 +62,10 @@ function world(sponsorship: (payment: { amount: bigint }) => Sponsorship = () =>
   const settle = (body: unknown) => service.settle(service.readSettle(body));
   /** Lets the best-effort signal counting (not awaited by the answer) run. */
   const settled = () => new Promise((resolve) => setImmediate(resolve));
-  return { money, recorded, cataloged, service, verify, settle, settled, list, sponsored };
+  return { chain, recorded, cataloged, service, verify, settle, settled, list, sponsored };
 }
 
-describe('unit: the facilitator over an in-memory ledger', () => {
+describe('unit: the facilitator over an in-memory chain', () => {
   let buyer: LocalAccount;
   let seller: LocalAccount;
   beforeEach(() => {
@@ -77,27 +77,48 @@ describe('unit: the facilitator over an in-memory ledger', () => {
     const { kinds, signers } = world().service.supported();
     assert.deepEqual(kinds, [
       { x402Version: 2, scheme: 'exact', network: NETWORK },
-      { x402Version: 2, scheme: 'upto', network: NETWORK, extra: { facilitatorAddress: FACILITATOR_ADDRESS } },
+      { x402Version: 2, scheme: 'upto', network: NETWORK, extra: { facilitatorAddress: FAKE_ACCOUNT } },
       { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
     ]);
-    assert.deepEqual(signers, { 'eip155:*': [FACILITATOR_ADDRESS] });
+    assert.deepEqual(signers, { 'eip155:*': [FAKE_ACCOUNT] });
+  });
+
+  it('without a facilitator key no network is offered: /supported lists nothing, requests get the unsupported-network refusal', async () => {
+    const keyless = new FacilitatorService({
+      config: { facilitatorAddress: FAKE_ACCOUNT },
+      settlements: fakeSettlements(),
+      payerLimit: new PayerLimit(undefined, undefined),
+      traffic: { settled: async () => ({ status: 'success' }), verified: async () => ({ status: 'success' }) } as never,
+      sponsorship: { decide: async () => ({ sponsored: true, circular: false }), record: async () => undefined, recordFee: async () => undefined },
+      metrics: createMetrics({ defaultMetrics: false }),
+      logger: createLogger('error', { silent: true }),
+      clock: Date.now,
+    });
+    assert.deepEqual(keyless.supported().kinds, []);
+    assert.deepEqual(keyless.supported().signers, {});
+    const body = await exactRequest(buyer, requirements(seller.address));
+    const verified = (await keyless.verify(keyless.readVerify(body))).response;
+    assert.equal(verified.invalidReason, 'invalid_network');
+    assert.match(verified.invalidMessage ?? '', /is not settled here/);
+    const settled = (await keyless.settle(keyless.readSettle(body))).response;
+    assert.deepEqual([settled.success, settled.errorReason], [false, 'invalid_network']);
   });
 
   it('verify: a funded buyer\'s payment is valid; unlisted, it asks for a probe (GET) and counts nowhere; nothing moves', async () => {
-    const { money, verify, recorded, cataloged, settled } = world();
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    const { chain, verify, recorded, cataloged, settled } = world();
+    chain.fund(buyer.address, 5000n);
     const { response } = await verify(await exactRequest(buyer, requirements(seller.address)));
     assert.deepEqual(response, { isValid: true, payer: buyer.address });
     await settled();
     assert.deepEqual(recorded, []);
     assert.deepEqual(cataloged.probed, [`GET ${RESOURCE.url}`]);
-    assert.equal(money.balance(NETWORK, USDC, buyer.address), 5000n);
+    assert.equal(chain.balance(buyer.address), 5000n);
   });
 
   it('verify: a payment to the listing\'s seller counts; one to anybody else, naming the same resource, does not', async () => {
-    const { money, verify, recorded, settled, list } = world();
+    const { chain, verify, recorded, settled, list } = world();
     await list(seller.address);
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    chain.fund(buyer.address, 5000n);
     assert.equal((await verify(await exactRequest(buyer, requirements(seller.address)))).response.isValid, true);
     assert.equal((await verify(await exactRequest(buyer, requirements(newWallet().address)))).response.isValid, true);
     await settled();
@@ -115,9 +136,9 @@ describe('unit: the facilitator over an in-memory ledger', () => {
   });
 
   it('verify: a funded wallet that signed bad terms for the listing\'s seller counts as a rejection', async () => {
-    const { money, verify, recorded, settled, list } = world();
+    const { chain, verify, recorded, settled, list } = world();
     await list(seller.address);
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    chain.fund(buyer.address, 5000n);
     const { response } = await verify(await exactRequest(buyer, requirements(seller.address), { value: '1' }));
     assert.equal(response.invalidReason, 'invalid_exact_evm_payload_authorization_value_mismatch');
     await settled();
@@ -125,20 +146,21 @@ describe('unit: the facilitator over an in-memory ledger', () => {
   });
 
   it('settle moves the amount and the fee once; the same body again gets the same receipt and moves nothing', async () => {
-    const { money, settle, recorded, settled, list, sponsored } = world();
+    const { chain, settle, recorded, settled, list, sponsored } = world();
     await list(seller.address);
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    chain.fund(buyer.address, 5000n);
     const body = await exactRequest(buyer, requirements(seller.address));
     const first = await settle(body);
     assert.equal(first.response.success, true);
     assert.equal(first.response.amount, '1000');
     assert.match(first.response.transaction, /^0x[0-9a-f]{64}$/);
-    assert.equal(money.balance(NETWORK, USDC, buyer.address), 4000n);
-    assert.equal(money.balance(NETWORK, USDC, seller.address.toLowerCase()), 1000n);
-    assert.equal(money.sponsor(NETWORK), 10n ** 18n - FEE);
+    assert.equal(chain.balance(buyer.address), 4000n);
+    assert.equal(chain.balance(seller.address), 1000n);
+    assert.equal(chain.sponsor, 10n ** 18n - FAKE_FEE);
+    assert.equal(chain.sends, 1);
     const again = await settle(body);
     assert.deepEqual(again.response, first.response);
-    assert.equal(money.movements.length, 1);
+    assert.equal(chain.movements.length, 1);
     await settled();
     const counted = recorded.filter((r) => r.kind === 'settle');
     assert.equal(counted.length, 1, 'a replayed receipt is no new evidence');
@@ -148,9 +170,9 @@ describe('unit: the facilitator over an in-memory ledger', () => {
   });
 
   it('settle: a payment to somebody else naming a listed resource settles, counts nothing and says why', async () => {
-    const { money, settle, recorded, settled, list, cataloged } = world();
+    const { chain, settle, recorded, settled, list, cataloged } = world();
     await list(seller.address);
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    chain.fund(buyer.address, 5000n);
     const body = await exactRequest(buyer, requirements(newWallet().address));
     const withBazaar = { ...body, paymentPayload: { ...body.paymentPayload, extensions: { bazaar: { info: { input: { method: 'GET' } } } } } };
     const { response, bazaar } = await settle(withBazaar);
@@ -166,14 +188,14 @@ describe('unit: the facilitator over an in-memory ledger', () => {
   });
 
   it('settle: an unlisted resource gets a probe and its settlement waits for it; a circular one waits for nothing', async () => {
-    const { money, settle, cataloged } = world(() => ({ sponsored: true, circular: true }));
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    const { chain, settle, cataloged } = world(() => ({ sponsored: true, circular: true }));
+    chain.fund(buyer.address, 5000n);
     assert.equal((await settle(await exactRequest(buyer, requirements(seller.address)))).response.success, true);
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(cataloged.probed, [`GET ${RESOURCE.url}`]);
     assert.deepEqual(cataloged.pending, []);
     const again = world();
-    again.money.fund(NETWORK, USDC, buyer.address, 5000n);
+    again.chain.fund(buyer.address, 5000n);
     await again.settle(await exactRequest(buyer, requirements(seller.address)));
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(again.cataloged.pending.map((p) => [p.payTo, p.amount]), [[seller.address.toLowerCase(), '1000']]);
@@ -181,68 +203,60 @@ describe('unit: the facilitator over an in-memory ledger', () => {
   });
 
   it('settle and verify: what the sponsorship policy declines is refused with sponsorship_declined and charges nothing', async () => {
-    const { money, settle, verify } = world((payment) => (payment.amount < 100n ? { sponsored: false, reason: 'below_minimum', message: 'too small' } : { sponsored: true, circular: false }));
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    const { chain, settle, verify } = world((payment) => (payment.amount < 100n ? { sponsored: false, reason: 'below_minimum', message: 'too small' } : { sponsored: true, circular: false }));
+    chain.fund(buyer.address, 5000n);
     const small = await exactRequest(buyer, requirements(seller.address, { amount: '5' }));
     assert.equal((await verify(small)).response.invalidReason, 'sponsorship_declined');
     const refused = await settle(small);
     assert.equal(refused.response.errorReason, 'sponsorship_declined');
-    assert.equal(money.balance(NETWORK, USDC, buyer.address), 5000n);
-    assert.equal(money.movements.length, 0);
+    assert.equal(chain.balance(buyer.address), 5000n);
+    assert.equal(chain.movements.length, 0);
   });
 
   it('the settled payload presented with other requirements never gets the receipt', async () => {
-    const { money, settle } = world();
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    const { chain, settle } = world();
+    chain.fund(buyer.address, 5000n);
     const body = await exactRequest(buyer, requirements(seller.address));
     await settle(body);
     const other = { ...body, paymentRequirements: { ...body.paymentRequirements, payTo: newWallet().address } };
     const { response } = await settle(other);
     assert.equal(response.success, false);
     assert.equal(response.errorReason, 'settlement_requirements_mismatch');
-    assert.equal(money.movements.length, 1);
+    assert.equal(chain.movements.length, 1);
   });
 
   it('a nonce is spent once: another payload with the same nonce is refused', async () => {
-    const { money, settle } = world();
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
+    const { chain, settle } = world();
+    chain.fund(buyer.address, 5000n);
     const nonce = `0x${'ab'.repeat(32)}` as const;
     await settle(await exactRequest(buyer, requirements(seller.address), { nonce }));
     const { response } = await settle(await exactRequest(buyer, requirements(seller.address), { nonce, value: '2000' }));
     assert.equal(response.errorReason, 'invalid_exact_evm_nonce_already_used');
-    assert.equal(money.balance(NETWORK, USDC, buyer.address), 4000n);
+    assert.equal(chain.balance(buyer.address), 4000n);
   });
 
   it('a failed settlement is not stored: once the wallet is funded the same body settles', async () => {
-    const { money, settle } = world();
+    const { chain, settle } = world();
     const body = await exactRequest(buyer, requirements(seller.address));
     assert.equal((await settle(body)).response.errorReason, 'invalid_exact_evm_insufficient_balance');
-    money.fund(NETWORK, USDC, buyer.address, 1000n);
+    chain.fund(buyer.address, 1000n);
     assert.equal((await settle(body)).response.success, true);
   });
 
-  it('a sponsor that cannot pay the fee refuses the settlement and charges nothing', async () => {
-    const { money, settle } = world();
-    money.fund(NETWORK, USDC, buyer.address, 5000n);
-    money.setSponsor(NETWORK, FEE - 1n);
-    const { response } = await settle(await exactRequest(buyer, requirements(seller.address)));
-    assert.equal(response.errorReason, 'sponsor_insufficient_funds');
-    assert.equal(money.balance(NETWORK, USDC, buyer.address), 5000n);
-  });
-
   it('upto: settles the amount used, at most the ceiling, and reports it for the median; nothing used moves nothing', async () => {
-    const { money, settle, recorded, settled, list } = world();
+    const { chain, settle, recorded, settled, list } = world();
     await list(seller.address, { scheme: 'upto', amount: '5000' });
-    money.fund(NETWORK, USDC, buyer.address, 10_000n);
+    chain.fund(buyer.address, 10_000n);
+    chain.approvePermit2(buyer.address, 10n ** 30n);
     const ceiling = requirements(seller.address, { amount: '5000' });
-    const used = await uptoRequest(buyer, ceiling);
+    const used = await uptoRequest(buyer, ceiling, { facilitator: FAKE_ACCOUNT });
     const charged = { ...used, paymentRequirements: { ...used.paymentRequirements, amount: '1234' } };
     assert.equal((await settle(charged)).response.amount, '1234');
-    assert.equal(money.balance(NETWORK, USDC, buyer.address), 10_000n - 1234n);
-    const nothing = await uptoRequest(buyer, ceiling);
+    assert.equal(chain.balance(buyer.address), 10_000n - 1234n);
+    const nothing = await uptoRequest(buyer, ceiling, { facilitator: FAKE_ACCOUNT });
     const zero = await settle({ ...nothing, paymentRequirements: { ...nothing.paymentRequirements, amount: '0' } });
     assert.deepEqual([zero.response.success, zero.response.amount, zero.response.transaction], [true, '0', '']);
-    assert.equal(money.movements.length, 1);
+    assert.equal(chain.movements.length, 1);
     await settled();
     assert.deepEqual(recorded.filter((r) => r.kind === 'settle').map((r) => r.amount), ['1234']);
   });

@@ -16,8 +16,7 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
   ],
   probe: (k) => [k.probeRecord('lst_1'), k.probeRecord('lst_9'), k.probeDue, k.probeLock('lst_1'), k.probeAlias('a1'), k.probeHostWindow('a.example:443')],
   ledger: (k) => [
-    k.ledgerBalance('eip155:84532', '0xA', '0xB'), k.ledgerBalance('eip155:84532', '0xA', '0xC'), k.ledgerBalancesOf('eip155:84532'),
-    k.ledgerNonces('eip155:84532', 'eip3009:0xa'), k.ledgerUsedNonces('eip155:84532', 'eip3009:0xa'), k.ledgerSponsor('eip155:84532'), k.settleResult('h1'), k.settleLock('h1'), k.settleResult('h2'),
+    k.settleResult('h1'), k.settleLock('h1'), k.settleResult('h2'),
     k.settleTx('eip155:84532:0xa:0xb:0x01'), k.senderLock('eip155:84532:0xf'), k.senderNextNonce('eip155:84532:0xf'),
   ],
   tokens: (k) => [k.sellerToken('tok_1'), k.sellerTokenByHash('ab'), k.sellerTokens],
@@ -67,13 +66,6 @@ describe('unit: Redis key builder', () => {
     assert.equal(keys.rateLimit('reads', 5, '203.0.113.7'), 'p:ratelimit:reads:5:203.0.113.7');
     assert.equal(keys.payerPayments('verify', 3, '0xab'), 'p:{ratelimit:verify-payer:3:0xab}');
     assert.deepEqual([...SLOT_GROUPS].sort(), ['catalog', 'credits', 'ledger', 'probe', 'signals', 'sponsor', 'tokens']);
-  });
-
-  it('ledger keys are case-insensitive in asset and address, and the balance pattern matches them', () => {
-    const key = keys.ledgerBalance('eip155:84532', '0xABC', '0xDEF');
-    assert.equal(key, 'p:{ledger}ledger:balance:eip155:84532:0xabc:0xdef');
-    const pattern = keys.ledgerBalancesOf('eip155:84532');
-    assert.ok(key.startsWith(pattern.slice(0, -1)) && pattern.endsWith('*'));
   });
 
   it('every key lives under the deployment prefix, so dropping the prefix drops them all', () => {

@@ -8,16 +8,17 @@ import { PATHS } from '../paths.js';
 import { rateLimited } from '../rateLimit.js';
 
 /**
- * The ledger lives in Redis: without it nothing can be verified or settled, so say so (503) instead
- * of a bare 500. A payer over its budget is a 429 like any other rate limit.
+ * The settlement records and the chain journal live in Redis: without it nothing can be settled
+ * exactly once, so say so (503) instead of a bare 500. A payer over its budget is a 429 like any
+ * other rate limit.
  */
-async function withLedger<T>(run: () => Promise<T>): Promise<T> {
+async function withSettlementStore<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
     if (err instanceof PayerLimitExceeded) throw rateLimited(err.rule, err.retryAfterSeconds, 'payments from this payer');
     if (!isRedisUnavailable(err)) throw err;
-    throw new Unavailable('facilitator', 'The payment ledger is unavailable; retry shortly.', 2);
+    throw new Unavailable('facilitator', 'The settlement store is unavailable; retry shortly.', 2);
   }
 }
 
@@ -40,11 +41,11 @@ export function facilitatorRoutes(service: FacilitatorService, limits: { verify?
   // The body is parsed once, here; the service works on the parsed request from then on.
   router.post(PATHS.verify, ...limited(limits.verify), async (req, res) => {
     const request = service.readVerify(req.body);
-    send(res, await withLedger(() => service.verify(request)));
+    send(res, await withSettlementStore(() => service.verify(request)));
   });
   router.post(PATHS.settle, ...limited(limits.settle), async (req, res) => {
     const request = service.readSettle(req.body);
-    send(res, await withLedger(() => service.settle(request)));
+    send(res, await withSettlementStore(() => service.settle(request)));
   });
   return router;
 }

@@ -70,7 +70,7 @@ export function facilitatorPathsAt(base: string, idPrefix = ''): Record<string, 
     [`${base}/settle`]: {
       post: operation(id('settlePayment'), {
         tags: ['facilitator'],
-        summary: 'Move funds on the test ledger (idempotent by payment payload)',
+        summary: 'Send the payment\'s transfer on chain and return its transaction (idempotent by payment payload)',
         requestBody: jsonBody('x402 facilitator request; for upto, paymentRequirements.amount is the actual amount.', ref('FacilitatorRequest')),
         responses: { 200: json(`success with transaction and amount, or errorReason (settlement_pending names the transaction: retry).${CATALOG_OUTCOME}`, ref('SettleResponse')) },
         problems: PROBLEMS,

@@ -10,8 +10,8 @@
  * a second transfer of one authorization reverts, so the journal only saves the gas and answers
  * with the first hash.
  */
-import type { FacilitatorEvmSigner } from '@x402/evm';
-import { concat, encodeFunctionData, type Hex, type TransactionReceipt } from 'viem';
+import { eip3009ABI, type FacilitatorEvmSigner } from '@x402/evm';
+import { concat, encodeFunctionData, getAddress, type Hex, type TransactionReceipt } from 'viem';
 import type { ChainClients, NetworkClient } from './chainClients.js';
 import { kindOf, type ChainPayment, type ChainState } from './paymentKinds.js';
 import { JournalTaken, type TransactionSender, type TxJournal } from './sender.js';
@@ -53,6 +53,11 @@ export class ChainAdapter {
   /** The chain state /verify reads for the payment's kind (balance, nonce, Permit2 allowance). */
   async state(payment: ChainPayment): Promise<ChainState> {
     return kindOf(payment).state(this.net(payment.network).client, payment);
+  }
+
+  /** An owner's balance of a token. */
+  async tokenBalance(network: string, asset: string, owner: string): Promise<bigint> {
+    return this.net(network).client.readContract({ address: getAddress(asset), abi: eip3009ABI, functionName: 'balanceOf', args: [getAddress(owner)] });
   }
 
   /** The journal key of the payment's authorization: the chain's own identity of it. */

@@ -1,6 +1,6 @@
 /**
  * Whether the Redis the service writes to keeps an acknowledged write through a crash. The catalog
- * write path, the ledger and the settlements are only as durable as that Redis (docs/catalog-write.md
+ * write path, the settlements and the chain journal are only as durable as that Redis (docs/catalog-write.md
  * "Durability of Redis itself"): a write counts as kept when every primary either appends it to an
  * append-only file fsynced every second or on every write (a killed redis-server loses nothing the
  * service acknowledged: Redis writes the file before it answers; a machine crash loses at most about

@@ -14,9 +14,11 @@
  *   script; ack, dead-letter and requeue transactions).
  * - `probe`: probe records, the due calendar, per-id locks and aliases (the enqueue script; the
  *   finish transaction). Host slots are single-key.
- * - `ledger`: balances, nonces and sponsor balances, with the settle results and locks (the ledger's
- *   settle script writes the result; the claim/finish scripts take result and lock together), the
- *   chain's transaction journal and each sender's lock with its next nonce (one script each).
+ * - `ledger`: the settle results and locks (the claim/finish scripts take result and lock together),
+ *   the chain's transaction journal and each sender's lock with its next nonce (one script each).
+ *   The tag keeps the name of the Redis test ledger that settled before the chain did (issue 44),
+ *   so a deployment's settlement records stay in their slot; the ledger's own keys
+ *   (`ledger:balance:…`, `ledger:used-nonces:…`, `ledger:sponsor:…`) are read by nothing now.
  * - `tokens`: seller token records, hash index and the token list (the issue transaction).
  * - `signals`: a listing's payer-day hash, hourly buckets and lastSettled with the dirty set and the
  *   aging schedule (the record script); its health checks with the dirty set (the health script).
@@ -41,7 +43,6 @@ export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tok
 export const GROUP_NAME_STARTS: ReadonlyArray<readonly [start: string, group: Group]> = [
   ['catalog:', 'catalog'],
   ['probe:', 'probe'],
-  ['ledger:', 'ledger'],
   ['settle:', 'ledger'],
   ['seller-token', 'tokens'],
   ['signals:', 'signals'],
@@ -90,15 +91,6 @@ export function redisKeys(prefix: string) {
     /** The probe starts of one host within the last window (a sorted set by start time). */
     probeHostWindow: (host: string) => inGroup('probe', `probe:host:${host}`),
 
-    ledgerBalance: (network: string, asset: string, address: string) =>
-      inGroup('ledger', `ledger:balance:${network}:${asset.toLowerCase()}:${address.toLowerCase()}`),
-    /** SCAN pattern of one network's balances; the asset and address follow the pattern's `*`. */
-    ledgerBalancesOf: (network: string) => inGroup('ledger', `ledger:balance:${network}:*`),
-    /** Used nonces recorded before they were given an expiry (sets kept forever; ledger.ts reads them, never writes). */
-    ledgerNonces: (network: string, nonceSpace: string) => inGroup('ledger', `ledger:nonces:${network}:${nonceSpace}`),
-    /** Used nonces of one nonce space, scored by the epoch ms until which each is kept (ledger.ts). */
-    ledgerUsedNonces: (network: string, nonceSpace: string) => inGroup('ledger', `ledger:used-nonces:${network}:${nonceSpace}`),
-    ledgerSponsor: (network: string) => inGroup('ledger', `ledger:sponsor:${network}`),
     settleResult: (payloadHash: string) => inGroup('ledger', `settle:result:${payloadHash}`),
     settleLock: (payloadHash: string) => inGroup('ledger', `settle:lock:${payloadHash}`),
     /** The transaction journaled (before its broadcast) for one on-chain authorization (store/redis/txJournal.ts). */

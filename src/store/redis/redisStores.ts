@@ -12,7 +12,6 @@ import { HealthChecks } from './healthChecks.js';
 import { HistoryLog } from './historyLog.js';
 import { hotPathConnection } from './hotPathConnection.js';
 import { RedisLease } from './lease.js';
-import { Ledger } from './ledger.js';
 import { OutcomeTrail } from './outcomeTrail.js';
 import { PayerPaymentCounter } from './payerPayments.js';
 import { ProbeStore } from './probeStore.js';
@@ -92,10 +91,6 @@ export class RedisStores {
 
   rateLimitCounter(): RateLimitCounter {
     return new RateLimitCounter(this.redis, this.prefix);
-  }
-
-  ledger(sponsorInitialWei: bigint): Ledger {
-    return new Ledger(this.redis, this.prefix, sponsorInitialWei);
   }
 
   signalStore(): SignalStore {

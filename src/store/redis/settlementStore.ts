@@ -57,7 +57,7 @@ export class SettlementStore {
     this.keys = redisKeys(prefix);
   }
 
-  /** Where the final result of a payload's settlement is kept (the ledger writes it with the movement). */
+  /** Where the final result of a payload's settlement is kept . */
   resultKey(hash: string): string {
     return this.keys.settleResult(hash);
   }
