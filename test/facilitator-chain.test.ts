@@ -128,6 +128,20 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
     assert.equal((await request(h.app).post('/verify').send(body).expect(200)).body.invalidReason, 'invalid_exact_evm_nonce_already_used');
   });
 
+  it('another authorization with a used nonce (to another seller) is refused as such, not answered with the first transaction', async () => {
+    const buyer = newWallet();
+    const [first, second] = [newWallet().address, newWallet().address];
+    await fundBuyer(buyer.address, 5000n);
+    const nonce = `0x${'6b'.repeat(32)}` as const;
+    const paid = (await request(h.app).post('/settle').send(await exactRequest(buyer, requirements(first), { nonce })).expect(200)).body;
+    assert.equal(paid.success, true, JSON.stringify(paid));
+    const reused = (await request(h.app).post('/settle').send(await exactRequest(buyer, requirements(second), { nonce })).expect(200)).body;
+    assert.equal(reused.success, false, JSON.stringify(reused));
+    assert.equal(reused.errorReason, 'invalid_exact_evm_nonce_already_used');
+    assert.notEqual(reused.transaction, paid.transaction);
+    assert.equal(await usdcBalance(second), 0n);
+  });
+
   it('a settle still pending names its transaction; another gateway retrying it answers with the same one and sends nothing', async () => {
     const other = await startHarness(onChain({ REDIS_PREFIX: h.config.redisPrefix, LISTINGS_ALIAS: h.config.listingsAlias, LISTINGS_INDEX: h.config.listingsIndex, CHAIN_RECEIPT_TIMEOUT_MS: '1000' }));
     const slow = await startHarness(onChain({ REDIS_PREFIX: h.config.redisPrefix, LISTINGS_ALIAS: h.config.listingsAlias, LISTINGS_INDEX: h.config.listingsIndex, CHAIN_RECEIPT_TIMEOUT_MS: '1000' }));

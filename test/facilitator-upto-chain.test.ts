@@ -158,6 +158,20 @@ describe('facilitator: upto settled on the dev chain (issue 44)', function () {
     }
   });
 
+  it('another permit with a used Permit2 nonce (to another seller) is refused as such, not answered with the first transaction', async () => {
+    const payer = await buyer(10_000n);
+    const [first, second] = [newWallet().address, newWallet().address];
+    const nonce = BigInt(`0x${'5a'.repeat(16)}`).toString();
+    const paid = (await request(h.app).post('/settle').send(await uptoRequest(payer, ceiling(first), { facilitator: FACILITATOR, nonce })).expect(200)).body;
+    assert.equal(paid.success, true, JSON.stringify(paid));
+    const reused = (await request(h.app).post('/settle').send(await uptoRequest(payer, ceiling(second), { facilitator: FACILITATOR, nonce })).expect(200)).body;
+    assert.equal(reused.success, false, JSON.stringify(reused));
+    assert.equal(reused.errorReason, 'permit2_invalid_nonce');
+    assert.notEqual(reused.transaction, paid.transaction);
+    assert.equal(await usdcBalance(second), 0n);
+    assert.equal(await usdcBalance(first), 2000n);
+  });
+
   it('an amount above the ceiling is refused and a settle of 0 moves nothing; the permit still settles afterwards', async () => {
     const payer = await buyer(5000n);
     const payTo = newWallet().address;

@@ -11,10 +11,10 @@
  * with the first hash.
  */
 import { eip3009ABI, type FacilitatorEvmSigner } from '@x402/evm';
-import { concat, encodeFunctionData, getAddress, type Hex, type TransactionReceipt } from 'viem';
+import { concat, encodeFunctionData, getAddress, keccak256, type Hex, type TransactionReceipt } from 'viem';
 import type { ChainClients, NetworkClient } from './chainClients.js';
 import { kindOf, type ChainPayment, type ChainState } from './paymentKinds.js';
-import { JournalTaken, type TransactionSender, type TxJournal } from './sender.js';
+import { JournalTaken, type JournalEntry, type TransactionSender, type TxJournal } from './sender.js';
 
 export type { ChainPayment, ChainState, Eip3009Payment, Permit2UptoPayment } from './paymentKinds.js';
 
@@ -99,6 +99,7 @@ export class ChainAdapter {
     const net = this.net(payment.network);
     const key = this.key(payment);
     const entry = await this.journal.get(key);
+    if (entry && !sameAuthorization(entry, payment)) return nonceUsed(payment);
     if (entry) {
       const live = await this.sender.rebroadcast(net, entry).catch(() => true);
       if (live || (await this.minedOrKnown(net, entry.hash))) return this.run(net, payment, key, entry.hash);
@@ -112,16 +113,23 @@ export class ChainAdapter {
   private async run(net: NetworkClient, payment: ChainPayment, key: string, journaled?: Hex): Promise<ChainSettlement> {
     let receipt: TransactionReceipt | undefined;
     let taken: Hex | undefined;
+    let other = false;
     const signer = this.signer(net, {
       key,
+      payment: fingerprint(payment),
       onReceipt: (r) => (receipt = r),
-      onTaken: (hash) => (taken = hash),
+      onTaken: (entry) => {
+        taken = entry.hash;
+        other = !sameAuthorization(entry, payment);
+      },
     });
     const store = journaled ? { ...NO_PENDING_STORE, get: async () => journaled } : NO_PENDING_STORE;
     const kind = kindOf(payment);
     const { payload, requirements } = kind.wire(payment, 'settle');
     const result = await kind.mechanism(signer, store).settle(payload as never, requirements as never);
-    // Another settlement of this authorization journaled its transaction first: answer with that one.
+    // Another settlement journaled its transaction first: of this authorization, answer with that
+    // one; of another one under the same nonce, this one can never be settled.
+    if (other) return nonceUsed(payment);
     if (taken && !journaled) return this.run(net, payment, key, taken);
     // A mined transaction cost its gas whether it succeeded or reverted.
     const r = receipt as TransactionReceipt | undefined;
@@ -152,7 +160,7 @@ export class ChainAdapter {
   }
 
   /** @x402/evm's signer over the public client; writes go through the journaling sender under `send.key`. */
-  private signer(net: NetworkClient, send?: { key: string; onReceipt: (r: TransactionReceipt) => void; onTaken: (hash: Hex) => void }): FacilitatorEvmSigner {
+  private signer(net: NetworkClient, send?: { key: string; payment: Hex; onReceipt: (r: TransactionReceipt) => void; onTaken: (entry: JournalEntry) => void }): FacilitatorEvmSigner {
     const { client } = net;
     const { confirmations, receiptTimeoutMs } = this.clients;
     return {
@@ -165,10 +173,10 @@ export class ChainAdapter {
         if (!send) throw new Error('verification sends nothing');
         const data = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args } as never);
         try {
-          const { hash } = await this.sender.send(net, { to: args.address, data: args.dataSuffix ? concat([data, args.dataSuffix]) : data }, send.key);
+          const { hash } = await this.sender.send(net, { to: args.address, data: args.dataSuffix ? concat([data, args.dataSuffix]) : data }, send.key, send.payment);
           return hash;
         } catch (err) {
-          if (err instanceof JournalTaken) send.onTaken(err.entry.hash);
+          if (err instanceof JournalTaken) send.onTaken(err.entry);
           throw err;
         }
       },
@@ -181,4 +189,19 @@ export class ChainAdapter {
       },
     };
   }
+}
+
+/** Which signed authorization a payment is: its signature, hashed (what the journal entry records). */
+function fingerprint(payment: ChainPayment): Hex {
+  return keccak256(payment.signature as Hex);
+}
+
+/** The journaled transaction settles this payment's authorization (entries from before the fingerprint: assumed so). */
+function sameAuthorization(entry: JournalEntry, payment: ChainPayment): boolean {
+  return entry.payment === undefined || entry.payment === fingerprint(payment);
+}
+
+/** Another authorization under this nonce has a transaction: this one can never be settled. */
+function nonceUsed(payment: ChainPayment): ChainSettlement {
+  return { ok: false, reason: kindOf(payment).nonceUsedReason, message: 'another authorization with this nonce was already settled', transaction: '', feeWei: 0n };
 }

@@ -71,6 +71,8 @@ export interface PaymentKind<P extends ChainPayment> {
   mechanism(signer: FacilitatorEvmSigner, store: PendingSettlementStore): SchemeNetworkFacilitator;
   /** The gas of one settlement before a receipt told the real figure (a warm token, a used Permit2). */
   defaultGas: bigint;
+  /** @x402/evm's code for an authorization whose nonce is already used (ChainRail maps it to the scheme's refusal). */
+  nonceUsedReason: string;
 }
 
 function accepted(scheme: string, payment: ChainPayment, amount: string) {
@@ -97,6 +99,7 @@ const eip3009: PaymentKind<Eip3009Payment> = {
   mechanism: (signer, store) => new ExactEvmScheme(signer, { pendingSettlementStore: store }),
   // transferWithAuthorization on a warm token: about 60-85k.
   defaultGas: 90_000n,
+  nonceUsedReason: 'invalid_exact_evm_nonce_already_used',
 };
 
 /** Permit2 keeps a bitmap of used nonces per owner, any token: word nonce >> 8, bit nonce & 255. */
@@ -130,6 +133,7 @@ const permit2Upto: PaymentKind<Permit2UptoPayment> = {
   mechanism: (signer, store) => new UptoEvmScheme(signer, { pendingSettlementStore: store }),
   // The proxy's settle through Permit2's permitWitnessTransferFrom: about 70-100k.
   defaultGas: 110_000n,
+  nonceUsedReason: 'permit2_invalid_nonce',
 };
 
 const KINDS: { [K in ChainPayment['kind']]: PaymentKind<Extract<ChainPayment, { kind: K }>> } = { eip3009, 'permit2-upto': permit2Upto };

@@ -25,6 +25,12 @@ import type { NetworkClient } from './chainClients.js';
 export interface JournalEntry {
   hash: Hex;
   raw: Hex;
+  /**
+   * Which signed authorization the transaction settles (a hash of its signature): another one
+   * under the same key reuses a used nonce and is refused, never answered with this transaction.
+   * Absent in entries journaled before it was recorded.
+   */
+  payment?: Hex;
 }
 
 /** Where each settlement's transaction is recorded before it is broadcast (store/redis/txJournal.ts). */
@@ -80,8 +86,9 @@ export class TransactionSender {
    * Estimates, signs, journals under `journalKey` and broadcasts `call`. Throws JournalTaken when
    * the key already holds a transaction; a broadcast error after journaling leaves the entry for
    * the next attempt to re-broadcast, unless the node refused it outright (then it is dropped).
+   * `payment` names the authorization the transaction settles (JournalEntry.payment).
    */
-  async send(net: NetworkClient, call: Call, journalKey: string): Promise<{ hash: Hex }> {
+  async send(net: NetworkClient, call: Call, journalKey: string, payment?: Hex): Promise<{ hash: Hex }> {
     const { client, chainId } = net;
     const from = this.account.address;
     // Outside the lock: the estimate (a simulation too) and the fees take round trips of their own.
@@ -104,7 +111,7 @@ export class TransactionSender {
             maxFeePerGas: fees.maxFeePerGas,
             maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
           });
-          const entry = { hash: keccak256(raw), raw };
+          const entry: JournalEntry = { hash: keccak256(raw), raw, ...(payment ? { payment } : {}) };
           const taken = await this.journal.claim(journalKey, entry);
           if (taken) throw new JournalTaken(taken);
           try {

@@ -13,6 +13,8 @@ import { RESULT_TTL_SECONDS } from './settlementStore.js';
 export interface JournalEntry {
   hash: Hex;
   raw: Hex;
+  /** A hash of the signed authorization the transaction settles (store/evm/sender.ts). */
+  payment?: Hex;
 }
 
 // KEYS: entry. ARGV: entry json, ttl. The existing entry, or nothing when this one was recorded.
