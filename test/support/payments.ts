@@ -8,10 +8,12 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/facilitator/exactScheme.js';
 import { permit2Domain, UPTO_PERMIT2_PROXY_ADDRESS, UPTO_WITNESS_TYPES } from '../../src/facilitator/uptoScheme.js';
 import type { PaymentRequirements } from '../../src/x402/wire.js';
+import { DEV_FACILITATOR_KEY } from '../../chain/devChain.js';
 
 export const NETWORK = 'eip155:84532';
 export const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-export const FACILITATOR_ADDRESS = '0xFAC1000000000000000000000000000000000402';
+/** The facilitator the harness runs (the dev chain's facilitator key, test/support/harness.ts): the one an upto witness names. */
+export const FACILITATOR_ADDRESS = privateKeyToAccount(DEV_FACILITATOR_KEY).address;
 
 export function newWallet(): LocalAccount {
   return privateKeyToAccount(generatePrivateKey());
@@ -113,4 +115,11 @@ export async function uptoRequest(payer: LocalAccount, req: RequirementsV2, o: U
     paymentPayload: { x402Version: 2, resource, accepted, payload: { signature, permit2Authorization } },
     paymentRequirements: accepted,
   };
+}
+
+/** The settlement a seller's answer carries (PAYMENT-RESPONSE in v2, X-PAYMENT-RESPONSE in v1: base64 JSON). */
+export function paymentResponse(res: Response): { success: boolean; transaction: string } {
+  const header = res.headers.get('payment-response') ?? res.headers.get('x-payment-response');
+  if (!header) throw new Error(`the seller answered ${res.status} without a settlement header`);
+  return JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { success: boolean; transaction: string };
 }
