@@ -6,10 +6,12 @@
 import assert from 'node:assert/strict';
 import { createPublicClient, defineChain, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { FACILITATOR_ADDRESS } from './payments.js';
 import { DEV_FACILITATOR_KEY, devChainRpcUrl, ensureDevChain, fundBuyer as fundOnDevChain, usdcBalance as usdcOnDevChain } from '../../chain/devChain.js';
 
 export { DEV_FACILITATOR_KEY };
 export const DEV_FACILITATOR_ADDRESS = privateKeyToAccount(DEV_FACILITATOR_KEY).address;
+assert.equal(FACILITATOR_ADDRESS, DEV_FACILITATOR_ADDRESS, 'test/support/payments.ts names the dev facilitator key\'s address');
 export const CHAIN_RPC_URL = devChainRpcUrl();
 
 const chain = defineChain({ id: 84532, name: 'dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [CHAIN_RPC_URL] } } });
@@ -28,13 +30,25 @@ export async function requireDevChain(): Promise<void> {
   }
 }
 
-export async function fundBuyer(address: string, amount: bigint): Promise<void> {
-  await fundOnDevChain(address, amount, 0n, CHAIN_RPC_URL);
+/**
+ * Fundings one after another: minting sends from the deployer account, and concurrent sends of
+ * one account race for its nonce on an automining node ("nonce too high"), so a test may fund its
+ * buyers with Promise.all and they still mint in turn.
+ */
+let fundings: Promise<unknown> = Promise.resolve();
+function inTurn(work: () => Promise<void>): Promise<void> {
+  const next = fundings.then(work, work);
+  fundings = next.catch(() => undefined);
+  return next;
+}
+
+export function fundBuyer(address: string, amount: bigint): Promise<void> {
+  return inTurn(async () => void (await fundOnDevChain(address, amount, 0n, CHAIN_RPC_URL)));
 }
 
 /** Native currency for gas (added to the balance: no sender, no nonce to race for). */
-export async function fundGas(address: string, wei: bigint): Promise<void> {
-  await fundOnDevChain(address, 0n, wei, CHAIN_RPC_URL);
+export function fundGas(address: string, wei: bigint): Promise<void> {
+  return inTurn(async () => void (await fundOnDevChain(address, 0n, wei, CHAIN_RPC_URL)));
 }
 
 export function usdcBalance(address: string): Promise<bigint> {

@@ -8,12 +8,15 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/facilitator/exactScheme.js';
 import { permit2Domain, UPTO_PERMIT2_PROXY_ADDRESS, UPTO_WITNESS_TYPES } from '../../src/facilitator/uptoScheme.js';
 import type { PaymentRequirements } from '../../src/x402/wire.js';
-import { DEV_FACILITATOR_KEY } from '../../chain/devChain.js';
 
 export const NETWORK = 'eip155:84532';
 export const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-/** The facilitator the harness runs (the dev chain's facilitator key, test/support/harness.ts): the one an upto witness names. */
-export const FACILITATOR_ADDRESS = privateKeyToAccount(DEV_FACILITATOR_KEY).address;
+/**
+ * The facilitator the harness runs: the address of the dev chain's facilitator key (Hardhat's account
+ * #1; test/support/chainFunding.ts checks they agree), the one an upto witness names. A literal, so
+ * that the unit tests importing this file load nothing of the chain.
+ */
+export const FACILITATOR_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
 export function newWallet(): LocalAccount {
   return privateKeyToAccount(generatePrivateKey());
