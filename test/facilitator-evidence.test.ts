@@ -23,9 +23,6 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
   const post = async (path: string, body: unknown) => (await request(h.app).post(path).send(body as object).expect(200)).body;
   // The fee sponsor is the facilitator's account on the dev chain: what it spent is gas paid there.
   const sponsor = () => sponsorWei();
-  // upto still settles on the Redis test ledger (issue 44: the "upto" step moves it on chain).
-  const fundLedger = (address: string, amount: bigint) => h.container.facilitator.ledger.fund(NETWORK, USDC, address, amount);
-  const ledgerBalance = (address: string) => h.container.facilitator.ledger.balance(NETWORK, USDC, address);
   const signals = async (id: string) => (await h.container.signals.counters.read([id])).get(id)!;
   /** Every catalog write queued so far has been applied: the write queue is ordered, so a marker written last proves it. */
   const appliedSoFar = async () => {
@@ -95,11 +92,11 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
     assert.equal((await post('/verify', zeroCeiling)).invalidReason, 'permit2_invalid_amount');
     assert.equal((await post('/settle', zeroCeiling)).errorReason, 'permit2_invalid_amount');
     const buyer = newWallet();
-    await fundLedger(buyer.address, 5000n);
+    await fundBuyer(buyer.address, 5000n);
     const ceiling = await uptoRequest(buyer, requirements(newWallet().address, { amount: '5000' }), {}, VICTIM);
     const nothingUsed = { ...ceiling, paymentRequirements: { ...ceiling.paymentRequirements, amount: '0' } };
     assert.deepEqual(await post('/settle', nothingUsed), { success: true, payer: buyer.address, transaction: '', network: NETWORK, amount: '0' });
-    assert.equal(await ledgerBalance(buyer.address), 5000n);
+    assert.equal(await usdcBalance(buyer.address), 5000n);
 
     assert.equal(await sponsor(), before, 'no fee paid');
     await appliedSoFar();
@@ -110,7 +107,6 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
   it('self-payment: a funded wallet paying itself is refused, moves nothing and costs the sponsor nothing', async () => {
     const wallet = newWallet();
     await fundBuyer(wallet.address, 10_000n);
-    await fundLedger(wallet.address, 10_000n);
     const before = await sponsor();
     const exact = await post('/settle', await exactRequest(wallet, requirements(wallet.address, { amount: '100' }), {}, VICTIM));
     assert.equal(exact.errorReason, 'invalid_self_payment');
@@ -118,7 +114,6 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
     assert.equal(upto.errorReason, 'invalid_self_payment');
     assert.equal(await sponsor(), before);
     assert.equal(await usdcBalance(wallet.address), 10_000n);
-    assert.equal(await ledgerBalance(wallet.address), 10_000n);
     await appliedSoFar();
     assert.equal(await h.container.catalog.reader.get(httpListingId(VICTIM.url)), undefined);
   });

@@ -22,7 +22,7 @@ import { paymentMiddleware as paymentMiddlewareV1 } from 'x402-express';
 import { createSigner, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { NETWORK, newWallet, paymentResponse, USDC } from './support/payments.js';
-import { assertMined, fundBuyer, usdcBalance } from './support/chainFunding.js';
+import { assertMined, fundBuyer, fundUptoBuyer, usdcBalance } from './support/chainFunding.js';
 import { close, listen } from './support/listen.js';
 
 interface SearchHit {
@@ -130,14 +130,15 @@ describe('facilitator interop with the x402 npm packages', function () {
     seller = started.server;
 
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 1_000_000n);
+    await fundUptoBuyer(buyer, 1_000_000n);
     const client = new x402Client();
     client.register(NETWORK, new UptoEvmScheme(buyer));
-    const before = await h.container.facilitator.ledger.balance(NETWORK, USDC, payTo);
+    const before = await usdcBalance(payTo);
     const res = await wrapFetchWithPayment(fetch, client)(`${started.url}/complete`);
     assert.equal(res.status, 200, await res.clone().text());
-    assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, buyer.address), 997_500n);
-    assert.equal((await h.container.facilitator.ledger.balance(NETWORK, USDC, payTo)) - before, 2500n);
+    await assertMined(paymentResponse(res).transaction);
+    assert.equal(await usdcBalance(buyer.address), 997_500n);
+    assert.equal((await usdcBalance(payTo)) - before, 2500n);
   });
 
   it('v1: x402-express seller + x402-fetch buyer on base-sepolia; listed under the CAIP-2 network', async () => {

@@ -81,10 +81,6 @@ describe('facilitator: per-payer budget and payer-bounded signals', () => {
     const verify = async (body: unknown) => (await request(h.app).post('/verify').send(body as object).expect(200)).body;
     const funded = newWallet();
     await fund(funded.address);
-    // Whether a refusal's payer could have paid is still read from the Redis test ledger when the
-    // refusal came before any chain read (src/facilitator/service.ts observeVerify): funded there
-    // too until that reads the chain (issue 44).
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, funded.address, 100_000n);
     // Junk: fresh unfunded wallets signing too little, and forgeries claiming a funded wallet.
     for (let i = 0; i < 5; i += 1) {
       assert.equal((await verify(await exactRequest(newWallet(), req, { value: '1' }, resource))).isValid, false);

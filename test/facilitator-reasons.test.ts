@@ -33,8 +33,6 @@ describe('facilitator: reason codes of the x402 packages, and a retryable settle
   before(async () => {
     h = await startHarness({ SETTLE_PENDING_WAIT_MS: '300', CHAIN_RECEIPT_TIMEOUT_MS: '1000' });
     await fundBuyer(payer.address, 1_000_000n);
-    // upto still reads the Redis test ledger (issue 44: the "upto" step moves it on chain).
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 1_000_000n);
   });
   after(async () => h.close());
 

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { formatEther } from 'viem';
 import { startHarness, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
-import { assertMined, chainClient, fundBuyer, sponsorWei, usdcBalance } from './support/chainFunding.js';
+import { assertMined, chainClient, fundBuyer, fundUptoBuyer, sponsorWei, usdcBalance } from './support/chainFunding.js';
 
 /** What one settlement's transaction cost its sender in gas, from its receipt. */
 async function gasPaid(hash: string): Promise<bigint> {
@@ -17,9 +17,6 @@ describe('facilitator: /settle on the dev chain and fee sponsorship', () => {
     h = await startHarness();
   });
   after(async () => h.close());
-
-  // upto still settles on the Redis test ledger (issue 44: the "upto" step moves it on chain).
-  const ledgerBalance = (address: string) => h.container.facilitator.ledger.balance(NETWORK, USDC, address);
 
   it('moves the authorized value from payer to payTo once, in a mined transaction', async () => {
     const payer = newWallet();
@@ -84,7 +81,7 @@ describe('facilitator: /settle on the dev chain and fee sponsorship', () => {
   it('upto settles the actual amount (at most the ceiling) and reports it in amount', async () => {
     const payer = newWallet();
     const seller = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 10_000n);
+    await fundUptoBuyer(payer, 10_000n);
     const body = await uptoRequest(payer, requirements(seller.address, { amount: '5000' }));
     assert.equal((await request(h.app).post('/verify').send(body).expect(200)).body.isValid, true);
     // The seller settles what was used: 1234 of the 5000 ceiling.
@@ -92,19 +89,20 @@ describe('facilitator: /settle on the dev chain and fee sponsorship', () => {
     const res = await request(h.app).post('/settle').send(actual).expect(200);
     assert.equal(res.body.success, true);
     assert.equal(res.body.amount, '1234');
-    assert.equal(await ledgerBalance(payer.address), 8766n);
-    assert.equal(await ledgerBalance(seller.address), 1234n);
+    await assertMined(res.body.transaction);
+    assert.equal(await usdcBalance(payer.address), 8766n);
+    assert.equal(await usdcBalance(seller.address), 1234n);
   });
 
   it('upto refuses to settle more than the ceiling', async () => {
     const payer = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 10_000n);
+    await fundUptoBuyer(payer, 10_000n);
     const body = await uptoRequest(payer, requirements(newWallet().address, { amount: '100' }));
     const over = { ...body, paymentRequirements: { ...body.paymentRequirements, amount: '101' } };
     const res = await request(h.app).post('/settle').send(over).expect(200);
     assert.equal(res.body.success, false);
     assert.equal(res.body.errorReason, 'invalid_upto_evm_payload_settlement_exceeds_amount');
-    assert.equal(await ledgerBalance(payer.address), 10_000n);
+    assert.equal(await usdcBalance(payer.address), 10_000n);
   });
 
   it('/metrics: the sponsor balance read from the chain in ETH, requests per route pattern, verify/settle outcomes, ingest queue', async () => {

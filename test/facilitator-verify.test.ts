@@ -3,7 +3,7 @@ import request from 'supertest';
 import { hashTypedData } from 'viem';
 import { typedDataDigest } from '../src/facilitator/recoverSigner.js';
 import { startHarness, type Harness } from './support/harness.js';
-import { fundBuyer } from './support/chainFunding.js';
+import { fundUptoBuyer } from './support/chainFunding.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest, type RequirementsV2 } from './support/payments.js';
 
 describe('facilitator: /supported and /verify', () => {
@@ -14,9 +14,8 @@ describe('facilitator: /supported and /verify', () => {
 
   before(async () => {
     h = await startHarness();
-    await fundBuyer(payer.address, 1_000_000n);
-    // upto still reads the Redis test ledger (issue 44: the "upto" step moves it on chain).
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 1_000_000n);
+    // Its Permit2 approval too: the upto payments below are valid only with it.
+    await fundUptoBuyer(payer, 1_000_000n);
     req = requirements(seller.address);
   });
   after(async () => h.close());

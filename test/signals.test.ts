@@ -96,10 +96,6 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
   it('traffic through /verify and /settle moves the listing signals in Elasticsearch (running flusher)', async () => {
     const payer = newWallet();
     await fundBuyer(payer.address, 100_000n);
-    // Whether a refusal's payer could have paid is still read from the Redis test ledger when the
-    // refusal came before any chain read (src/facilitator/service.ts observeVerify): funded there
-    // too until that reads the chain (issue 44).
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
     const req = requirements(newWallet().address);
     const resource = { url: 'http://signals.test/quote', description: 'Stock quotes by ticker', mimeType: 'application/json' };
     const id = httpListingId(resource.url, 'GET');

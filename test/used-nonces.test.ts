@@ -1,9 +1,9 @@
 /**
  * A used nonce is the token's to remember (issue 44): once an `exact` authorization is settled,
  * the test USDC's authorizationState says so, and no replay gets through, whatever Redis still
- * holds. This replaces the Redis test ledger's used-nonce records and their expiry (a ledger
- * concern: the chain never forgets a used authorization). `upto` still settles on the ledger until
- * it settles on chain too, so its Permit2 nonce is still kept there.
+ * holds; an `upto` permit's nonce is Permit2's to remember, in its nonce bitmap. This replaces the
+ * Redis test ledger's used-nonce records and their expiry (a ledger concern: the chain never
+ * forgets a used authorization).
  */
 import assert from 'node:assert/strict';
 import request from 'supertest';
@@ -11,11 +11,12 @@ import { eip3009ABI } from '@x402/evm';
 import type { Hex } from 'viem';
 import { startHarness, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
-import { assertMined, chainClient, fundBuyer, sponsorWei, usdcBalance } from './support/chainFunding.js';
-import { USED_NONCE_MARGIN_MS } from '../src/store/redis/ledger.js';
-import { redisKeys } from '../src/store/redis/redisKeys.js';
+import { assertMined, chainClient, fundBuyer, fundUptoBuyer, sponsorWei, usdcBalance } from './support/chainFunding.js';
+import { PERMIT2_ADDRESS } from '../src/facilitator/uptoScheme.js';
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
+const NONCE_BITMAP = [
+  { type: 'function', name: 'nonceBitmap', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }, { name: 'wordPos', type: 'uint256' }], outputs: [{ type: 'uint256' }] },
+] as const;
 
 /** What the token says of (authorizer, nonce): true once a transfer with it was mined. */
 const usedOnChain = (payer: string, nonce: Hex) =>
@@ -86,20 +87,24 @@ describe('used nonces: the token remembers them, replays never pass', () => {
     assert.equal(await usdcBalance(seller.address), 1000n);
   });
 
-  it('upto (still on the test ledger): the Permit2 nonce is kept until the deadline plus the margin and refused meanwhile', async () => {
-    const keys = redisKeys(h.config.redisPrefix);
+  it('upto: the Permit2 nonce is used in Permit2\'s own bitmap; another permit with it is refused, also once Redis forgets, and moves nothing', async () => {
     const payer = newWallet();
     const seller = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
-    const deadline = nowSeconds() + 40;
-    const body = await uptoRequest(payer, requirements(seller.address, { amount: '500' }), { deadline: String(deadline) });
-    assert.equal((await request(h.app).post('/settle').send(body).expect(200)).body.success, true);
-    const permit = body.paymentPayload.payload.permit2Authorization;
-    const replay = await uptoRequest(payer, requirements(seller.address, { amount: '400' }), { deadline: String(deadline), nonce: permit.nonce });
-    const settled = await request(h.app).post('/settle').send(replay).expect(200);
-    assert.equal(settled.body.success, false);
-    assert.equal(settled.body.errorReason, 'permit2_invalid_nonce');
-    const key = keys.ledgerUsedNonces(NETWORK, `permit2:${payer.address.toLowerCase()}`);
-    assert.equal(Number(await h.redis.zscore(key, permit.nonce)), deadline * 1000 + USED_NONCE_MARGIN_MS);
+    await fundUptoBuyer(payer, 100_000n);
+    const body = await uptoRequest(payer, requirements(seller.address, { amount: '500' }));
+    const paid = (await request(h.app).post('/settle').send(body).expect(200)).body;
+    assert.equal(paid.success, true, JSON.stringify(paid));
+    await assertMined(paid.transaction);
+    const nonce = BigInt(body.paymentPayload.payload.permit2Authorization.nonce);
+    const bitmap = await chainClient.readContract({ address: PERMIT2_ADDRESS, abi: NONCE_BITMAP, functionName: 'nonceBitmap', args: [payer.address, nonce >> 8n] });
+    assert.equal((bitmap >> (nonce & 255n)) & 1n, 1n);
+    const replay = await uptoRequest(payer, requirements(seller.address, { amount: '400' }), { nonce: nonce.toString() });
+    for (const when of ['journaled', 'forgotten']) {
+      if (when === 'forgotten') await forgetRedis();
+      const settled = (await request(h.app).post('/settle').send(replay).expect(200)).body;
+      assert.equal(settled.errorReason, 'permit2_invalid_nonce', `${when}: ${JSON.stringify(settled)}`);
+      assert.equal((await request(h.app).post('/verify').send(replay).expect(200)).body.invalidReason, 'permit2_invalid_nonce');
+    }
+    assert.equal(await usdcBalance(seller.address), 500n);
   });
 });

@@ -107,9 +107,16 @@ export class ChainRail {
    */
   async settle(request: PaymentRequest, payment: CheckedPayment): Promise<{ transaction: string; feeWei: bigint } | { rejection: Rejection; transaction: string; feeWei: bigint }> {
     // A journaled transaction survives a failure here: the retry reconciles it (chainAdapter.ts).
-    const outcome = await reachable(request.requirements.network, this.chain.settle(request.scheme.chainPayment(request)));
+    const wire = request.scheme.chainPayment(request);
+    const outcome = await reachable(wire.network, this.chain.settle(wire));
     if (outcome.ok) return { transaction: outcome.transaction, feeWei: outcome.feeWei };
-    return { rejection: fromChain(request.scheme, outcome.reason, payment.payer, outcome.message), transaction: outcome.transaction, feeWei: outcome.feeWei };
+    const { transaction, feeWei } = outcome;
+    // @x402/evm's upto diagnosis of a failed simulation reads balance and allowance, not Permit2's
+    // nonce bitmap: a used nonce (a journal entry long expired) is named from the chain here.
+    if (outcome.reason.endsWith('_simulation_failed') && (await this.chain.state(wire).catch(() => undefined))?.nonceUsed) {
+      return { rejection: request.scheme.nonceUsed(payment.payer), transaction, feeWei };
+    }
+    return { rejection: fromChain(request.scheme, outcome.reason, payment.payer, outcome.message), transaction, feeWei };
   }
 
   /** The hash journaled for the request's authorization, if any (a duplicate still pending names it). */

@@ -4,9 +4,10 @@
  * funding a buyer, balances, and the mining switches the pending-transaction tests use.
  */
 import assert from 'node:assert/strict';
-import { createPublicClient, defineChain, http, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, maxUint256, type LocalAccount, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { FACILITATOR_ADDRESS } from './payments.js';
+import { FACILITATOR_ADDRESS, USDC } from './payments.js';
+import { PERMIT2_ADDRESS } from '../../src/facilitator/uptoScheme.js';
 import { DEV_FACILITATOR_KEY, devChainRpcUrl, ensureDevChain, fundBuyer as fundOnDevChain, usdcBalance as usdcOnDevChain } from '../../chain/devChain.js';
 
 export { DEV_FACILITATOR_KEY };
@@ -74,4 +75,16 @@ export async function assertMined(hash: string, from: string = DEV_FACILITATOR_A
   const receipt = await chainClient.getTransactionReceipt({ hash: hash as `0x${string}` });
   assert.equal(receipt.status, 'success');
   assert.equal(receipt.from.toLowerCase(), from.toLowerCase());
+}
+
+/**
+ * An `upto` buyer on the dev chain: test USDC, gas, and its one-time approval of Permit2 (the
+ * upto path's prerequisite, a transaction the buyer pays for itself), mined before this returns.
+ */
+export async function fundUptoBuyer(buyer: LocalAccount, amount: bigint): Promise<void> {
+  await fundBuyer(buyer.address, amount);
+  await fundGas(buyer.address, 10n ** 16n);
+  const wallet = createWalletClient({ account: buyer, chain, transport: http(CHAIN_RPC_URL) });
+  const hash = await wallet.writeContract({ address: USDC as `0x${string}`, abi: erc20Abi, functionName: 'approve', args: [PERMIT2_ADDRESS, maxUint256] });
+  await chainClient.waitForTransactionReceipt({ hash });
 }
