@@ -174,7 +174,9 @@ describe('a settlement counts only for the seller it paid (issue 43, items 1 and
     const free = { ...ceiling, paymentRequirements: { ...ceiling.paymentRequirements, amount: '0' } };
     const verdict = await post('/verify', free);
     assert.equal(verdict.body.isValid, false);
-    assert.equal(verdict.body.invalidReason, 'sponsorship_declined');
+    // On chain the refusal comes first from its state: @x402/evm checks the permit against its whole
+    // ceiling, which the unfunded key cannot cover (the sponsor would decline a value of 0 after it).
+    assert.equal(verdict.body.invalidReason, 'permit2_insufficient_balance');
     const rich = await funded();
     const deleting = await post('/verify', withBazaar(await exactRequest(rich, requirements(newWallet().address), {}, { url, description: '', mimeType: '' }), { type: 'http', method: 'DELETE' }));
     assert.equal(deleting.body.isValid, true);
