@@ -12,6 +12,7 @@ import { startHarness, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 import { hasRedisServer, startPrivateRedis, type PrivateRedis } from './support/privateRedis.js';
 import { answers, startServer, v1Challenge, type LocalServer } from './support/sellers.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 const KIB = 1024;
 
@@ -88,7 +89,7 @@ describe('bounded stores of untrusted input (issue 43, item 4)', function () {
       assert.equal((await request(h.app).get('/readyz').expect(200)).body.redisMemory.state, 'ok');
       const token = await h.container.publishing.tokens.issue(['tools.example']);
       const payer = newWallet();
-      await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
+      await fundBuyer(payer.address, 100_000n);
       const settled = await exactRequest(payer, requirements(newWallet().address));
       assert.equal((await request(h.app).post('/settle').send(settled).expect(200)).body.success, true);
 

@@ -14,6 +14,7 @@ import { createSeller, type CatalogOutcomeEvent, type Seller } from '../src/sdk/
 import { waitFor } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 import { listen, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 const DISCOVERY = { bazaar: { info: { input: { type: 'http', method: 'GET', queryParams: { city: 'Paris' } } } } };
 
@@ -30,7 +31,7 @@ describe('facilitator: sellers told what was cataloged (EXTENSION-RESPONSES baza
   before(async () => {
     // TRAFFIC_REFRESH_MS 0: each payment is looked at afresh (by default a repeat within a minute gets the earlier outcome).
     world = await startService({ TRAFFIC_REFRESH_MS: '0' });
-    await world.h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 1_000_000n);
+    await fundBuyer(buyer.address, 1_000_000n);
     // No announce: the payments alone must get the route listed, and the seller hears each step.
     seller = createSeller({ serviceUrl: world.service.url, payTo: sellerWallet.address, announce: false, onCatalogOutcome: (e) => events.push(e) });
     const app = express();

@@ -2,7 +2,7 @@
  * Issue 24, deliverable 3: demand that is hard to fake. One wallet paying many times is one payer
  * (signals.uniquePayers7d, the largest payer's share), the Bazaar surface carries the 30-day calls
  * and payers as CDP shapes them, and the ranking's popularity factor follows distinct payers.
- * Real Elasticsearch, Redis and payments on the service's ledger.
+ * Real Elasticsearch, Redis and payments settled on the dev chain.
  */
 import assert from 'node:assert/strict';
 import request from 'supertest';
@@ -10,6 +10,7 @@ import type { LocalAccount } from 'viem';
 import { httpListingId } from '../src/catalog/identity.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 describe('demand: distinct payers, the largest payer, 30-day quality', function () {
   this.timeout(60_000);
@@ -31,7 +32,7 @@ describe('demand: distinct payers, the largest payer, 30-day quality', function 
 
   async function funded(): Promise<LocalAccount> {
     const wallet = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, wallet.address, 1_000_000n);
+    await fundBuyer(wallet.address, 1_000_000n);
     return wallet;
   }
 

@@ -1,7 +1,7 @@
 /**
  * Issue 44: `exact` settled on the dev chain, with the real node and contracts, the unmodified x402
- * packages as seller and buyer (v2 and v1), and the service's facilitator key. Skipped when no dev
- * node with the test USDC answers at CHAIN_RPC_URL.
+ * packages as seller and buyer (v2 and v1), and the service's facilitator key (the harness's
+ * default: every integration test settles there; it fails, never skips, without the node).
  */
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
@@ -21,24 +21,9 @@ import { paymentMiddleware as paymentMiddlewareV1 } from 'x402-express';
 import { createSigner, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpListingId } from '../src/catalog/identity.js';
-import { exactRequest, NETWORK, newWallet, requirements, USDC } from './support/payments.js';
-import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, requireDevChain, fundBuyer, fundGas, mineBlock, setAutomine, usdcBalance } from './support/chainFunding.js';
+import { exactRequest, NETWORK, newWallet, paymentResponse, requirements, USDC } from './support/payments.js';
+import { assertMined, chainClient, DEV_FACILITATOR_KEY, fundBuyer, fundGas, mineBlock, setAutomine, usdcBalance } from './support/chainFunding.js';
 import { close, listen } from './support/listen.js';
-
-const onChain = (overrides: Record<string, string> = {}) => ({ FACILITATOR_PRIVATE_KEY: DEV_FACILITATOR_KEY, CHAIN_RPC_URL, ...overrides });
-
-/** The settlement a seller's answer carries (X-PAYMENT-RESPONSE / PAYMENT-RESPONSE, base64 JSON). */
-function paymentResponse(res: Response): { success: boolean; transaction: string } {
-  const header = res.headers.get('payment-response') ?? res.headers.get('x-payment-response');
-  assert.ok(header, 'the seller answered with its settlement');
-  return JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
-}
-
-async function minedTransfer(hash: string): Promise<void> {
-  const receipt = await chainClient.getTransactionReceipt({ hash: hash as `0x${string}` });
-  assert.equal(receipt.status, 'success');
-  assert.equal(receipt.from.toLowerCase(), privateKeyToAccount(DEV_FACILITATOR_KEY).address.toLowerCase());
-}
 
 describe('facilitator: exact settled on the dev chain (issue 44)', function () {
   this.timeout(60_000);
@@ -48,8 +33,7 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
   let seller: Server | undefined;
 
   before(async function () {
-    await requireDevChain();
-    h = await startHarness(onChain());
+    h = await startHarness();
     ({ server: facilitator, url: facilitatorUrl } = await listen(h.app));
   });
   afterEach(async () => close(seller));
@@ -80,7 +64,7 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
     assert.equal(res.status, 200, await res.clone().text());
     const settled = paymentResponse(res);
     assert.equal(settled.success, true);
-    await minedTransfer(settled.transaction);
+    await assertMined(settled.transaction);
     assert.equal(await usdcBalance(payTo), 1000n);
     assert.equal(await usdcBalance(buyer.address), 999_000n);
   });
@@ -96,7 +80,7 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
     await fundBuyer(privateKeyToAccount(key).address, 1_000_000n);
     const res = await wrapFetchWithPaymentV1(fetch, await createSigner('base-sepolia', key))(`${started.url}/quote`);
     assert.equal(res.status, 200, await res.clone().text());
-    await minedTransfer(paymentResponse(res).transaction);
+    await assertMined(paymentResponse(res).transaction);
     assert.equal(await usdcBalance(payTo), 2000n);
   });
 
@@ -123,14 +107,14 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
     const hashes = new Set([...answers, replay].map((a) => a.body.transaction));
     assert.equal(hashes.size, 1, JSON.stringify([...answers, replay].map((a) => a.body)));
     assert.ok([...answers, replay].every((a) => a.body.success === true));
-    await minedTransfer([...hashes][0]!);
+    await assertMined([...hashes][0]!);
     assert.equal(await usdcBalance(payTo), 1000n);
     assert.equal((await request(h.app).post('/verify').send(body).expect(200)).body.invalidReason, 'invalid_exact_evm_nonce_already_used');
   });
 
   it('a settle still pending names its transaction; another gateway retrying it answers with the same one and sends nothing', async () => {
-    const other = await startHarness(onChain({ REDIS_PREFIX: h.config.redisPrefix, LISTINGS_ALIAS: h.config.listingsAlias, LISTINGS_INDEX: h.config.listingsIndex, CHAIN_RECEIPT_TIMEOUT_MS: '1000' }));
-    const slow = await startHarness(onChain({ REDIS_PREFIX: h.config.redisPrefix, LISTINGS_ALIAS: h.config.listingsAlias, LISTINGS_INDEX: h.config.listingsIndex, CHAIN_RECEIPT_TIMEOUT_MS: '1000' }));
+    const other = await startHarness({ REDIS_PREFIX: h.config.redisPrefix, LISTINGS_ALIAS: h.config.listingsAlias, LISTINGS_INDEX: h.config.listingsIndex, CHAIN_RECEIPT_TIMEOUT_MS: '1000' });
+    const slow = await startHarness({ REDIS_PREFIX: h.config.redisPrefix, LISTINGS_ALIAS: h.config.listingsAlias, LISTINGS_INDEX: h.config.listingsIndex, CHAIN_RECEIPT_TIMEOUT_MS: '1000' });
     try {
       const buyer = newWallet();
       const payTo = newWallet().address;
@@ -179,7 +163,7 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
     const settled = (await request(h.app).post('/settle').send(body).expect(200)).body;
     assert.equal(settled.success, true, JSON.stringify(settled));
     assert.equal(settled.transaction, keccak256(raw));
-    await minedTransfer(settled.transaction);
+    await assertMined(settled.transaction);
     assert.equal(await usdcBalance(payTo), 1000n);
   });
 
@@ -206,10 +190,10 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
   });
 
   it('the sponsor floor stops settlement with sponsor_below_floor before the account runs dry, and /metrics says so', async () => {
-    // A facilitator key of its own holding exactly the 0.01 ETH floor: any settlement's gas would cross it.
+    // A facilitator key of its own holding just under the 0.01 ETH floor: any settlement's gas would cross it.
     const key = generatePrivateKey();
-    await fundGas(privateKeyToAccount(key).address, 10_000_000_000_000_000n);
-    const floored = await startHarness({ FACILITATOR_PRIVATE_KEY: key, CHAIN_RPC_URL });
+    await fundGas(privateKeyToAccount(key).address, 9_000_000_000_000_000n);
+    const floored = await startHarness({ FACILITATOR_PRIVATE_KEY: key });
     try {
       const buyer = newWallet();
       const payTo = newWallet().address;
@@ -224,7 +208,9 @@ describe('facilitator: exact settled on the dev chain (issue 44)', function () {
       assert.equal(await usdcBalance(payTo), 0n);
       const metrics = (await request(floored.app).get('/metrics').expect(200)).text;
       assert.match(metrics, /facilitator_sponsor_floor_stops_total\{network="eip155:84532"\} 2/);
-      assert.match(metrics, /facilitator_sponsor_balance_eth\{network="eip155:84532"\} 0\.01\n/);
+      assert.match(metrics, /facilitator_sponsor_balance_eth\{network="eip155:84532"\} 0\.009\n/);
+      // The alert a deployment watches (it replaces the ledger's sponsor_insufficient_funds test).
+      assert.match(metrics, /facilitator_sponsor_below_floor\{network="eip155:84532"\} 1/);
     } finally {
       await floored.close();
     }

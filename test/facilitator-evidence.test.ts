@@ -8,6 +8,7 @@ import request from 'supertest';
 import { httpListingId, mcpListingId } from '../src/catalog/identity.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
+import { assertMined, fundBuyer, sponsorWei, usdcBalance } from './support/chainFunding.js';
 
 const VICTIM = { url: 'https://api.victim-bank.example/v1/transfer', description: 'Transfer money', mimeType: 'application/json', serviceName: 'Victim Bank' };
 
@@ -20,7 +21,11 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
   after(async () => h.close());
 
   const post = async (path: string, body: unknown) => (await request(h.app).post(path).send(body as object).expect(200)).body;
-  const sponsor = () => h.container.facilitator.ledger.sponsorBalance(NETWORK);
+  // The fee sponsor is the facilitator's account on the dev chain: what it spent is gas paid there.
+  const sponsor = () => sponsorWei();
+  // upto still settles on the Redis test ledger (issue 44: the "upto" step moves it on chain).
+  const fundLedger = (address: string, amount: bigint) => h.container.facilitator.ledger.fund(NETWORK, USDC, address, amount);
+  const ledgerBalance = (address: string) => h.container.facilitator.ledger.balance(NETWORK, USDC, address);
   const signals = async (id: string) => (await h.container.signals.counters.read([id])).get(id)!;
   /** Every catalog write queued so far has been applied: the write queue is ordered, so a marker written last proves it. */
   const appliedSoFar = async () => {
@@ -66,7 +71,7 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
 
   it('a valid /verify alone writes no listing: it queues a probe of the resource, which lists only on its own 402', async () => {
     const payer = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 10_000n);
+    await fundBuyer(payer.address, 10_000n);
     const resource = { url: 'https://verified-only.example/quote', description: 'Attacker text', mimeType: '', serviceName: 'Attacker title' };
     assert.equal((await post('/verify', await exactRequest(payer, requirements(newWallet().address), {}, resource))).isValid, true);
     const id = httpListingId(resource.url);
@@ -90,11 +95,11 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
     assert.equal((await post('/verify', zeroCeiling)).invalidReason, 'permit2_invalid_amount');
     assert.equal((await post('/settle', zeroCeiling)).errorReason, 'permit2_invalid_amount');
     const buyer = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 5000n);
+    await fundLedger(buyer.address, 5000n);
     const ceiling = await uptoRequest(buyer, requirements(newWallet().address, { amount: '5000' }), {}, VICTIM);
     const nothingUsed = { ...ceiling, paymentRequirements: { ...ceiling.paymentRequirements, amount: '0' } };
     assert.deepEqual(await post('/settle', nothingUsed), { success: true, payer: buyer.address, transaction: '', network: NETWORK, amount: '0' });
-    assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, buyer.address), 5000n);
+    assert.equal(await ledgerBalance(buyer.address), 5000n);
 
     assert.equal(await sponsor(), before, 'no fee paid');
     await appliedSoFar();
@@ -104,14 +109,16 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
 
   it('self-payment: a funded wallet paying itself is refused, moves nothing and costs the sponsor nothing', async () => {
     const wallet = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, wallet.address, 10_000n);
+    await fundBuyer(wallet.address, 10_000n);
+    await fundLedger(wallet.address, 10_000n);
     const before = await sponsor();
     const exact = await post('/settle', await exactRequest(wallet, requirements(wallet.address, { amount: '100' }), {}, VICTIM));
     assert.equal(exact.errorReason, 'invalid_self_payment');
     const upto = await post('/settle', await uptoRequest(wallet, requirements(wallet.address.toLowerCase(), { amount: '100' }), {}, VICTIM));
     assert.equal(upto.errorReason, 'invalid_self_payment');
     assert.equal(await sponsor(), before);
-    assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, wallet.address), 10_000n);
+    assert.equal(await usdcBalance(wallet.address), 10_000n);
+    assert.equal(await ledgerBalance(wallet.address), 10_000n);
     await appliedSoFar();
     assert.equal(await h.container.catalog.reader.get(httpListingId(VICTIM.url)), undefined);
   });
@@ -119,7 +126,7 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
   it('a real settlement lists nothing by itself (issue 43): a public URL gets a probe, a private one a refused probe, a tool nothing', async () => {
     await h.container.publishing.tokens.issue(['bound-tools.example']);
     const payer = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
+    await fundBuyer(payer.address, 100_000n);
     const seller = newWallet().address;
     const settle = async (body: unknown) => assert.equal((await post('/settle', body)).success, true);
     const named = { url: 'https://paid.example/report', description: 'Daily report', mimeType: 'application/json' };
@@ -150,23 +157,24 @@ describe('facilitator: evidence before listing, signals and sponsor spend (issue
   it('defect 3: a settled payload replayed with other requirements is refused; the same request still gets the cached result', async () => {
     const payer = newWallet();
     const seller = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 10_000n);
+    await fundBuyer(payer.address, 10_000n);
     const body = await exactRequest(payer, requirements(seller.address, { amount: '700' }));
     const first = await post('/settle', body);
     assert.equal(first.success, true);
+    await assertMined(first.transaction);
     const elsewhere = { ...body, paymentRequirements: { ...body.paymentRequirements, payTo: newWallet().address } };
     const replayed = await post('/settle', elsewhere);
     assert.equal(replayed.success, false);
     assert.equal(replayed.errorReason, 'settlement_requirements_mismatch');
     assert.equal(replayed.transaction, '');
     assert.deepEqual(await post('/settle', body), first);
-    assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, seller.address), 700n);
+    assert.equal(await usdcBalance(seller.address), 700n);
   });
 
   it('fuzz: 150 hostile zero-value, self-paid and forged payloads on /verify and /settle: no 5xx, no listing, no signal, no sponsor spend', async () => {
     const attacker = newWallet();
     const funded = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, funded.address, 1_000_000n);
+    await fundBuyer(funded.address, 1_000_000n);
     const before = await sponsor();
     let seed = 9;
     const pick = <T>(items: readonly T[]): T => items[(seed = (seed * 1103515245 + 12345) % 2147483648) % items.length]!;

@@ -1,7 +1,8 @@
 /**
  * Interop with the unmodified x402 npm packages: sellers protected by @x402/express (v2) and
  * x402-express (v1) use this service as their facilitator; buyers pay with @x402/fetch + @x402/evm
- * (v2) and x402-fetch (v1) from a local viem wallet funded on the test ledger.
+ * (v2) and x402-fetch (v1) from a local viem wallet funded on the dev chain (`upto` still settles on
+ * the Redis test ledger until it settles on chain too, issue 44).
  */
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
@@ -20,7 +21,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { paymentMiddleware as paymentMiddlewareV1 } from 'x402-express';
 import { createSigner, wrapFetchWithPayment as wrapFetchWithPaymentV1 } from 'x402-fetch';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
-import { NETWORK, newWallet, USDC } from './support/payments.js';
+import { NETWORK, newWallet, paymentResponse, USDC } from './support/payments.js';
+import { assertMined, fundBuyer, usdcBalance } from './support/chainFunding.js';
 import { close, listen } from './support/listen.js';
 
 interface SearchHit {
@@ -84,7 +86,7 @@ describe('facilitator interop with the x402 npm packages', function () {
     seller = started.server;
 
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 1_000_000n);
+    await fundBuyer(buyer.address, 1_000_000n);
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: buyer });
     const paidFetch = wrapFetchWithPayment(fetch, client);
@@ -94,9 +96,9 @@ describe('facilitator interop with the x402 npm packages', function () {
     const res = await paidFetch(`${started.url}/weather?city=Paris`);
     assert.equal(res.status, 200, await res.clone().text());
     assert.deepEqual(await res.json(), { city: 'Paris', tempC: 12 });
-    assert.ok(res.headers.get('payment-response'), 'the seller returns the settlement');
-    assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, buyer.address), 999_000n);
-    assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, payTo), 1000n);
+    await assertMined(paymentResponse(res).transaction);
+    assert.equal(await usdcBalance(buyer.address), 999_000n);
+    assert.equal(await usdcBalance(payTo), 1000n);
 
     const hit = await waitFor(async () => {
       const found = (await search('weather conditions')).find((r) => r.resource === `${started.url}/weather`);
@@ -155,11 +157,12 @@ describe('facilitator interop with the x402 npm packages', function () {
 
     const key = generatePrivateKey();
     const signer = await createSigner('base-sepolia', key);
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, privateKeyToAccount(key).address, 1_000_000n);
+    await fundBuyer(privateKeyToAccount(key).address, 1_000_000n);
     const res = await wrapFetchWithPaymentV1(fetch, signer)(`${started.url}/v1/quote`);
     assert.equal(res.status, 200, await res.clone().text());
     assert.ok(res.headers.get('x-payment-response'));
-    assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, privateKeyToAccount(key).address), 998_000n);
+    await assertMined(paymentResponse(res).transaction);
+    assert.equal(await usdcBalance(privateKeyToAccount(key).address), 998_000n);
 
     const hit = await waitFor(async () => {
       const found = (await search('legacy stock quote')).find((r) => r.resource === `${started.url}/v1/quote`);

@@ -12,11 +12,10 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { ErrorReasons } from 'x402/types';
 import { V2_SCHEME_NAMES } from '../src/facilitator/paymentSchemes.js';
-import { payloadHash } from '../src/store/redis/settlementStore.js';
 import { startHarness, type Harness } from './support/harness.js';
+import { assertMined, fundBuyer, mineBlock, setAutomine, usdcBalance } from './support/chainFunding.js';
 import { listen } from './support/sdkWorld.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC, uptoRequest } from './support/payments.js';
-import { redisKeys } from '../src/store/redis/redisKeys.js';
 
 const require = createRequire(import.meta.url);
 
@@ -32,7 +31,9 @@ describe('facilitator: reason codes of the x402 packages, and a retryable settle
   const seller = newWallet();
   const req = requirements(seller.address);
   before(async () => {
-    h = await startHarness({ SETTLE_PENDING_WAIT_MS: '300' });
+    h = await startHarness({ SETTLE_PENDING_WAIT_MS: '300', CHAIN_RECEIPT_TIMEOUT_MS: '1000' });
+    await fundBuyer(payer.address, 1_000_000n);
+    // upto still reads the Redis test ledger (issue 44: the "upto" step moves it on chain).
     await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 1_000_000n);
   });
   after(async () => h.close());
@@ -108,35 +109,40 @@ describe('facilitator: reason codes of the x402 packages, and a retryable settle
 
   it('settlement_pending names the transaction, so @x402/core retries it and gets the settlement', async () => {
     const body = await exactRequest(payer, req);
-    // Another instance holds this payload's settlement lock past the duplicate's wait (15 s in production).
-    const lockKey = redisKeys(h.config.redisPrefix).settleLock(payloadHash(body.paymentPayload));
-    await h.redis.set(lockKey, 'other-instance', 'PX', 30_000);
-    const direct = await request(h.app).post('/settle').send(body).expect(200);
-    assert.equal(direct.body.errorReason, 'settlement_pending');
-    assert.match(direct.body.transaction, /^0x[0-9a-f]{64}$/);
-
-    const service = await listen(h.app);
+    // The node holds the transaction unmined past the receipt wait (CHAIN_RECEIPT_TIMEOUT_MS, 1 s here).
+    await setAutomine(false);
     try {
-      const http = new HTTPFacilitatorClient({ url: service.url });
-      // The other instance gives up right after the seller's first attempt (crashed: nothing was stored).
-      const answers: string[] = [];
-      const facilitator = Object.assign(Object.create(http) as HTTPFacilitatorClient, {
-        settle: async (...args: Parameters<HTTPFacilitatorClient['settle']>) => {
-          const result = await http.settle(...args);
-          answers.push(result.errorReason ?? 'settled');
-          await h.redis.del(lockKey);
-          return result;
-        },
-      });
-      const resourceServer = new x402ResourceServer(facilitator).register(NETWORK, new ExactEvmServerScheme());
-      await resourceServer.initialize();
-      const result = await resourceServer.settlePayment(body.paymentPayload as never, req as never);
-      assert.deepEqual(answers, ['settlement_pending', 'settled'], '@x402/core retried the pending settlement once');
-      assert.equal(result.success, true);
-      assert.equal(result.transaction, direct.body.transaction, 'the pending answer named the settlement transaction');
-      assert.equal(await h.container.facilitator.ledger.balance(NETWORK, USDC, seller.address), 1000n);
+      const direct = await request(h.app).post('/settle').send(body).expect(200);
+      assert.equal(direct.body.errorReason, 'settlement_pending', JSON.stringify(direct.body));
+      assert.match(direct.body.transaction, /^0x[0-9a-f]{64}$/);
+
+      const service = await listen(h.app);
+      try {
+        const http = new HTTPFacilitatorClient({ url: service.url });
+        // The block is mined right after the seller's first attempt.
+        const answers: string[] = [];
+        const facilitator = Object.assign(Object.create(http) as HTTPFacilitatorClient, {
+          settle: async (...args: Parameters<HTTPFacilitatorClient['settle']>) => {
+            const result = await http.settle(...args);
+            answers.push(result.errorReason ?? 'settled');
+            await mineBlock();
+            await setAutomine(true);
+            return result;
+          },
+        });
+        const resourceServer = new x402ResourceServer(facilitator).register(NETWORK, new ExactEvmServerScheme());
+        await resourceServer.initialize();
+        const result = await resourceServer.settlePayment(body.paymentPayload as never, req as never);
+        assert.deepEqual(answers, ['settlement_pending', 'settled'], '@x402/core retried the pending settlement once');
+        assert.equal(result.success, true);
+        assert.equal(result.transaction, direct.body.transaction, 'the pending answer named the settlement transaction');
+        await assertMined(result.transaction);
+        assert.equal(await usdcBalance(seller.address), 1000n);
+      } finally {
+        await service.close();
+      }
     } finally {
-      await service.close();
+      await setAutomine(true);
     }
   });
 });

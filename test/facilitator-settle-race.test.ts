@@ -7,6 +7,7 @@ import type { ApplyOutcome, CatalogOperation } from '../src/store/catalogOperati
 import type { HttpListingInput } from '../src/shapes/listingInput.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 /**
  * A settlement decides what it counts for from what the catalog shows when the payment is settled;
@@ -22,7 +23,7 @@ describe('facilitator: a settlement racing a declared write in the stream', () =
   const payer = newWallet();
   before(async () => {
     h = await startHarness({ SIGNALS_FLUSH_MS: '200' });
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 1_000_000n);
+    await fundBuyer(payer.address, 1_000_000n);
   });
   after(async () => h.close());
 

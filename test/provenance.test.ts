@@ -14,6 +14,7 @@ import { ServiceClient } from '../src/sdk/serviceClient.js';
 import { startHarness, uniqueNames, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 import { answers, PAY_TO, startServer, v2Challenge, type LocalServer } from './support/sellers.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 const isInstant = (value: unknown, from: number, to = Date.now()): boolean =>
   typeof value === 'string' && Date.parse(value) >= from - 1000 && Date.parse(value) <= to + 1000;
@@ -55,7 +56,7 @@ describe('provenance: the evidence a listing stands on', function () {
     assert.ok(isInstant(probed.provenance.probed402.lastAt, started), probed.provenance.probed402.lastAt);
 
     const payer = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
+    await fundBuyer(payer.address, 100_000n);
     const resource = { url, description: 'Forecast for a city, by day', mimeType: 'application/json' };
     const pay = async () => {
       const body = await exactRequest(payer, requirements(PAY_TO), {}, resource);

@@ -15,10 +15,10 @@ import type { Cluster } from 'ioredis';
 import { SellerTokenStore } from '../src/publish/sellerTokens.js';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { dropDeploymentIndices } from '../src/store/elasticsearch/listingIndex.js';
-import { Ledger } from '../src/store/redis/ledger.js';
 import { createRedisClient } from '../src/store/redis/client.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
-import { testConfig } from './support/harness.js';
+import { ON_CHAIN, testConfig } from './support/harness.js';
+import { fundBuyer } from './support/chainFunding.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 import { SellerTokenRecords } from '../src/store/redis/sellerTokens.js';
 
@@ -71,11 +71,13 @@ describe('Redis Cluster: SIGTERM right after the write stream primary died', fun
     const prefix = config.redisPrefix;
     const { secret } = await new SellerTokenStore(new SellerTokenRecords(redis!, prefix)).issue(['tools.stop.test'], 'stop');
     const payer = newWallet();
-    await new Ledger(redis!, prefix, 10n ** 18n).fund(NETWORK, USDC, payer.address, 10n ** 12n);
+    await fundBuyer(payer.address, 10n ** 12n);
 
     gateway = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
       env: {
         ...process.env,
+        // It settles on the dev chain as every harness does (the facilitator key, the node, roomy sponsor budgets).
+        ...ON_CHAIN,
         HOST: '127.0.0.1',
         PORT: '0',
         LOG_LEVEL: 'debug',

@@ -17,6 +17,7 @@ import { announce, listing, settled } from './support/announcing.js';
 import { answers, startServer, v1Challenge, type LocalServer } from './support/sellers.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 import { ensureRedisCluster, REDIS_CLUSTER_URL } from './support/redisCluster.js';
+import { assertMined, fundBuyer, usdcBalance } from './support/chainFunding.js';
 
 const CLUSTER_URL = REDIS_CLUSTER_URL;
 const PAYMENT = { scheme: 'exact', network: NETWORK, asset: USDC, amount: '2500', payTo: '0x1111111111111111111111111111111111111111' };
@@ -79,25 +80,23 @@ describe('Redis Cluster: the main flows through the Cluster client', function ()
     assert.equal(stats.deadLetters, 0);
   });
 
-  it('settle: 10 concurrent duplicates move the funds once; the ledger listing scans every primary', async () => {
+  it('settle: 10 concurrent duplicates move the funds once, in one mined transaction', async () => {
     const payer = newWallet();
     const payee = newWallet();
-    const ledger = h.container.facilitator.ledger;
-    await ledger.fund(NETWORK, USDC, payer.address, 10_000n);
+    await fundBuyer(payer.address, 10_000n);
     const body = await exactRequest(payer, requirements(payee.address, { amount: '700' }));
     const responses = await Promise.all(Array.from({ length: 10 }, () => request(h.app).post('/settle').send(body)));
     for (const res of responses) assert.deepEqual([res.status, res.body], [200, responses[0]!.body]);
     assert.equal(responses[0]!.body.success, true);
-    assert.equal(await ledger.balance(NETWORK, USDC, payer.address), 9300n);
-    assert.equal(await ledger.balance(NETWORK, USDC, payee.address), 700n);
-    const balances = await ledger.balances(NETWORK);
-    assert.ok(balances.some((b) => b.address === payee.address.toLowerCase() && b.balance === 700n));
+    await assertMined(responses[0]!.body.transaction);
+    assert.equal(await usdcBalance(payer.address), 9300n);
+    assert.equal(await usdcBalance(payee.address), 700n);
   });
 
   it('rate limits: the per-payer budget counts distinct payments (a two-key script in one slot)', async () => {
     const payer = newWallet();
     const payee = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 10_000n);
+    await fundBuyer(payer.address, 10_000n);
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const body = await exactRequest(payer, requirements(payee.address, { amount: '10' }));

@@ -17,6 +17,7 @@ import { WriteStream } from '../src/store/redis/writeStream.js';
 import { startHarness, testConfig, waitFor, type Harness } from './support/harness.js';
 import { listing } from './support/announcing.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+import { fundBuyer, usdcBalance } from './support/chainFunding.js';
 import { ensureRedisCluster, REDIS_CLUSTER_URL } from './support/redisCluster.js';
 
 const PAYMENT = { scheme: 'exact', network: NETWORK, asset: USDC, amount: '2500', payTo: '0x1111111111111111111111111111111111111111' };
@@ -103,8 +104,7 @@ describe('npm run redis:copy: a deployment on one Redis moves into a Redis Clust
       { source: 'announce' },
     );
     await listing(source.app, httpListingId(RESOURCE.url, 'GET'));
-    const ledger = () => (moved ?? source).container.facilitator.ledger;
-    await ledger().fund(NETWORK, USDC, payer.address, 10_000n);
+    await fundBuyer(payer.address, 10_000n);
     const settle = async (app: Harness['app'], wallet = payer) => {
       const body = await exactRequest(wallet, requirements(payee.address, { amount: '700' }), {}, RESOURCE);
       const res = await request(app).post('/settle').send(body).expect(200);
@@ -149,14 +149,14 @@ describe('npm run redis:copy: a deployment on one Redis moves into a Redis Clust
     assert.equal(again.status, 201, JSON.stringify(again.body));
     await request(app).post('/discovery/publish').set('Authorization', `Bearer ${secret.slice(0, -4)}abcd`).send(tool('x', 'y')).expect(401);
     // Balances, and the settled payment replayed gets its first answer and moves nothing.
-    assert.equal(await ledger().balance(NETWORK, USDC, payer.address), 8600n);
-    assert.equal(await ledger().balance(NETWORK, USDC, payee.address), 1400n);
+    assert.equal(await usdcBalance(payer.address), 8600n);
+    assert.equal(await usdcBalance(payee.address), 1400n);
     const replay = await request(app).post('/settle').send(first.body).expect(200);
     assert.deepEqual(replay.body, first.answer);
-    assert.equal(await ledger().balance(NETWORK, USDC, payer.address), 8600n);
+    assert.equal(await usdcBalance(payer.address), 8600n);
     // Signals: the payer's third settle today is over the cap; a new payer's counts: 2 + 0 + 1.
     const other = newWallet();
-    await ledger().fund(NETWORK, USDC, other.address, 1000n);
+    await fundBuyer(other.address, 1000n);
     await settle(app);
     await settle(app, other);
     const signals = await waitFor(async () => {
@@ -190,7 +190,8 @@ describe('npm run redis:copy: a deployment on one Redis moves into a Redis Clust
     });
 
     it('refuses a target holding keys under the prefix (one line, exit 1) unless --replace; --dry-run writes nothing', async () => {
-      const legacy = `${prefix}ledger:balance:${NETWORK}:0xasset:0xpayer`; // a name from before the hash tags
+      // A name from before the hash tags (a settlement's stored result: the test ledger's balances, once used here, go with issue 44).
+      const legacy = `${prefix}settle:result:0xpayload`;
       await single.set(legacy, '4200');
       await single.zadd(redisKeys(prefix).signalsDirty, 1, 'lst_a', 2, 'lst_b');
       await cluster.set(redisKeys(prefix).cursorSecret, 'left-from-an-earlier-attempt');
@@ -203,7 +204,7 @@ describe('npm run redis:copy: a deployment on one Redis moves into a Redis Clust
 
       const dry = await run(prefix, '--replace', '--dry-run');
       assert.equal(dry.code, 0, dry.stderr);
-      assert.match(dry.stdout, new RegExp(`^string\\t-\\t${legacy} -> ${prefix}\\{ledger\\}ledger:balance:`, 'm'));
+      assert.match(dry.stdout, new RegExp(`^string\\t-\\t${legacy} -> ${prefix}\\{ledger\\}settle:result:0xpayload`, 'm'));
       assert.match(dry.stdout, /^would copy 2 keys under \S+ \((zset 1, string 1|string 1, zset 1)\)/m);
       assert.deepEqual([...(await snapshot(cluster, prefix)).keys()], [redisKeys(prefix).cursorSecret], 'the dry run wrote nothing');
 
@@ -211,18 +212,18 @@ describe('npm run redis:copy: a deployment on one Redis moves into a Redis Clust
       assert.equal(replaced.code, 0, replaced.stderr);
       assert.match(replaced.stdout, /^verified: the target holds 2 keys/m);
       assert.equal(await cluster.get(redisKeys(prefix).cursorSecret), null, '--replace dropped what the target held');
-      assert.equal(await cluster.get(`${prefix}{ledger}ledger:balance:${NETWORK}:0xasset:0xpayer`), '4200');
+      assert.equal(await cluster.get(redisKeys(prefix).settleResult('0xpayload')), '4200');
       assert.deepEqual(await cluster.zrange(redisKeys(prefix).signalsDirty, 0, -1, 'WITHSCORES'), ['lst_a', '1', 'lst_b', '2']);
     });
 
     it('an old name whose tagged name exists too is skipped (the tagged one is copied), and said so', async () => {
       const keys = redisKeys(prefix);
-      await single.set(`${prefix}ledger:sponsor:${NETWORK}`, '5'); // from before the tags
-      await single.set(keys.ledgerSponsor(NETWORK), '7'); // written by the new version since
+      await single.set(`${prefix}settle:result:0xpayload`, '5'); // from before the tags
+      await single.set(keys.settleResult('0xpayload'), '7'); // written by the new version since
       const report = await copyDeployment(single, cluster, prefix);
-      assert.deepEqual(report.skipped.map((s) => s.key), [`${prefix}ledger:sponsor:${NETWORK}`]);
+      assert.deepEqual(report.skipped.map((s) => s.key), [`${prefix}settle:result:0xpayload`]);
       assert.deepEqual([report.copied, report.renamed, report.verification?.problems], [1, 0, []]);
-      assert.equal(await cluster.get(keys.ledgerSponsor(NETWORK)), '7');
+      assert.equal(await cluster.get(keys.settleResult('0xpayload')), '7');
     });
 
     it('keeps each key\'s remaining time to live (within the copy\'s own delay); keys without one stay without', async () => {

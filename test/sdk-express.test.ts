@@ -8,6 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSeller, type Seller } from '../src/sdk/index.js';
 import { waitFor } from './support/harness.js';
 import { listen, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
+import { assertMined, fundBuyer, usdcBalance } from './support/chainFunding.js';
 
 const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -32,7 +33,7 @@ describe('seller SDK: Express paid() middleware', function () {
 
   before(async () => {
     world = await startService();
-    await world.h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 1_000_000n);
+    await fundBuyer(buyer.address, 1_000_000n);
     seller = createSeller({ serviceUrl: world.service.url, payTo: sellerWallet.address, onError: (e) => errors.push(e) });
     const app = express();
     app.get('/weather/:city', seller.paid({ price: '$0.001', describe: DESCRIBE }), (req, res) => {
@@ -87,8 +88,8 @@ describe('seller SDK: Express paid() middleware', function () {
     assert.equal(seller.announcer?.announced().length, 1, 'one route, announced once however many 402s');
   });
 
-  it('pays with the real @x402/fetch v2 client: 200, PAYMENT-RESPONSE, and the ledger moved', async () => {
-    const before = await world.h.container.facilitator.ledger.balance(NETWORK, USDC, sellerWallet.address);
+  it('pays with the real @x402/fetch v2 client: 200, PAYMENT-RESPONSE naming a mined transaction, and the seller is paid on chain', async () => {
+    const before = await usdcBalance(sellerWallet.address);
     const pay = wrapFetchWithPaymentFromConfig(fetch, { schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(buyer) }] });
     const res = await pay(`${shop.url}/weather/nice`);
     assert.equal(res.status, 200);
@@ -98,7 +99,8 @@ describe('seller SDK: Express paid() middleware', function () {
     const receipt = decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!);
     assert.equal(receipt.success, true);
     assert.equal(receipt.network, NETWORK);
-    const after = await world.h.container.facilitator.ledger.balance(NETWORK, USDC, sellerWallet.address);
+    await assertMined(receipt.transaction);
+    const after = await usdcBalance(sellerWallet.address);
     assert.equal(after - before, 1000n);
   });
 

@@ -17,6 +17,7 @@ import { MCP_META, PaidMcpServer, PaymentClaims, type PaidMcpOptions, type Payme
 import { waitFor } from './support/harness.js';
 import { NETWORK, USDC } from './support/payments.js';
 import { serveStatelessMcp, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
+import { fundBuyer, usdcBalance } from './support/chainFunding.js';
 
 const claims = new PaymentClaims();
 
@@ -70,7 +71,7 @@ describe('seller SDK: x402-mcp pays, and the catalog lists the schemas tools/lis
 
   it('x402-mcp: an unpaid call offers v1 requirements, generatePaymentAuthorization signs them, the paid call runs and settles', async () => {
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await world.h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 1_000_000n);
+    await fundBuyer(buyer.address, 1_000_000n);
     const mcpClient = await createMCPClient({ transport: new StreamableHTTPClientTransport(new URL(`${mcp.url}/mcp`)) });
     try {
       const client = await withPayment(mcpClient, { account: buyer, network: 'base-sepolia' });
@@ -113,7 +114,7 @@ describe('seller SDK: x402-mcp pays, and the catalog lists the schemas tools/lis
       assert.equal(receipt.success, true);
       assert.equal(receipt.network, 'base-sepolia');
       assert.equal(receipt.payer.toLowerCase(), buyer.address.toLowerCase());
-      assert.equal(await world.h.container.facilitator.ledger.balance(NETWORK, USDC, seller.address), 2000n);
+      assert.equal(await usdcBalance(seller.address), 2000n);
 
       // The same authorization again is refused (settled once), with the requirements offered anew.
       const replay = await tools.tide_times!.execute({ harbour: 'Brest', days: 2, paymentAuthorization }, call);

@@ -15,6 +15,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { MCP_META, PaidMcpServer, PaymentClaims, type CatalogOutcomeEvent, type PaidMcpOptions, type PaymentRequired } from '../src/sdk/index.js';
 import { waitFor } from './support/harness.js';
 import { serveStatelessMcp, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
+import { fundBuyer, usdcBalance } from './support/chainFunding.js';
 
 const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -69,7 +70,7 @@ describe('seller SDK: paid MCP tools end to end', function () {
 
   before(async () => {
     world = await startService();
-    await world.h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 1_000_000n);
+    await fundBuyer(buyer.address, 1_000_000n);
     const { secret } = await world.h.container.publishing.tokens.issue(['127.0.0.1'], 'weather-seller');
 
     mcp = await serveStatelessMcp(() => weatherTools(options));
@@ -154,7 +155,7 @@ describe('seller SDK: paid MCP tools end to end', function () {
       const receipt = (paid._meta as Record<string, { success: boolean; payer?: string }>)[MCP_META.paymentResponse];
       assert.equal(receipt?.success, true);
       assert.equal(receipt?.payer?.toLowerCase(), buyer.address.toLowerCase());
-      assert.equal(await world.h.container.facilitator.ledger.balance(NETWORK, USDC, sellerWallet.address), 3000n);
+      assert.equal(await usdcBalance(sellerWallet.address), 3000n);
       // The seller is told the published tool is cataloged (the EXTENSION-RESPONSES bazaar outcome).
       assert.deepEqual(
         catalogOutcomes.map((e) => [e.operation, e.resource, e.status]),

@@ -14,6 +14,7 @@ import { announce, settled } from './support/announcing.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 import { answers, startServer, v2Challenge, type LocalServer } from './support/sellers.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 describe('a seller opts its own listing out and keeps it out (issue 43, item 10)', function () {
   this.timeout(60_000);
@@ -86,7 +87,7 @@ describe('a seller opts its own listing out and keeps it out (issue 43, item 10)
     assert.equal(state.reason, 'opted_out');
     // A payment naming it.
     const buyer = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 100_000n);
+    await fundBuyer(buyer.address, 100_000n);
     const body = await exactRequest(buyer, requirements(owner.address, { amount: '2500' }), {}, { url, description: '', mimeType: '' });
     assert.equal((await request(h.app).post('/settle').send(body).expect(200)).body.success, true);
     // The seller's own manifest naming it, and an upstream catalog's claim.

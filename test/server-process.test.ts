@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { createElasticsearchClient } from '../src/store/elasticsearch/client.js';
 import { createRedisClient } from '../src/store/redis/client.js';
 import { dropDeploymentData } from '../src/store/deploymentData.js';
-import { Ledger } from '../src/store/redis/ledger.js';
-import { testConfig } from './support/harness.js';
-import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+import { ON_CHAIN, testConfig } from './support/harness.js';
+import { exactRequest, newWallet, requirements } from './support/payments.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 const ENTRY = fileURLToPath(new URL('../src/server.ts', import.meta.url));
 
@@ -49,7 +49,8 @@ describe('the server process', function () {
   // Starting the service under tsx compiles it first: seconds on a busy machine.
   this.timeout(45_000);
   const config = testConfig();
-  const env = { LISTINGS_ALIAS: config.listingsAlias, LISTINGS_INDEX: config.listingsIndex, REDIS_PREFIX: config.redisPrefix };
+  // The process settles on the dev chain as every harness does (ON_CHAIN: the facilitator key, the node, roomy sponsor budgets).
+  const env = { ...ON_CHAIN, LISTINGS_ALIAS: config.listingsAlias, LISTINGS_INDEX: config.listingsIndex, REDIS_PREFIX: config.redisPrefix };
 
   after(async () => {
     const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
@@ -120,10 +121,8 @@ describe('the server process', function () {
       ...Object.fromEntries(['FACILITATOR', 'FACILITATOR_PAYER'].map((n) => [`RATE_LIMIT_${n}`, 'off'])),
     });
     const url = await listeningUrl(run);
-    const redis = createRedisClient(config.redisUrl);
     const payer = newWallet();
-    await new Ledger(redis, config.redisPrefix, 10n ** 18n).fund(NETWORK, USDC, payer.address, 10n ** 12n);
-    await redis.quit();
+    await fundBuyer(payer.address, 10n ** 12n);
     // Every payment names a new payee and price, so no sighting repeats another (each needs its write).
     const bodies = await Promise.all(Array.from({ length: 400 }, (_, i) => exactRequest(payer, requirements(newWallet().address, { amount: String(1000 + i) }))));
     const settle = async (body: object) => {

@@ -14,6 +14,7 @@ import { seedDemoCatalog } from './support/demoCatalog.js';
 import { decodeBase64Json, EXTENSION_RESPONSES_HEADER } from '../src/x402/wire.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 import { answers, startServer, v2Challenge, type LocalServer } from './support/sellers.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 const ALERTS = 'https://weather.meteostack.io/alerts';
 const ALERTS_PAY_TO = '0x7a3F1b9C2d4E5f60718293A4b5C6d7E8f9012345';
@@ -48,7 +49,7 @@ describe('a settlement counts only for the seller it paid (issue 43, items 1 and
   };
   const funded = async (amount = 1_000_000n) => {
     const wallet = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, wallet.address, amount);
+    await fundBuyer(wallet.address, amount);
     return wallet;
   };
   const visible = async (id: string) => {

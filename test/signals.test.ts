@@ -13,6 +13,7 @@ import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { storesFor } from '../src/store/stores.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 const DAY = 24 * 3600 * 1000;
 const PAYER_A = '0x00000000000000000000000000000000000000aa';
@@ -94,6 +95,10 @@ describe('signals: rolling 7-day counters and the flush to Elasticsearch', () =>
 
   it('traffic through /verify and /settle moves the listing signals in Elasticsearch (running flusher)', async () => {
     const payer = newWallet();
+    await fundBuyer(payer.address, 100_000n);
+    // Whether a refusal's payer could have paid is still read from the Redis test ledger when the
+    // refusal came before any chain read (src/facilitator/service.ts observeVerify): funded there
+    // too until that reads the chain (issue 44).
     await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
     const req = requirements(newWallet().address);
     const resource = { url: 'http://signals.test/quote', description: 'Stock quotes by ticker', mimeType: 'application/json' };

@@ -4,26 +4,60 @@
  * the washers are sponsored a few times each and then refused, the sponsor never runs dry, and
  * every honest payment settles. Short chains (A->B->C->A) are circles too and count as no demand;
  * budgets per payer and payee and a minimum value hold; /metrics shows the outflow per payer and
- * payee. Real Redis (the sponsorship scripts), the service's ledger, signed payments.
+ * payee. Real Redis (the sponsorship scripts), the dev chain (the sponsor is a facilitator account
+ * of the test's own, paying real gas), signed payments.
  */
 import assert from 'node:assert/strict';
 import request from 'supertest';
 import type { LocalAccount } from 'viem';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from './support/payments.js';
+import { chainClient, fundBuyer, fundGas, sponsorWei } from './support/chainFunding.js';
 import { decodeBase64Json, EXTENSION_RESPONSES_HEADER } from '../src/x402/wire.js';
 
-const FEE = 21_000_000_000_000n;
+/** What one settlement's transaction cost its sender in gas, from its receipt. */
+async function gasPaid(hash: string): Promise<bigint> {
+  const receipt = await chainClient.getTransactionReceipt({ hash: hash as `0x${string}` });
+  return receipt.gasUsed * receipt.effectiveGasPrice;
+}
 
 describe('the fee sponsor under wash trading (issue 43, item 3)', function () {
-  this.timeout(120_000);
+  this.timeout(180_000);
+  // The fees are real gas now, so the budgets and the sponsor's size are set in fees measured on
+  // this chain: FEE a settlement to a payee holding nothing yet (a new balance slot), REPEAT one to a
+  // payee already paid (cheaper by that slot).
+  let FEE: bigint;
+  let REPEAT: bigint;
+  before(async () => {
+    const h = await startHarness();
+    try {
+      const payer = newWallet();
+      const payee = newWallet().address;
+      await fundBuyer(payer.address, 10_000n);
+      const paid: bigint[] = [];
+      for (let i = 0; i < 2; i += 1) {
+        const res = (await request(h.app).post('/settle').send(await exactRequest(payer, requirements(payee, { amount: '1000' }))).expect(200)).body;
+        assert.equal(res.success, true, JSON.stringify(res));
+        paid.push(await gasPaid(res.transaction));
+      }
+      [FEE, REPEAT] = paid as [bigint, bigint];
+      assert.ok(REPEAT < FEE, `${REPEAT} < ${FEE}`);
+    } finally {
+      await h.close();
+    }
+  });
 
   describe('fifty wallets sending value back and forth, then a line of fresh wallets, honest buyers beside them', () => {
     let h: Harness;
+    let sponsor: string;
     before(async () => {
-      // A small sponsor: 700 fees; floor at 100 fees, so near it (the reserve) below 200.
+      // A small sponsor: a facilitator key of its own holding 700 fees; floor at 100 fees, so near it (the reserve) below 200.
+      const key = generatePrivateKey();
+      sponsor = privateKeyToAccount(key).address;
+      await fundGas(sponsor, FEE * 700n);
       h = await startHarness({
-        SPONSOR_INITIAL_WEI: String(FEE * 700n),
+        FACILITATOR_PRIVATE_KEY: key,
         SPONSOR_FLOOR_WEI: String(FEE * 100n),
         RATE_LIMIT_FACILITATOR: 'off',
         RATE_LIMIT_FACILITATOR_PAYER: 'off',
@@ -31,9 +65,14 @@ describe('the fee sponsor under wash trading (issue 43, item 3)', function () {
     });
     after(async () => h?.close());
 
-    const fund = async (wallet: LocalAccount, amount = 100_000n) => h.container.facilitator.ledger.fund(NETWORK, USDC, wallet.address, amount);
-    const settle = async (payer: LocalAccount, payTo: string) =>
-      (await request(h.app).post('/settle').send(await exactRequest(payer, requirements(payTo, { amount: '1000' }))).expect(200)).body as { success: boolean; errorReason?: string };
+    const fund = async (wallet: LocalAccount, amount = 100_000n) => fundBuyer(wallet.address, amount);
+    /** Every transaction the sponsor paid for: its spend must be exactly their gas. */
+    const sent: string[] = [];
+    const settle = async (payer: LocalAccount, payTo: string) => {
+      const body = (await request(h.app).post('/settle').send(await exactRequest(payer, requirements(payTo, { amount: '1000' }))).expect(200)).body as { success: boolean; errorReason?: string; transaction: string };
+      if (body.success) sent.push(body.transaction);
+      return body;
+    };
     const buyers = Array.from({ length: 10 }, () => newWallet());
     const sellers = buyers.map(() => newWallet().address);
     let honest = 0;
@@ -50,7 +89,7 @@ describe('the fee sponsor under wash trading (issue 43, item 3)', function () {
       await Promise.all(buyers.map((w) => fund(w)));
       const pairs = Array.from({ length: 25 }, () => [newWallet(), newWallet()] as const);
       await Promise.all(pairs.flat().map((w) => fund(w)));
-      const start = await h.container.facilitator.ledger.sponsorBalance(NETWORK);
+      const start = await sponsorWei(sponsor);
       const wash = { settled: 0, declined: 0 };
       for (let round = 0; round < 8; round += 1) {
         const results = await Promise.all(pairs.flatMap(([a, b]) => [settle(a, b.address), settle(b, a.address)]));
@@ -66,8 +105,9 @@ describe('the fee sponsor under wash trading (issue 43, item 3)', function () {
       // Each wallet: its first payment is no circle, then at most the allowance (3) of circles.
       assert.ok(wash.settled <= 50 * 4, `${wash.settled} wash settlements sponsored`);
       assert.ok(wash.declined >= 400 - 50 * 4, `${wash.declined} declined`);
-      const spent = (start - (await h.container.facilitator.ledger.sponsorBalance(NETWORK))) / FEE;
-      assert.equal(spent, BigInt(wash.settled + 80), 'the sponsor paid for the sponsored ones only');
+      assert.equal(sent.length, wash.settled + 80);
+      const fees = (await Promise.all(sent.map(gasPaid))).reduce((a, b) => a + b, 0n);
+      assert.equal(start - (await sponsorWei(sponsor)), fees, 'the sponsor paid the gas of the sponsored ones only');
     });
 
     it('a line of fresh wallets handing one amount on (no circle) drains only down to the reserve; honest buyers go on', async () => {
@@ -78,7 +118,7 @@ describe('the fee sponsor under wash trading (issue 43, item 3)', function () {
       for (let i = 0; i < 1000 && !refused; i += 1) {
         const next = newWallet();
         const body = await exactRequest(holder, requirements(next.address, { amount: '1000' }));
-        const res = (await request(h.app).post('/settle').send(body).expect(200)).body as { success: boolean; errorReason?: string; errorMessage?: string };
+        const res = (await request(h.app).post('/settle').send(body).expect(200)).body as { success: boolean; errorReason?: string; errorMessage?: string; transaction: string };
         if (!res.success) refused = res;
         else {
           hops += 1;
@@ -89,12 +129,12 @@ describe('the fee sponsor under wash trading (issue 43, item 3)', function () {
       assert.ok(refused, 'the line was stopped');
       assert.equal(refused.errorReason, 'sponsorship_declined');
       assert.match(refused.errorMessage!, /near its floor/);
-      const left = await h.container.facilitator.ledger.sponsorBalance(NETWORK);
+      const left = await sponsorWei(sponsor);
       assert.ok(left < FEE * 200n && left > FEE * 150n, `stopped at the reserve: ${left / FEE} fees left after ${hops} hops`);
       // Near the floor, buyers paying with their own funds still settle; the sponsor never reaches its floor.
       await honestRound('near the floor');
       await honestRound('near the floor, again');
-      assert.ok((await h.container.facilitator.ledger.sponsorBalance(NETWORK)) > FEE * 100n);
+      assert.ok((await sponsorWei(sponsor)) > FEE * 100n);
 
       const metrics = (await request(h.app).get('/metrics').expect(200)).text;
       assert.match(metrics, /facilitator_sponsorship_declined_total\{reason="circular"\} [1-9]/);
@@ -110,9 +150,11 @@ describe('the fee sponsor under wash trading (issue 43, item 3)', function () {
   describe('circles through a chain, budgets and the minimum', () => {
     let h: Harness;
     before(async () => {
+      // Half a fee of slack each way, as gas prices drift: a payer's three payments to new payees
+      // fit and a fourth does not; a payee's five payments (the first to its empty balance) fit, a sixth does not.
       h = await startHarness({
-        SPONSOR_PAYER_BUDGET_WEI: String(FEE * 3n),
-        SPONSOR_PAYEE_BUDGET_WEI: String(FEE * 5n),
+        SPONSOR_PAYER_BUDGET_WEI: String(FEE * 3n + FEE / 2n),
+        SPONSOR_PAYEE_BUDGET_WEI: String(FEE + REPEAT * 4n + REPEAT / 2n),
         RATE_LIMIT_FACILITATOR: 'off',
         RATE_LIMIT_FACILITATOR_PAYER: 'off',
         SIGNALS_FLUSH_MS: '100',
@@ -122,7 +164,7 @@ describe('the fee sponsor under wash trading (issue 43, item 3)', function () {
 
     const funded = async () => {
       const wallet = newWallet();
-      await h.container.facilitator.ledger.fund(NETWORK, USDC, wallet.address, 100_000n);
+      await fundBuyer(wallet.address, 100_000n);
       return wallet;
     };
     const settle = async (payer: LocalAccount, payTo: string, amount = '1000', url?: string) => {

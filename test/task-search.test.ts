@@ -1,6 +1,6 @@
 /**
  * Issue 45: task queries read as tasks, and learning from paid outcomes. Real Elasticsearch,
- * Redis, embedding model and payments on the service's ledger: a task of three needs gets a
+ * Redis, embedding model and payments settled on the dev chain: a task of three needs gets a
  * listing for each need in its first five (explain names the need), a keyword query ranks as it
  * did without the task stage, settlements by five distinct funded payers after their searches
  * lift the paid listing for a paraphrase, while fifty by one payer or payments to oneself lift
@@ -16,6 +16,7 @@ import { setRanking } from '../src/search/rankingCommand.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
 import { openOutcomeImport } from '../src/cli/outcomeImport.js';
 import { outcomeIndexName } from '../src/store/elasticsearch/elasticsearchStores.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 interface Result {
   id: string;
@@ -87,7 +88,7 @@ describe('task queries and paid outcomes (issue 45)', function () {
 
   async function funded(): Promise<LocalAccount> {
     const wallet = newWallet();
-    await h.container.facilitator.ledger.fund(NETWORK, USDC, wallet.address, 10_000_000n);
+    await fundBuyer(wallet.address, 10_000_000n);
     return wallet;
   }
 

@@ -7,6 +7,7 @@ import { validateListingInput } from '../src/catalog/validation.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput } from './support/listings.js';
 import { exactRequest, newWallet, NETWORK, requirements, RESOURCE, USDC, uptoRequest } from './support/payments.js';
+import { fundBuyer } from './support/chainFunding.js';
 
 describe('upto listings: median settled amount beside the ceiling', () => {
   let h: Harness;
@@ -47,7 +48,9 @@ describe('upto listings: median settled amount beside the ceiling', () => {
     // Settled at once, the import possibly still in the write stream: the settlements' traffic writes
     // land after it and only mark it seen (test/facilitator-settle-race.test.ts holds the consumer to
     // make that order certain).
+    // upto still settles on the Redis test ledger (issue 44: the "upto" step moves it on chain); exact on the chain.
     await h.container.facilitator.ledger.fund(NETWORK, USDC, payer.address, 100_000n);
+    await fundBuyer(payer.address, 100_000n);
     const settled = ['100', '5000', '300', '700', '2500'];
     for (const amount of settled) {
       const body = await uptoRequest(payer, requirements(seller.address, { amount: '5000' }), {}, resource);

@@ -23,6 +23,7 @@ import { httpListing, mcpListing, seed } from './support/discoveryFixtures.js';
 import { waitFor } from './support/harness.js';
 import { NETWORK, newWallet, USDC } from './support/payments.js';
 import { listen, startService, type Listening, type ServiceWorld } from './support/sdkWorld.js';
+import { fundBuyer, usdcBalance } from './support/chainFunding.js';
 
 const OTHER_PAY_TO = '0x2222222222222222222222222222222222222222';
 
@@ -170,12 +171,12 @@ describe('x402 Bazaar surface (/x402) with the x402 client packages', function (
     seller = await listen(app);
 
     const buyer = privateKeyToAccount(generatePrivateKey());
-    await world.h.container.facilitator.ledger.fund(NETWORK, USDC, buyer.address, 1_000_000n);
+    await fundBuyer(buyer.address, 1_000_000n);
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: buyer });
     const res = await wrapFetchWithPayment(fetch, client)(`${seller.url}/tides?harbour=Brest`);
     assert.equal(res.status, 200, await res.clone().text());
-    assert.equal(await world.h.container.facilitator.ledger.balance(NETWORK, USDC, payTo), 2000n);
+    assert.equal(await usdcBalance(payTo), 2000n);
 
     const found = await waitFor(async () => {
       const page = await bazaar.search({ query: 'tide tables harbour' });
@@ -195,10 +196,10 @@ describe('x402 Bazaar surface (/x402) with the x402 client packages', function (
     seller = await listen(app);
 
     const key = generatePrivateKey();
-    await world.h.container.facilitator.ledger.fund(NETWORK, USDC, privateKeyToAccount(key).address, 1_000_000n);
+    await fundBuyer(privateKeyToAccount(key).address, 1_000_000n);
     const res = await wrapFetchWithPaymentV1(fetch, await createSigner('base-sepolia', key))(`${seller.url}/ferries`);
     assert.equal(res.status, 200, await res.clone().text());
-    assert.equal(await world.h.container.facilitator.ledger.balance(NETWORK, USDC, payTo), 1000n);
+    assert.equal(await usdcBalance(payTo), 1000n);
 
     const { list } = useFacilitator({ url: base as `${string}://${string}` });
     const item = await waitFor(async () => (await list({ type: 'http', limit: 100 })).items.find((i) => i.resource === `${seller!.url}/ferries`));

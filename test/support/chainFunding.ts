@@ -3,10 +3,15 @@
  * scripts/services.sh starts for npm test, its contracts and dev keys): whether it answers,
  * funding a buyer, balances, and the mining switches the pending-transaction tests use.
  */
+import assert from 'node:assert/strict';
 import { createPublicClient, defineChain, http, type PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { FACILITATOR_ADDRESS } from './payments.js';
 import { DEV_FACILITATOR_KEY, devChainRpcUrl, ensureDevChain, fundBuyer as fundOnDevChain, usdcBalance as usdcOnDevChain } from '../../chain/devChain.js';
 
 export { DEV_FACILITATOR_KEY };
+export const DEV_FACILITATOR_ADDRESS = privateKeyToAccount(DEV_FACILITATOR_KEY).address;
+assert.equal(FACILITATOR_ADDRESS, DEV_FACILITATOR_ADDRESS, 'test/support/payments.ts names the dev facilitator key\'s address');
 export const CHAIN_RPC_URL = devChainRpcUrl();
 
 const chain = defineChain({ id: 84532, name: 'dev', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [CHAIN_RPC_URL] } } });
@@ -25,13 +30,25 @@ export async function requireDevChain(): Promise<void> {
   }
 }
 
-export async function fundBuyer(address: string, amount: bigint): Promise<void> {
-  await fundOnDevChain(address, amount, 0n, CHAIN_RPC_URL);
+/**
+ * Fundings one after another: minting sends from the deployer account, and concurrent sends of
+ * one account race for its nonce on an automining node ("nonce too high"), so a test may fund its
+ * buyers with Promise.all and they still mint in turn.
+ */
+let fundings: Promise<unknown> = Promise.resolve();
+function inTurn(work: () => Promise<void>): Promise<void> {
+  const next = fundings.then(work, work);
+  fundings = next.catch(() => undefined);
+  return next;
+}
+
+export function fundBuyer(address: string, amount: bigint): Promise<void> {
+  return inTurn(async () => void (await fundOnDevChain(address, amount, 0n, CHAIN_RPC_URL)));
 }
 
 /** Native currency for gas (added to the balance: no sender, no nonce to race for). */
-export async function fundGas(address: string, wei: bigint): Promise<void> {
-  await fundOnDevChain(address, 0n, wei, CHAIN_RPC_URL);
+export function fundGas(address: string, wei: bigint): Promise<void> {
+  return inTurn(async () => void (await fundOnDevChain(address, 0n, wei, CHAIN_RPC_URL)));
 }
 
 export function usdcBalance(address: string): Promise<bigint> {
@@ -44,4 +61,17 @@ export async function setAutomine(on: boolean): Promise<void> {
 
 export async function mineBlock(): Promise<void> {
   await chainClient.request({ method: 'evm_mine' as never, params: [] as never });
+}
+
+/** The facilitator account's native balance on the dev chain: what the fee sponsor holds. */
+export function sponsorWei(address: string = DEV_FACILITATOR_ADDRESS): Promise<bigint> {
+  return chainClient.getBalance({ address: address as `0x${string}` });
+}
+
+/** What a buyer or seller can check of a settlement: its transaction is mined, succeeded, and was sent by the facilitator. */
+export async function assertMined(hash: string, from: string = DEV_FACILITATOR_ADDRESS): Promise<void> {
+  assert.match(hash, /^0x[0-9a-f]{64}$/);
+  const receipt = await chainClient.getTransactionReceipt({ hash: hash as `0x${string}` });
+  assert.equal(receipt.status, 'success');
+  assert.equal(receipt.from.toLowerCase(), from.toLowerCase());
 }

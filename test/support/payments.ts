@@ -11,7 +11,12 @@ import type { PaymentRequirements } from '../../src/x402/wire.js';
 
 export const NETWORK = 'eip155:84532';
 export const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-export const FACILITATOR_ADDRESS = '0xFAC1000000000000000000000000000000000402';
+/**
+ * The facilitator the harness runs: the address of the dev chain's facilitator key (Hardhat's account
+ * #1; test/support/chainFunding.ts checks they agree), the one an upto witness names. A literal, so
+ * that the unit tests importing this file load nothing of the chain.
+ */
+export const FACILITATOR_ADDRESS = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
 export function newWallet(): LocalAccount {
   return privateKeyToAccount(generatePrivateKey());
@@ -113,4 +118,11 @@ export async function uptoRequest(payer: LocalAccount, req: RequirementsV2, o: U
     paymentPayload: { x402Version: 2, resource, accepted, payload: { signature, permit2Authorization } },
     paymentRequirements: accepted,
   };
+}
+
+/** The settlement a seller's answer carries (PAYMENT-RESPONSE in v2, X-PAYMENT-RESPONSE in v1: base64 JSON). */
+export function paymentResponse(res: Response): { success: boolean; transaction: string } {
+  const header = res.headers.get('payment-response') ?? res.headers.get('x-payment-response');
+  if (!header) throw new Error(`the seller answered ${res.status} without a settlement header`);
+  return JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as { success: boolean; transaction: string };
 }
