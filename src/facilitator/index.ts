@@ -25,10 +25,13 @@ import { registerSponsorOutflow } from './sponsorMetrics.js';
 import { PENDING_CREDITS, PendingCreditResolver } from '../signals/pendingCredits.js';
 import type { ChainAdapter } from '../store/evm/chainAdapter.js';
 import { ChainRail } from './chainRail.js';
+import { SettlementHistory, SETTLEMENT_RETENTION_DAYS, SETTLEMENTS_PER_PAYEE } from './settlementHistory.js';
 import { Counter } from 'prom-client';
 
 export interface Facilitator {
   service: FacilitatorService;
+  /** The settlements sent on chain, for sellers and buyers to look up by hash (GET /settlements). */
+  settlements: SettlementHistory;
   cataloger: TrafficCataloger;
 }
 
@@ -79,8 +82,10 @@ export function buildFacilitator(
     record: (payment: Parameters<SponsorshipPolicy['record']>[0], circular: boolean) => policy.record(payment, circular),
     recordFee: (payment: Parameters<SponsorshipPolicy['recordFee']>[0]) => policy.recordFee(payment),
   };
+  const settlements = new SettlementHistory(redis.settlementLog(SETTLEMENTS_PER_PAYEE, SETTLEMENT_RETENTION_DAYS * 86_400), logger, clock);
   const service = new FacilitatorService({
     config,
+    history: settlements,
     ...(chain ? { chain } : {}),
     settlements: redis.settlements(config.settlePendingWaitMs),
     payerLimit: new PayerLimit(config.rateLimits.facilitatorPayer ? redis.payerPayments() : undefined, config.rateLimits.facilitatorPayer),
@@ -91,7 +96,7 @@ export function buildFacilitator(
     clock,
   });
   registerSponsorGauges(config, networks, sponsorBalance, metrics);
-  return { service, cataloger };
+  return { service, settlements, cataloger };
 }
 
 /**
