@@ -103,11 +103,8 @@ describe('facilitator: /supported and /verify', () => {
     assert.ok([settled.body.transaction, ''].includes(res.body.transaction), JSON.stringify(res.body));
   });
 
-  // Known gap of the chain path (src, issue 44), kept visible as pending until it is fixed there: a
-  // new payload reusing a settled nonce finds the first payment's journaled transaction (the journal
-  // is keyed by the authorization) and answers invalid_exact_evm_transaction_failed
-  // (invalid_exact_evm_transfer_event_mismatch), where the ledger answered nonce_already_used.
-  it.skip('a new payload reusing a settled nonce is refused at /settle with invalid_exact_evm_nonce_already_used', async () => {
+  // The journal entry names the authorization it settles: another one under the same nonce is refused as such.
+  it('a new payload reusing a settled nonce is refused at /settle with invalid_exact_evm_nonce_already_used', async () => {
     const body = await exactRequest(payer, req);
     assert.equal((await request(h.app).post('/settle').send(body).expect(200)).body.success, true);
     const reused = await exactRequest(payer, req, { nonce: body.paymentPayload.payload.authorization.nonce as `0x${string}`, value: '1001' });
@@ -169,11 +166,8 @@ describe('facilitator: /supported and /verify', () => {
     }
   });
 
-  // Known gap of the chain path (src, issue 44), kept visible as pending until it is fixed there:
-  // the addresses reach @x402/evm as given, and a wrong checksum there is refused as
-  // invalid_exact_evm_signature ("the token does not accept the signature"), where the ledger
-  // compared the 20 bytes.
-  it.skip('addresses are compared case-insensitively, a wrong checksum included: it is the same 20 bytes', async () => {
+  // The addresses reach @x402/evm checksummed (store/evm/paymentKinds.ts), whatever case the payload used.
+  it('addresses are compared case-insensitively, a wrong checksum included: it is the same 20 bytes', async () => {
     const good = await exactRequest(payer, req);
     const auth = good.paymentPayload.payload.authorization;
     const shouting = { ...auth, to: auth.to.toUpperCase().replace('0X', '0x'), from: auth.from.toLowerCase() };

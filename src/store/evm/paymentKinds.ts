@@ -75,9 +75,16 @@ export interface PaymentKind<P extends ChainPayment> {
   nonceUsedReason: string;
 }
 
+/**
+ * An address as @x402/evm takes it: checksummed. The service compares the 20 bytes whatever their
+ * case, and a payload's addresses in another case (all upper, a wrong checksum) name the same
+ * account, so they are normalized here rather than refused as invalid by viem there.
+ */
+const checksummed = (address: string) => getAddress(address.toLowerCase());
+
 function accepted(scheme: string, payment: ChainPayment, amount: string) {
   const { network, asset, payTo, maxTimeoutSeconds, extra } = payment;
-  return { scheme, network, asset, payTo, amount, maxTimeoutSeconds, extra };
+  return { scheme, network, asset: checksummed(asset), payTo: checksummed(payTo), amount, maxTimeoutSeconds, extra };
 }
 
 const eip3009: PaymentKind<Eip3009Payment> = {
@@ -94,7 +101,8 @@ const eip3009: PaymentKind<Eip3009Payment> = {
   // The authorized value is the amount: the facilitator already checked it covers the price.
   wire: (p) => {
     const requirements = accepted('exact', p, p.authorization.value);
-    return { payload: { x402Version: 2, accepted: requirements, payload: { authorization: p.authorization, signature: p.signature } }, requirements };
+    const authorization = { ...p.authorization, from: checksummed(p.authorization.from), to: checksummed(p.authorization.to) };
+    return { payload: { x402Version: 2, accepted: requirements, payload: { authorization, signature: p.signature } }, requirements };
   },
   mechanism: (signer, store) => new ExactEvmScheme(signer, { pendingSettlementStore: store }),
   // transferWithAuthorization on a warm token: about 60-85k.
@@ -127,7 +135,15 @@ const permit2Upto: PaymentKind<Permit2UptoPayment> = {
   // @x402/evm verifies a permit against its whole ceiling (its own settle does the same before charging `amount`).
   wire: (p, mode) => {
     const requirements = accepted('upto', p, mode === 'verify' ? p.permit2Authorization.permitted.amount : p.amount);
-    const payload = { x402Version: 2, accepted: { ...requirements, amount: p.permit2Authorization.permitted.amount }, payload: { permit2Authorization: p.permit2Authorization, signature: p.signature } };
+    const permit = p.permit2Authorization;
+    const permit2Authorization = {
+      ...permit,
+      from: checksummed(permit.from),
+      spender: checksummed(permit.spender),
+      permitted: { ...permit.permitted, token: checksummed(permit.permitted.token) },
+      witness: { ...permit.witness, to: checksummed(permit.witness.to), facilitator: checksummed(permit.witness.facilitator) },
+    };
+    const payload = { x402Version: 2, accepted: { ...requirements, amount: permit.permitted.amount }, payload: { permit2Authorization, signature: p.signature } };
     return { payload, requirements };
   },
   mechanism: (signer, store) => new UptoEvmScheme(signer, { pendingSettlementStore: store }),
