@@ -117,6 +117,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
     optOut: publishing.optOut,
     tokens: publishing.tokens,
     facilitator: facilitator.service,
+    settlements: facilitator.settlements,
     metrics,
     bazaar: new BazaarDiscovery(search.search),
     rateLimits: { counter: stores.redis.rateLimitCounter(), rules: config.rateLimits, logger },

@@ -10,6 +10,8 @@ import { launchBrowser, type Browser } from './support/browser.js';
 import { seedDemoCatalog } from './support/demoCatalog.js';
 import { startService, type ServiceWorld } from './support/sdkWorld.js';
 import { answers, startServer, v2Challenge, type LocalServer } from './support/sellers.js';
+import { CHAIN_RPC_URL, DEV_FACILITATOR_KEY, fundBuyer, requireDevChain } from './support/chainFunding.js';
+import { exactRequest, newWallet, requirements } from './support/payments.js';
 
 describe('web catalog in chromium', function () {
   this.timeout(60_000);
@@ -19,7 +21,8 @@ describe('web catalog in chromium', function () {
   let seller: LocalServer;
 
   before(async () => {
-    world = await startService();
+    await requireDevChain();
+    world = await startService({ FACILITATOR_PRIVATE_KEY: DEV_FACILITATOR_KEY, CHAIN_RPC_URL });
     await seedDemoCatalog(world.h);
     seller = await startServer({
       '/paid/forecast': answers.v2(() => v2Challenge(seller.url('/paid/forecast'))),
@@ -199,6 +202,28 @@ describe('web catalog in chromium', function () {
     await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('.merchant .result').length === n, expected.results.length);
     assert.deepEqual(await titles(), expected.results.map((l: any) => l.describe?.title ?? l.name));
     assert.ok((await titles()).includes('Text translation'));
+  });
+
+  it('merchant page: its recent settlements on chain, each with the transaction hash, also at phone width', async () => {
+    const payTo = (await api('/discovery/search', { q: 'translate text', limit: '1' })).results[0].payment.payTo as string;
+    const buyer = newWallet();
+    await fundBuyer(buyer.address, 10_000n);
+    const settled = (await request(world.h.app).post('/settle').send(await exactRequest(buyer, requirements(payTo, { amount: '2500' }))).expect(200)).body;
+    assert.equal(settled.success, true, JSON.stringify(settled));
+    await page.setViewportSize({ width: 375, height: 800 });
+    await open(`/merchants/${encodeURIComponent(payTo)}`);
+    const row = page.locator(`.settlements tr[data-transaction="${settled.transaction}"]`);
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /0\.0025 USDC/);
+    assert.equal(await row.locator('code.hash').textContent(), settled.transaction);
+    const wide = await page.evaluate(() => {
+      const document = (globalThis as any).document;
+      return [...document.querySelectorAll('.merchant *')]
+        .filter((e: any) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+        .map((e: any) => `${e.tagName.toLowerCase()}.${e.className}`);
+    });
+    assert.deepEqual(wide, []);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('seller status: announcing a URL that answers 402 shows it listed', async () => {

@@ -4,7 +4,8 @@
  * unknown parameter is `unknown_filter`, a bad or repeated value `invalid_filter_value` (every bad
  * one at once); the feed token itself is checked by ChangeTokenCodec (`invalid_cursor`).
  */
-import { InvalidInput, type FieldError } from '../core/errors.js';
+import type { FieldError } from '../core/errors.js';
+import { parseLimit, rejectUnknown, throwIfAny } from '../core/queryParams.js';
 
 export interface FeedRequest {
   since?: string;
@@ -15,31 +16,6 @@ export const FEED_DEFAULT_LIMIT = 100;
 export const FEED_MAX_LIMIT = 1000;
 /** History keeps this many events per listing; the read returns them all by default. */
 export const HISTORY_MAX_LIMIT = 50;
-
-function rejectUnknown(query: Record<string, unknown>, allowed: string[]): void {
-  const unknown = Object.keys(query).filter((name) => !allowed.includes(name));
-  if (unknown.length > 0) {
-    throw new InvalidInput(
-      'unknown_filter',
-      `Unknown parameter: ${unknown.join(', ')}. Allowed: ${allowed.join(', ')}.`,
-      unknown.map((path) => ({ path, message: 'is not a known parameter' })),
-    );
-  }
-}
-
-function parseLimit(value: unknown, max: number, fallback: number, errors: FieldError[]): number {
-  if (value === undefined) return fallback;
-  const limit = typeof value === 'string' && /^\d{1,4}$/.test(value) ? Number(value) : NaN;
-  if (limit >= 1 && limit <= max) return limit;
-  errors.push({ path: 'limit', message: typeof value === 'string' ? `must be an integer from 1 to ${max}` : 'must be given at most once' });
-  return fallback;
-}
-
-function throwIfAny(errors: FieldError[]): void {
-  if (errors.length > 0) {
-    throw new InvalidInput('invalid_filter_value', `Invalid value for ${errors.map((e) => e.path).join(', ')}: ${errors[0]!.message}`, errors);
-  }
-}
 
 export function parseFeedRequest(query: Record<string, unknown>): FeedRequest {
   rejectUnknown(query, ['since', 'limit']);

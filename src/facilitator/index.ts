@@ -26,10 +26,13 @@ import { registerSponsorOutflow } from './sponsorMetrics.js';
 import { PENDING_CREDITS, PendingCreditResolver } from '../signals/pendingCredits.js';
 import type { ExactChain } from '../store/evm/exactChain.js';
 import { ChainRail } from './chainRail.js';
+import { SettlementHistory, SETTLEMENT_RETENTION_DAYS, SETTLEMENTS_PER_PAYEE } from './settlementHistory.js';
 import { Counter } from 'prom-client';
 
 export interface Facilitator {
   service: FacilitatorService;
+  /** The settlements sent on chain, for sellers and buyers to look up by hash (GET /settlements). */
+  settlements: SettlementHistory;
   ledger: Ledger;
   cataloger: TrafficCataloger;
 }
@@ -75,8 +78,10 @@ export function buildFacilitator(
     },
     record: (payment: Parameters<SponsorshipPolicy['record']>[0], circular: boolean) => policy.record(payment, circular),
   };
+  const settlements = new SettlementHistory(redis.settlementLog(SETTLEMENTS_PER_PAYEE, SETTLEMENT_RETENTION_DAYS * 86_400), logger, clock);
   const service = new FacilitatorService({
     config,
+    history: settlements,
     ledger,
     ...(chain ? { chain } : {}),
     settlements: redis.settlements(config.settlePendingWaitMs),
@@ -88,7 +93,7 @@ export function buildFacilitator(
     clock,
   });
   registerSponsorGauges(config, sponsorBalance, metrics);
-  return { service, ledger, cataloger };
+  return { service, settlements, ledger, cataloger };
 }
 
 /**

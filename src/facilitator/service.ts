@@ -23,6 +23,7 @@ import { RESULT_TTL_SECONDS, type SettlementStore } from '../store/redis/settlem
 import type { TrafficCredit } from './trafficCredit.js';
 import type { SponsorshipPolicy } from './sponsorship.js';
 import type { ChainRail } from './chainRail.js';
+import type { SettlementHistory } from './settlementHistory.js';
 import { answerWith, type FacilitatorAnswer } from './answer.js';
 import { BAZAAR_DISCOVERY } from '../bazaar/bazaar.js';
 import type { BazaarOutcome, SettleResponse, VerifyResponse } from '../x402/wire.js';
@@ -43,6 +44,8 @@ export interface FacilitatorDeps {
   /** Where `chainPayment` schemes settle when a facilitator key is configured (issue 44); absent: the ledger. */
   chain?: ChainRail;
   settlements: SettlementStore;
+  /** Where a settlement mined on chain is recorded for its seller to look up (absent in unit tests that do not read it). */
+  history?: Pick<SettlementHistory, 'record'>;
   payerLimit: PayerLimit;
   /** Where payments are credited to the listings they paid (and unlisted resources get a probe). */
   traffic: TrafficCredit;
@@ -250,6 +253,9 @@ export class FacilitatorService {
     const sent = await chain.settle(payment, checked);
     if ('rejection' in sent) return { result: this.failure(request, sent.rejection, sent.transaction), final: false };
     onMoved({ payment: checked, scheme: payment.scheme, circular: sponsorship.circular, transaction: sent.transaction });
+    const { transfer } = checked;
+    const named = request.sighting ? { resource: request.sighting.input.resource, listingId: request.sighting.listingId } : {};
+    await this.deps.history?.record({ transaction: sent.transaction, network: transfer.network, scheme: payment.requirements.scheme, payer: checked.payer, payTo: transfer.to, asset: transfer.asset, amount: transfer.amount, ...named });
     await this.deps.sponsorship.record(this.sponsored(checked, sent.feeWei), sponsorship.circular).catch((err: Error) => this.deps.logger.warn('sponsorship record failed', { err: err.message }));
     const amount = checked.transfer.amount.toString();
     return { result: { success: true, payer: checked.payer, transaction: sent.transaction, network: request.wireNetwork, amount }, final: true };

@@ -31,6 +31,8 @@ import type { BazaarDiscovery } from '../bazaar/bazaarDiscovery.js';
 import { webRoutes } from './routes/web.js';
 import type { MerchantView } from '../search/merchantView.js';
 import { changesRoutes } from './routes/changes.js';
+import { settlementsRoutes } from './routes/settlements.js';
+import type { SettlementHistory } from '../facilitator/settlementHistory.js';
 import type { ChangeFeed } from '../changes/changeFeed.js';
 import type { HistoryReader } from '../changes/historyReader.js';
 
@@ -48,6 +50,8 @@ export interface HttpServices {
   optOut: OptOutService;
   tokens: SellerTokenStore;
   facilitator: FacilitatorService;
+  /** The settlements the facilitator sent on chain, by hash and per payTo. */
+  settlements: SettlementHistory;
   metrics: Metrics;
   /** The x402 Bazaar-compatible discovery over the same search. */
   bazaar: BazaarDiscovery;
@@ -86,6 +90,7 @@ export function buildRouters(services: HttpServices): Router[] {
     announceRoutes({ announce: services.announce, origins: services.federation.origins, ...(announceLimit ? { announceLimit } : {}) }),
     federationRoutes(services.federation.upstreams),
     facilitator,
+    settlementsRoutes(services.settlements),
     // The x402-compatible surface: Bazaar discovery over the same search, the same facilitator.
     bazaarRoutes({ discovery: services.bazaar, facilitator }),
     // MCP discovery answers with the same search service and listing lookup as the HTTP reads.

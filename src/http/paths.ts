@@ -19,6 +19,9 @@ export const PATHS = {
   supported: '/supported',
   verify: '/verify',
   settle: '/settle',
+  /** One payTo's settlements on chain, and one settlement by its transaction hash (src/facilitator/settlementHistory.ts). */
+  settlements: '/settlements',
+  settlement: '/settlements/:transaction',
   /** MCP discovery (Streamable HTTP). */
   mcp: '/mcp',
   /** The x402 Bazaar-compatible discovery surface. */

@@ -11,12 +11,13 @@ import { components } from './components.js';
 import { bazaarPaths } from './paths/bazaar.js';
 import { catalogPaths } from './paths/catalog.js';
 import { facilitatorPaths } from './paths/facilitator.js';
+import { settlementsPaths } from './paths/settlements.js';
 import { changesPaths } from './paths/changes.js';
 import { sellerPaths } from './paths/sellers.js';
 import { servicePaths } from './paths/service.js';
 import { federationPaths } from './paths/federation.js';
 
-const SECTIONS: Array<Record<string, OpenApiObject>> = [catalogPaths, changesPaths, sellerPaths, federationPaths, facilitatorPaths, bazaarPaths, servicePaths];
+const SECTIONS: Array<Record<string, OpenApiObject>> = [catalogPaths, changesPaths, sellerPaths, federationPaths, facilitatorPaths, settlementsPaths, bazaarPaths, servicePaths];
 
 const TAGS = [
   { name: 'catalog', description: 'Catalog reads: filtering, ranked search, one listing (docs/catalog-reads.md).' },

@@ -38,7 +38,7 @@ const GROUPS: Record<string, (k: Keys) => string[]> = {
 const SINGLE: Array<(k: Keys) => string> = [
   (k) => k.publishedOwner('lst_1'), (k) => k.cursorSecret, (k) => k.rateLimit('reads', 5, '203.0.113.7'),
   (k) => k.lease('staleness-sweeper'), (k) => k.reachUpstream('cdp'), (k) => k.reachPages('cdp'), (k) => k.reachOrigin('https://a.example'),
-  (k) => k.optOut('lst_1'), (k) => k.outcomeSearches('0xabc'), (k) => k.outcomePaidBy('0xdef'),
+  (k) => k.optOut('lst_1'), (k) => k.outcomeSearches('0xabc'), (k) => k.outcomePaidBy('0xdef'), (k) => k.settlementByHash('0x01'), (k) => k.settlementsOfPayee('0xabc'),
 ];
 
 describe('unit: Redis key builder', () => {

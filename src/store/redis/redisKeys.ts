@@ -24,11 +24,11 @@
  *   were added (the add and take scripts of store/redis/pendingCredits.ts).
  * - `sponsor`: what the fee sponsor spent per payer and payee and day, and who paid whom recently
  *   (the sponsorship check and record scripts, store/redis/sponsorLedger.ts).
- * - single-key groups (`owners`, `cursor`, `ratelimit`, `lease`, `reach`, `optout`, `outcomes`): no tag, so their keys spread
+ * - single-key groups (`owners`, `cursor`, `ratelimit`, `lease`, `reach`, `optout`, `outcomes`, `settlements`): no tag, so their keys spread
  *   over the whole Cluster. A payer's payment key is its window counter's name plus the nonce and
  *   shares the counter's own tag (one script takes both).
  */
-type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'credits' | 'sponsor' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach' | 'optout' | 'outcomes';
+type Group = 'catalog' | 'probe' | 'ledger' | 'tokens' | 'signals' | 'credits' | 'sponsor' | 'owners' | 'cursor' | 'ratelimit' | 'lease' | 'reach' | 'optout' | 'outcomes' | 'settlements';
 
 /** The groups whose keys share one hash slot (see above); the rest are single-key. */
 export const SLOT_GROUPS: readonly Group[] = ['catalog', 'probe', 'ledger', 'tokens', 'signals', 'credits', 'sponsor'];
@@ -106,6 +106,11 @@ export function redisKeys(prefix: string) {
     /** The one sender of a (network, facilitator address): its lock and the next nonce it hands out (store/redis/senderLock.ts). */
     senderLock: (sender: string) => inGroup('ledger', `settle:sender:${sender}:lock`),
     senderNextNonce: (sender: string) => inGroup('ledger', `settle:sender:${sender}:next`),
+
+    /** A settlement sent on chain, by its transaction hash (store/redis/settlementLog.ts). */
+    settlementByHash: (transaction: string) => inGroup('settlements', `settlements:tx:${transaction}`),
+    /** One payTo's newest settlements on chain (a sorted set of their entries, scored by time). */
+    settlementsOfPayee: (payTo: string) => inGroup('settlements', `settlements:payee:${payTo}`),
 
     sellerToken: (id: string) => inGroup('tokens', `seller-token:${id}`),
     sellerTokenByHash: (hash: string) => inGroup('tokens', `seller-token-hash:${hash}`),

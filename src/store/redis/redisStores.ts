@@ -21,6 +21,7 @@ import { RateLimitCounter } from './rateLimitCounter.js';
 import { FederationStore } from './federationStore.js';
 import { SellerTokenRecords } from './sellerTokens.js';
 import { SettlementStore } from './settlementStore.js';
+import { SettlementLog } from './settlementLog.js';
 import { SenderLock } from './senderLock.js';
 import { TxJournalStore } from './txJournal.js';
 import { SignalStore } from './signalStore.js';
@@ -104,6 +105,11 @@ export class RedisStores {
 
   settlements(pendingWaitMs: number): SettlementStore {
     return new SettlementStore(this.redis, this.prefix, pendingWaitMs);
+  }
+
+  /** The settlements sent on chain, by hash and per payTo (src/facilitator/settlementHistory.ts). */
+  settlementLog(perPayee: number, ttlSeconds: number): SettlementLog {
+    return new SettlementLog(this.redis, this.prefix, perPayee, ttlSeconds);
   }
 
   /** The chain settlements' transaction journal (written before each broadcast). */

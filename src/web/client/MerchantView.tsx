@@ -5,6 +5,7 @@ import type { MerchantSummary } from '../../shapes/merchant.js';
 import { api, ApiError } from './api.js';
 import { networkLabel } from './format.js';
 import { ResultCard } from './ResultCard.js';
+import { MerchantSettlements } from './MerchantSettlements.js';
 
 interface Loaded {
   summary: MerchantSummary;
@@ -66,6 +67,7 @@ export function MerchantView(props: { payTo: string }) {
           </div>
         </dl>
       )}
+      {s && <MerchantSettlements payTo={props.payTo} />}
       {loaded && (
         <ol class="results">
           {loaded.listings.map((listing) => (

@@ -5,6 +5,7 @@
  */
 import type { Listing } from '../../shapes/listing.js';
 import type { MerchantSummary } from '../../shapes/merchant.js';
+import type { SettlementsPage } from '../../shapes/settlement.js';
 import type { AnnounceStatus } from '../../shapes/announceStatus.js';
 
 export interface Page {
@@ -86,6 +87,7 @@ export const api = {
   listing: (id: string) => call<Listing>(`/discovery/resources/${encodeURIComponent(id)}`),
   merchant: (payTo: string, cursor?: string) =>
     call<Page & { payTo: string; summary: MerchantSummary }>(`/discovery/merchant${queryString({ payTo, limit: '20', cursor })}`),
+  settlements: (payTo: string, limit: number) => call<SettlementsPage>(`/settlements${queryString({ payTo, limit: String(limit) })}`),
   status: (lookup: { id?: string; resource?: string }) => call<AnnounceStatus>(`/discovery/announce/status${queryString(lookup)}`),
   announce: (resource: string) => call<{ id: string; status: string }>('/discovery/announce', { method: 'POST', body: JSON.stringify({ resource }) }),
   announceOrigin: (origin: string) => call<OriginStatus>('/discovery/announce', { method: 'POST', body: JSON.stringify({ origin }) }),
