@@ -3,8 +3,8 @@
  *   npm run faucet -- fund 0xADDRESS 100            # 100 test USDC (6 decimals) minted, plus gas
  *   npm run faucet -- fund 0xADDRESS 2500 --base-units
  *   npm run faucet -- balance 0xADDRESS             # test USDC and ETH on the chain
- *   npm run faucet -- sponsor                       # the facilitator's dev account's gas (ETH)
- *   npm run faucet -- sponsor 0.5                   # add 0.5 ETH to it
+ *   npm run faucet -- sponsor                       # the facilitator's dev account's gas (ETH): the sponsor's balance
+ *   npm run faucet -- sponsor 0.5                   # add 0.5 ETH to it (dev chain only, like every command)
  * Options: --gas ETH (gas given with `fund`, default 0.01), --network eip155:84532 (the only one),
  * --decimals 6. It refuses any node that is not a dev node with the dev chain id: a faucet mints,
  * which only a chain with nothing real on it may allow.
@@ -19,7 +19,7 @@ const USAGE = `usage:
   faucet balance ADDRESS [--decimals N]
   faucet sponsor [ETH]`;
 
-/** Below 2^63 base units, as the ledger's faucet allowed: a typo of many digits is refused. */
+/** Below 2^63 base units: a typo of many digits is refused. */
 const MAX_AMOUNT = 2n ** 63n - 1n;
 
 async function main(): Promise<void> {

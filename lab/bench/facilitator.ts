@@ -1,16 +1,19 @@
 /**
  * Facilitator benchmark (docs/facilitator.md):
  *   1. POST /verify with valid `exact` payloads (EIP-712 signature recovery on every request),
- *   2. POST /settle with distinct valid payloads (each one moves funds once),
+ *   2. POST /settle with distinct valid payloads (each one moves funds once, on the dev chain),
  *   3. settlement -> `signals.settleCount7d` visible in /discovery/search results,
  *   plus the in-process cost of one signature recovery, to show what bounds the service.
  *
- *   npx tsx lab/bench/facilitator.ts [--connections 8] [--verifies 10000] [--settles 6000]
+ *   npx tsx lab/bench/facilitator.ts [--connections 8] [--verifies 10000] [--settles 1000]
  *
  * 8 connections: at 1,000 req/s a p50 under 5 ms leaves room for about 5 requests in flight.
  *
  * Only targets 127.0.0.1. The service runs as a child process (node + tsx) with its own index and
- * Redis prefix, which are deleted at the end.
+ * Redis prefix, which are deleted at the end; it verifies and settles on the dev chain at
+ * CHAIN_RPC_URL (started when no node answers there) from the dev facilitator key, the payers
+ * funded with minted test USDC. Each settle is a mined transaction (lab/bench/settle-chain.ts
+ * measures their rate against the node's own), so the default is fewer settles than verifies.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -20,12 +23,13 @@ import { getAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { loadConfig } from '../../src/door.js';
 import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES as TYPES } from '../../src/door.js';
-import { Ledger } from '../../src/door.js';
 import { recoverTypedDataSignerUncached } from '../../src/door.js';
 import { createElasticsearchClient } from '../../src/door.js';
 import { createRedisClient } from '../../src/door.js';
 import { dropDeploymentData } from '../../src/door.js';
 import { startServiceProcess } from '../lib/benchService.js';
+import { chainSettlementEnv, fundPayers, startDevChain } from '../lib/chainSettlements.js';
+import { usdcBalance } from '../../chain/devChain.js';
 import { numberOption, parseCommandLine } from '../../src/door.js';
 import { drainQueue, openCatalogSession } from '../../src/door.js';
 
@@ -34,7 +38,7 @@ const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const DOMAIN = tokenDomain('USDC', '2', 84532, USDC);
 
 const { values: options } = parseCommandLine(
-  { options: { connections: { type: 'string', default: '8' }, verifies: { type: 'string', default: '10000' }, settles: { type: 'string', default: '6000' } } },
+  { options: { connections: { type: 'string', default: '8' }, verifies: { type: 'string', default: '10000' }, settles: { type: 'string', default: '1000' } } },
   'usage: bench-facilitator [--connections N] [--verifies N] [--settles N]',
 );
 
@@ -119,19 +123,22 @@ async function main(): Promise<void> {
     LISTINGS_ALIAS: `bench-fac-${suffix}-listings`,
     LISTINGS_INDEX: `bench-fac-${suffix}-listings-v1`,
     REDIS_PREFIX: `bench:fac:${suffix}:`,
-    SPONSOR_INITIAL_WEI: '9000000000000000000',
+    ...chainSettlementEnv(),
+    // One payTo and 64 payers for every settle: their daily sponsorship budgets would stop the run, not a real seller.
+    SPONSOR_PAYEE_BUDGET_WEI: '9000000000000000000',
+    SPONSOR_PAYER_BUDGET_WEI: '9000000000000000000',
   };
+  startDevChain();
   const config = loadConfig({ ...process.env, ...env });
   const redis = createRedisClient(config.redisUrl);
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
-  const ledger = new Ledger(redis, config.redisPrefix, config.sponsorInitialWei);
   // BENCH_CPU_PROFILE=DIR writes a V8 CPU profile of the service (open it in Chrome DevTools).
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
   const { child, url } = await startServiceProcess(env, profile);
   try {
     // Signature recovery alone, in this process: the CPU floor of one /verify.
     const payers = Array.from({ length: 64 }, () => privateKeyToAccount(generatePrivateKey()));
-    for (const payer of payers) await ledger.fund(NETWORK, USDC, payer.address, 10n ** 15n);
+    await fundPayers(payers.map((p) => p.address), 10n ** 15n);
     const payTo = privateKeyToAccount(generatePrivateKey()).address;
     const resource = { url: 'http://bench.test/weather', description: 'Benchmark weather endpoint' };
     const sample = await exactBody(payers[0]!, payTo, resource);
@@ -171,14 +178,14 @@ async function main(): Promise<void> {
     console.log(`signing ${settles} distinct settle payloads...`);
     const settleJson: string[] = [];
     for (let i = 0; i < settles; i++) settleJson.push(JSON.stringify(await exactBody(payers[i % payers.length]!, payTo, resource)));
-    const sellerBefore = await ledger.balance(NETWORK, USDC, payTo);
+    const sellerBefore = await usdcBalance(payTo);
     cpu = cpuSeconds(child.pid);
     const settle = await run(url, connections, settleJson, '/settle', { amount: settles });
     const settleCpu = cpuSeconds(child.pid) - cpu;
-    const moved = (await ledger.balance(NETWORK, USDC, payTo)) - sellerBefore;
+    const moved = (await usdcBalance(payTo)) - sellerBefore;
     console.table([summarize('POST /verify', verify, verifyCpu), summarize('POST /settle', settle, settleCpu)]);
     console.log(`machine load average (1 min) at the end: ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores`);
-    console.log(`settlements that moved funds: ${moved / 1000n} of ${settles} distinct payloads`);
+    console.log(`settlements that moved funds on chain: ${moved / 1000n} of ${settles} distinct payloads`);
 
     // Settlement -> search signals: a listing that exists (listed as a probe of its 402 would list
     // it, paid to payTo: a payment counts only for the listing whose seller it paid), then a

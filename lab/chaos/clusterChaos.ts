@@ -5,13 +5,17 @@
  * one Elasticsearch node is stopped, then one Redis primary is killed (its replica takes over); the
  * node comes back, the load stops, and the run checks:
  * - acknowledged writes lost: every publish and announce answered 2xx is served afterwards (0);
- * - settle movements per payment: each payee received its payment exactly once, replays included (1);
+ * - settlements on the dev chain (lab/lib/chainSettlements.ts; the gateways share the dev facilitator
+ *   key, one sender per key through a lock in the run's Redis Cluster, whose primary is killed):
+ *   every acknowledged settlement found on chain exactly once (its answered hash mined with the
+ *   Transfer, one AuthorizationUsed, one facilitator transaction), replays included, and a replay
+ *   answered with the first hash; an unacknowledged one moved at most once;
  * - read errors: searches that failed, and from when to when.
  * - recovery times: the write stream's drain after the load stops, the Redis failover's duration,
  *   and for canary publishes (one every 500 ms) the acknowledged-to-served lag in each window
  *   between faults, and how long after the failover completed every earlier one was served.
  * - gateway stops: every gateway still running exits 0 within 10 s of SIGTERM.
- * Exits 1 when a write was lost, a payment moved other than once, or a gateway stopped late or with exit 1.
+ * Exits 1 when a write was lost, a settlement was not on chain exactly once, or a gateway stopped late or with exit 1.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +25,6 @@ import type { ChildProcess } from 'node:child_process';
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
 import { SellerTokenStore } from '../../src/door.js';
-import { Ledger } from '../../src/door.js';
 import { createRedisClient } from '../../src/door.js';
 import { redisKeys } from '../../src/door.js';
 import { WriteStream } from '../../src/door.js';
@@ -29,6 +32,7 @@ import { answers, startServer, v1Challenge } from '../../test/support/sellers.js
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from '../../test/support/payments.js';
 import { startServiceProcess } from '../lib/benchService.js';
 import { canaryWindows, servedAfter, startCanaries } from '../lib/canaryWrites.js';
+import { chainSettlementEnv, checkSettlementsOnChain, currentBlock, describeChainCheck, fundPayers, settleRecord, type SettleRecord } from '../lib/chainSettlements.js';
 import { SellerTokenRecords } from '../../src/door.js';
 
 const REDIS_PORT = Number(process.env.REDIS_CLUSTER_PORT ?? 7200);
@@ -61,15 +65,19 @@ const env: Record<string, string> = {
   PROBE_TIMEOUT_MS: '10000',
   // CLUSTER_TEST_LOG_LEVEL=debug: the gateways log each applied batch's timings into the gateway log.
   LOG_LEVEL: process.env.CLUSTER_TEST_LOG_LEVEL ?? 'warn',
+  // Every gateway settles on the dev chain from the one dev facilitator key.
+  ...chainSettlementEnv(),
   ...Object.fromEntries(['ANNOUNCE', 'PUBLISH', 'PUBLISH_TOKEN', 'FACILITATOR', 'FACILITATOR_PAYER'].map((n) => [`RATE_LIMIT_${n}`, 'off'])),
 };
 
 const redis = createRedisClient(`redis+cluster://${REDIS_NODES}`) as Cluster;
 redis.on('error', () => {});
 const { secret } = await new SellerTokenStore(new SellerTokenRecords(redis, env.REDIS_PREFIX!)).issue(['tools.chaos.test'], 'chaos');
-const ledger = new Ledger(redis, env.REDIS_PREFIX!, 10n ** 18n);
 const payers = Array.from({ length: 12 }, () => newWallet());
-for (const payer of payers) await ledger.fund(NETWORK, USDC, payer.address, 10n ** 12n);
+log('funding 12 payers with test USDC on the dev chain');
+await fundPayers(payers.map((p) => p.address), 10n ** 12n);
+/** The run's settlements are those mined from here on. */
+const firstBlock = await currentBlock();
 
 log('starting 3 gateways');
 const gateways: Array<{ child: ChildProcess; url: string; alive: boolean }> = [];
@@ -83,7 +91,7 @@ for (let i = 0; i < 3; i++) {
 }
 
 // --- the load -------------------------------------------------------------------------------------
-interface Settle { body: object; payee: string; amount: bigint; acked: boolean; retried?: boolean }
+interface Settle extends SettleRecord { body: object; retried?: boolean }
 interface Acked { resource: string; at: number }
 const acked = { publishes: new Map<string, Acked>(), announces: new Map<string, Acked>() };
 const settles: Settle[] = [];
@@ -137,16 +145,19 @@ async function oneOperation(i: number): Promise<void> {
       if (res.status === 202) acked.announces.set(((await res.json()) as { id: string }).id, { resource, at: elapsed() });
       else counts.writeRefused += 1;
     } else {
+      // A fresh payee per settle: its balance at the end is this payment, once, or nothing.
       const payee = newWallet().address;
       const amount = 1000n + BigInt(i);
       const body = await exactRequest(payers[i % payers.length]!, requirements(payee, { amount: amount.toString() }));
-      const settle: Settle = { body, payee, amount, acked: false };
+      const settle: Settle = { ...settleRecord(body), body };
       settles.push(settle);
       // A client retries a settle it got no answer for, promptly (the authorization expires).
       for (let attempt = 0; attempt < 4 && !settle.acked; attempt++) {
         if (attempt > 0) await sleep(1000);
         const res = await post('/settle', body).catch(() => undefined);
-        settle.acked = res?.ok === true && ((await res.json()) as { success?: boolean }).success === true;
+        const answer = res?.ok === true ? ((await res.json().catch(() => ({}))) as { success?: boolean; transaction?: string }) : {};
+        settle.acked = answer.success === true;
+        if (settle.acked) settle.transaction = answer.transaction;
         if (attempt > 0) settle.retried = true;
       }
     }
@@ -304,16 +315,18 @@ for (const [kind, writes] of [['publish', acked.publishes], ['announce', acked.a
   }
 }
 
-// Anyone may replay a settle payload later: it must not move money again.
-for (const settle of settles) await post('/settle', settle.body).catch(() => undefined);
-/** Movements per payment, acknowledged ones apart: those must be 1, the others 0 or 1, never more. */
-const movements = { acknowledged: new Map<string, number>(), unacknowledged: new Map<string, number>() };
+// Anyone may replay a settle payload later: it must not move money again, and a settled one is
+// answered with its first transaction (the settlement's result, or the journal, on any gateway).
+const replayedOtherHash: string[] = [];
 for (const settle of settles) {
-  const balance = await ledger.balance(NETWORK, USDC, settle.payee);
-  const moved = balance % settle.amount === 0n ? String(balance / settle.amount) : `partial ${balance}`;
-  const tally = settle.acked ? movements.acknowledged : movements.unacknowledged;
-  tally.set(moved, (tally.get(moved) ?? 0) + 1);
+  const res = await post('/settle', settle.body).catch(() => undefined);
+  const answer = res?.ok === true ? ((await res.json().catch(() => ({}))) as { success?: boolean; transaction?: string }) : {};
+  if (settle.acked && answer.success === true && answer.transaction?.toLowerCase() !== settle.transaction?.toLowerCase()) {
+    replayedOtherHash.push(`${settle.transaction} replayed as ${answer.transaction}`);
+  }
 }
+const onChain = await checkSettlementsOnChain(settles, firstBlock);
+log(`on chain: ${describeChainCheck(onChain)}`);
 /** Read errors grouped into windows (errors less than 2 s apart belong to one window). */
 const windows: Array<{ from: number; to: number; errors: number }> = [];
 for (const at of readErrors.sort((a, b) => a - b)) {
@@ -331,8 +344,7 @@ const report = {
   settles: settles.length,
   settlesAcknowledged: settles.filter((s) => s.acked).length,
   settlesAcknowledgedAfterARetry: settles.filter((s) => s.acked && s.retried).length,
-  movementsPerAcknowledgedPayment: Object.fromEntries(movements.acknowledged),
-  movementsPerUnacknowledgedPayment: Object.fromEntries(movements.unacknowledged),
+  settlementsOnChain: { ...onChain, replayedWithAnotherHash: replayedOtherHash },
   readErrors: readErrors.length,
   readErrorWindows: windows.map((w) => `t=${w.from.toFixed(1)}-${w.to.toFixed(1)}s: ${w.errors}`),
   readErrorKinds: Object.fromEntries(readErrorKinds),
@@ -368,7 +380,7 @@ redis.disconnect();
 const stoppedCleanly = stops.every((s) => s.exit === 0 && s.seconds <= STOP_LIMIT_S);
 const ok =
   drained &&
-  lost.length === 0 && [...movements.acknowledged.keys()].every((moved) => moved === '1') && [...movements.unacknowledged.keys()].every((moved) => moved === '0' || moved === '1') &&
+  lost.length === 0 && onChain.passed && replayedOtherHash.length === 0 &&
   stoppedCleanly;
-log(ok ? `PASS: no acknowledged write lost, every payment moved once, every gateway stopped (exit 0) within ${STOP_LIMIT_S} s of SIGTERM` : 'FAIL');
+log(ok ? `PASS: no acknowledged write lost, every acknowledged settlement on chain exactly once, every gateway stopped (exit 0) within ${STOP_LIMIT_S} s of SIGTERM` : 'FAIL');
 process.exit(ok ? 0 : 1);

@@ -9,7 +9,8 @@
  * MODE=failover: SIGTERM AFTER_FAILOVER_MS (3000) after the replica took over; MODE=dead: SIGTERM
  * DEAD_MS (1000) after the kill, before the failover; MODE=none: no kill, SIGTERM after
  * AFTER_FAILOVER_MS. ALL=1 prints every line the gateway logged. The scratch index is deleted at the
- * end; the keys go with the cluster (`cluster.sh redis stop`).
+ * end; the keys go with the cluster (`cluster.sh redis stop`). The gateway settles on the dev chain at
+ * CHAIN_RPC_URL (started when no node answers there) from the dev facilitator key.
  */
 import { spawn, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,12 +18,12 @@ import { fileURLToPath } from 'node:url';
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster } from 'ioredis';
 import { SellerTokenStore } from '../../src/door.js';
-import { Ledger } from '../../src/door.js';
 import { createRedisClient } from '../../src/door.js';
 import { redisKeys } from '../../src/door.js';
 import { createElasticsearchClient } from '../../src/door.js';
 import { dropDeploymentIndices } from '../../src/door.js';
 import { freePort } from '../lib/benchService.js';
+import { chainSettlementEnv, fundPayers, startDevChain } from '../lib/chainSettlements.js';
 import { exactRequest, newWallet, NETWORK, requirements, USDC } from '../../test/support/payments.js';
 import { SellerTokenRecords } from '../../src/door.js';
 
@@ -43,14 +44,15 @@ const env = {
   LISTINGS_INDEX: `${RUN}-listings-v1`,
   LOG_LEVEL: 'debug',
   HOST: '127.0.0.1',
+  ...chainSettlementEnv(),
   ...Object.fromEntries(['ANNOUNCE', 'PUBLISH', 'PUBLISH_TOKEN', 'FACILITATOR', 'FACILITATOR_PAYER'].map((n) => [`RATE_LIMIT_${n}`, 'off'])),
 };
 const redis = createRedisClient(`redis+cluster://${NODES}`) as Cluster;
 redis.on('error', () => {});
 const { secret } = await new SellerTokenStore(new SellerTokenRecords(redis, env.REDIS_PREFIX)).issue(['tools.repro.test'], 'repro');
-const ledger = new Ledger(redis, env.REDIS_PREFIX, 10n ** 18n);
+startDevChain();
 const payer = newWallet();
-await ledger.fund(NETWORK, USDC, payer.address, 10n ** 12n);
+await fundPayers([payer.address], 10n ** 12n);
 
 const port = await freePort();
 const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../src/server.ts', import.meta.url))], {

@@ -26,6 +26,7 @@ import { dropDeploymentData } from '../../src/door.js';
 import type { ElasticsearchClient } from '../../src/door.js';
 import { ensureListingIndex } from '../../src/door.js';
 import { startServiceProcess } from '../lib/benchService.js';
+import { chainSettlementEnv, startDevChain } from '../lib/chainSettlements.js';
 import { drainQueue, openCatalogSession } from '../../src/door.js';
 import { numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { hostileRequest } from './hostileRequests.js';
@@ -125,6 +126,7 @@ async function main(): Promise<void> {
     const { secret } = await new SellerTokenStore(new SellerTokenRecords(session.redis, env.REDIS_PREFIX)).issue(['fuzz-token.invalid'], 'fuzz');
     const before = await snapshot(session.elasticsearch, env.LISTINGS_ALIAS);
 
+    startDevChain();
     const service = await startServiceProcess({
       ...env,
       RATE_LIMIT_ANNOUNCE: 'off',
@@ -133,6 +135,8 @@ async function main(): Promise<void> {
       // Only the junk site: every other hostile URL is refused by the address rules.
       PROBE_ALLOW: site.origin.replace('http://', ''),
       PROBE_TIMEOUT_MS: '500',
+      // The signed payments settle on the dev chain (started here when no node answers at CHAIN_RPC_URL).
+      ...chainSettlementEnv(),
     });
     child = service.child;
     let exit: string | undefined;
@@ -141,7 +145,7 @@ async function main(): Promise<void> {
 
     const hostile = fc.sample(hostileRequest(secret, [site.origin]), { numRuns: requestCount, seed });
     const listedUrls = [...before.values()].map((source) => (JSON.parse(source) as { resource: string; type: string })).filter((l) => l.type === 'http' && !l.resource.includes('{')).map((l) => l.resource);
-    const paid = await paidTraffic(session.redis, env.REDIS_PREFIX, listedUrls, paymentCount, seed);
+    const paid = await paidTraffic(listedUrls, paymentCount, seed);
     const requests = [...hostile, ...paid];
     const started = Date.now();
     const sent = await sendAll(port, requests, concurrency, () => exit === undefined);

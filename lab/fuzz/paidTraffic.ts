@@ -3,14 +3,15 @@
  * funded wallets paying their own second wallets while naming the demo catalog's listings (a
  * competitor's signals must not move), naming hostile or unlisted URLs (only probes may follow, and
  * the settlements wait bounded for them), and pairs sending value back and forth (the sponsor must
- * stop paying for them). Every one is a real EIP-3009 authorization of the facilitator's `exact`.
+ * stop paying for them). Every one is a real EIP-3009 authorization of the facilitator's `exact`,
+ * from wallets funded with test USDC on the dev chain, where the service settles them.
  */
 import { randomBytes } from 'node:crypto';
 import { getAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { Ledger, tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/door.js';
-import type { RedisClient } from '../../src/door.js';
+import { tokenDomain, TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../src/door.js';
 import type { RawRequest } from '../lib/rawHttp.js';
+import { fundPayers } from '../lib/chainSettlements.js';
 
 const NETWORK = 'eip155:84532';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -49,10 +50,9 @@ async function settleBody(payer: PrivateKeyAccount, payTo: string, url: string, 
 }
 
 /** `count` settlements: forged claims on `listed` URLs, hostile URLs, and value going back and forth. */
-export async function paidTraffic(redis: RedisClient, prefix: string, listed: string[], count: number, seed: number): Promise<RawRequest[]> {
-  const ledger = new Ledger(redis, prefix, 10n ** 18n);
+export async function paidTraffic(listed: string[], count: number, seed: number): Promise<RawRequest[]> {
   const wallets = Array.from({ length: 50 }, () => privateKeyToAccount(generatePrivateKey()));
-  for (const wallet of wallets) await ledger.fund(NETWORK, USDC, wallet.address, 10n ** 9n);
+  await fundPayers(wallets.map((w) => w.address), 10n ** 9n);
   let state = seed || 1;
   const pick = <T>(items: readonly T[]): T => items[(state = (state * 1103515245 + 12345) % 2147483648) % items.length]!;
   const requests: RawRequest[] = [];

@@ -4,9 +4,11 @@
  * Mixed traffic (lab/soak/soakTraffic.ts) against one gateway process on a scratch deployment:
  * its own redis-server (append-only file, everysec, on a free port, so every key and byte of Redis
  * is the deployment's) and a scratch index on the Elasticsearch at ELASTICSEARCH_URL, seeded with
- * 2,000 generated listings. Samples memory, event-loop delay, Redis and the index every
+ * 2,000 generated listings; it settles on the dev chain at CHAIN_RPC_URL (started when no node
+ * answers there) from the dev facilitator key, its payers funded with minted test USDC. Samples memory, event-loop delay, Redis and the index every
  * `--sample-seconds` (lab/soak/soakSampler.ts), then checks (lab/soak/soakVerdict.ts):
- * no 5xx, every acknowledged write served as written at the end, and no growth after the warm-up
+ * no 5xx, every acknowledged write served as written at the end, every acknowledged settlement on
+ * chain exactly once, and no growth after the warm-up
  * beyond the bounds it explains. Writes report.md, samples.json and one SVG plot per series to
  * --out (default soak-report/). Exits 1 when a check fails.
  */
@@ -16,15 +18,15 @@ import type { Redis } from 'ioredis';
 import { SellerTokenStore } from '../../src/door.js';
 import { createElasticsearchClient } from '../../src/door.js';
 import { createRedisClient } from '../../src/door.js';
-import { Ledger } from '../../src/door.js';
 import { SellerTokenRecords } from '../../src/door.js';
 import { answers, startServer, v1Challenge } from '../../test/support/sellers.js';
-import { newWallet, NETWORK, USDC } from '../../test/support/payments.js';
+import { newWallet } from '../../test/support/payments.js';
 import { startPrivateRedis } from '../../test/support/privateRedis.js';
 import { loadGeneratedListings } from '../lib/benchCatalog.js';
 import { startServiceProcess } from '../lib/benchService.js';
 import { numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { stopGateways } from '../lib/gatewayFleet.js';
+import { chainSettlementEnv, currentBlock, describeChainCheck, fundPayers, startDevChain } from '../lib/chainSettlements.js';
 import { GatewayMetrics, takeSample, type Sample } from './soakSampler.js';
 import { POOLS, SoakTraffic } from './soakTraffic.js';
 import { checkFinalState, soakVerdict, writeReport } from './soakVerdict.js';
@@ -67,6 +69,7 @@ runMain('soak', async () => {
     LISTINGS_ALIAS: `${run}-listings`,
     LISTINGS_INDEX: `${run}-listings-v1`,
     PROBE_ALLOW: `127.0.0.1:${seller.port}`,
+    ...chainSettlementEnv(),
     ...Object.fromEntries(['ANNOUNCE', 'PUBLISH', 'PUBLISH_TOKEN', 'FACILITATOR', 'FACILITATOR_PAYER'].map((n) => [`RATE_LIMIT_${n}`, 'off'])),
   };
   const redis = createRedisClient(redisServer.url) as Redis;
@@ -77,9 +80,10 @@ runMain('soak', async () => {
     log(`seeding ${SEED_LISTINGS} generated listings into ${env.LISTINGS_ALIAS}`);
     await loadGeneratedListings(env, SEED_LISTINGS);
     const { secret } = await new SellerTokenStore(new SellerTokenRecords(redis, env.REDIS_PREFIX!)).issue(['soak.example'], 'soak');
-    const ledger = new Ledger(redis, env.REDIS_PREFIX!, 10n ** 18n);
+    startDevChain();
     const payers = Array.from({ length: 40 }, () => newWallet());
-    for (const payer of payers) await ledger.fund(NETWORK, USDC, payer.address, 10n ** 15n);
+    await fundPayers(payers.map((p) => p.address), 10n ** 15n);
+    const firstBlock = await currentBlock();
     const payees = Array.from({ length: POOLS.payees }, () => newWallet().address);
 
     gateway = await startServiceProcess(env);
@@ -116,7 +120,8 @@ runMain('soak', async () => {
     gatewayMetrics.stop();
     await Promise.all(workers);
     log('traffic stopped; waiting for the write stream to drain, then checking every acknowledged write');
-    const final = await checkFinalState(gateway.url, traffic, redis, env.REDIS_PREFIX!, elasticsearch, env.LISTINGS_ALIAS!);
+    const final = await checkFinalState(gateway.url, traffic, redis, env.REDIS_PREFIX!, elasticsearch, env.LISTINGS_ALIAS!, firstBlock);
+    log(`on chain: ${describeChainCheck(final.chain)}`);
     const verdict = soakVerdict(samples, options, traffic, final);
     writeReport(options.out, { options, samples, traffic, final, verdict, persistence: readyz.redisPersistence, requests });
     log(`report in ${options.out}/report.md: ${verdict.passed ? 'PASS' : `FAIL (${verdict.failures.join('; ')})`}`);

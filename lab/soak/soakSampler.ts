@@ -21,10 +21,14 @@ export interface Sample {
   redisKeys: number;
   /** Keys kept per payment by design (settlement results, 8 days): expected to grow one per settle. */
   settlementResultKeys: number;
-  /** State kept by design (KeptState), in MB of MEMORY USAGE, and the used nonces kept. */
+  /** Keys kept per on-chain authorization by design (the transaction journal, as long as the results). */
+  journalEntries: number;
+  /** Keys kept per mined settlement by design (the settlement log by hash, 30 days). */
+  settlementLogEntries: number;
+  /** State kept by design (KeptState), in MB of MEMORY USAGE. */
   settlementResultsMb: number;
-  usedNonces: number;
-  usedNoncesMb: number;
+  journalMb: number;
+  settlementLogMb: number;
   settledAmountsMb: number;
   historyMb: number;
   /** Redis's keyspace hash tables (MEMORY STATS overhead.hashtable.main + .expires): they grow with the keys, mostly the settlement results. */
@@ -56,13 +60,15 @@ function metric(text: string, name: string): number {
 /**
  * The state a settlement leaves in Redis by design, each family with why it is bounded:
  * - settlement results: one key per payment, kept 8 days (a replayed payload gets the same answer);
- * - used nonces (ledger:used-nonces): one member per payment, kept until the authorization's
- *   validBefore + 5 min (the soak's payments are valid 60 s), so flat after the first minutes;
- *   old-form nonce sets (ledger:nonces) too, though a fresh deployment has none;
+ * - the transaction journal (settle:tx): one key per authorization settled on chain, the signed
+ *   transaction written before its broadcast, kept as long as the settlement results (a retry on
+ *   any gateway answers with it); the used nonces themselves are the chain's (authorizationState);
+ * - the settlement log (settlements:): each mined settlement by its hash, 30 days, and per payTo its
+ *   newest 1,000 (GET /settlements: the evidence a seller checks), so it grows with the settlements;
  * - settled `upto` amounts: a sorted set per listing, capped (the 7-day median's samples);
  * - listing history: a list per listing, capped at 50 events (each settle of a listing adds one).
  */
-const KEPT_FAMILIES = ['settlementResults', 'usedNonces', 'settledAmounts', 'history'] as const;
+const KEPT_FAMILIES = ['settlementResults', 'journal', 'settlementLog', 'settledAmounts', 'history'] as const;
 type KeptFamily = (typeof KEPT_FAMILIES)[number];
 
 function globRegExp(pattern: string): RegExp {
@@ -72,43 +78,42 @@ function globRegExp(pattern: string): RegExp {
 interface KeptState {
   bytes: Record<KeptFamily, number>;
   settlementResultKeys: number;
-  usedNonces: number;
+  journalEntries: number;
+  settlementLogEntries: number;
   keyspaceTablesBytes: number;
 }
 
-/** One SCAN of the soak's own Redis: MEMORY USAGE of every key of a kept family, and the nonces kept. */
+/** One SCAN of the soak's own Redis: MEMORY USAGE of every key of a kept family, and the keys of the per-payment ones. */
 async function keptState(redis: Redis, prefix: string): Promise<KeptState> {
   const keys = redisKeys(prefix);
-  // With how to count the nonces a key holds: the sorted sets and the old-form sets.
-  const families: Array<[KeptFamily, RegExp, ('zcard' | 'scard')?]> = [
+  const families: Array<[KeptFamily, RegExp]> = [
     ['settlementResults', globRegExp(keys.settleResult('*'))],
-    ['usedNonces', globRegExp(keys.ledgerUsedNonces('*', '*')), 'zcard'],
-    ['usedNonces', globRegExp(keys.ledgerNonces('*', '*')), 'scard'],
+    ['journal', globRegExp(keys.settleTx('*'))],
+    ['settlementLog', globRegExp(keys.settlementByHash('*'))],
+    ['settlementLog', globRegExp(keys.settlementsOfPayee('*'))],
     ['settledAmounts', globRegExp(keys.signalAmounts('*'))],
     ['history', globRegExp(`${keys.historyPrefix}*`)],
   ];
-  const state: KeptState = { bytes: { settlementResults: 0, usedNonces: 0, settledAmounts: 0, history: 0 }, settlementResultKeys: 0, usedNonces: 0, keyspaceTablesBytes: 0 };
+  const byHash = globRegExp(keys.settlementByHash('*'));
+  const state: KeptState = { bytes: { settlementResults: 0, journal: 0, settlementLog: 0, settledAmounts: 0, history: 0 }, settlementResultKeys: 0, journalEntries: 0, settlementLogEntries: 0, keyspaceTablesBytes: 0 };
   let cursor = '0';
   do {
     const [next, batch] = await redis.scan(cursor, 'COUNT', 1000);
     cursor = next;
     const kept = batch.flatMap((key) => {
       const match = families.find(([, pattern]) => pattern.test(key));
-      return match ? [{ key, family: match[0], count: match[2] }] : [];
+      return match ? [{ key, family: match[0] }] : [];
     });
     const pipeline = redis.pipeline();
-    for (const { key, count } of kept) {
-      pipeline.memory('USAGE', key);
-      if (count === 'zcard') pipeline.zcard(key);
-      if (count === 'scard') pipeline.scard(key);
-    }
+    for (const { key } of kept) pipeline.memory('USAGE', key);
     const replies = (await pipeline.exec()) ?? [];
-    let at = 0;
-    for (const { family, count } of kept) {
-      state.bytes[family] += Number(replies[at++]?.[1] ?? 0);
-      if (count) state.usedNonces += Number(replies[at++]?.[1] ?? 0);
+    kept.forEach(({ key, family }, at) => {
+      state.bytes[family] += Number(replies[at]?.[1] ?? 0);
       if (family === 'settlementResults') state.settlementResultKeys += 1;
-    }
+      if (family === 'journal') state.journalEntries += 1;
+      // The per-payTo lists are a fixed pool (one per payee): only the by-hash keys grow in number.
+      if (family === 'settlementLog' && byHash.test(key)) state.settlementLogEntries += 1;
+    });
   } while (cursor !== '0');
   const stats = (await redis.call('MEMORY', 'STATS')) as unknown[];
   const db = stats[stats.indexOf('db.0') + 1];
@@ -187,9 +192,11 @@ export async function takeSample(targets: SamplerTargets, minute: number, traffi
     redisUsedMemoryMb: Number(/^used_memory:(\d+)/m.exec(memory)?.[1] ?? 0) / MB,
     redisKeys: dbsize,
     settlementResultKeys: kept.settlementResultKeys,
+    journalEntries: kept.journalEntries,
+    settlementLogEntries: kept.settlementLogEntries,
     settlementResultsMb: kept.bytes.settlementResults / MB,
-    usedNonces: kept.usedNonces,
-    usedNoncesMb: kept.bytes.usedNonces / MB,
+    journalMb: kept.bytes.journal / MB,
+    settlementLogMb: kept.bytes.settlementLog / MB,
     settledAmountsMb: kept.bytes.settledAmounts / MB,
     historyMb: kept.bytes.history / MB,
     keyspaceTablesMb: kept.keyspaceTablesBytes / MB,

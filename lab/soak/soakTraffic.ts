@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import type { LocalAccount } from 'viem/accounts';
 import { distinctSearchQueries, zipfPicker } from '../lib/searchQueryMix.js';
 import { exactRequest, NETWORK, requirements, USDC } from '../../test/support/payments.js';
+import { settleRecord, type SettleRecord } from '../lib/chainSettlements.js';
 import type { McpListingInput } from '../../src/door.js';
 
 export const POOLS = { tools: 100, paidResources: 60, announced: 40, payees: 40, queries: 200 };
@@ -61,6 +62,8 @@ export class SoakTraffic {
    */
   private readonly toolsInFlight = new Set<number>();
   settlesAcknowledged = 0;
+  /** Every settle sent, with its answer's transaction: what the end checks on the chain. */
+  readonly settles: SettleRecord[] = [];
   private readonly queries = distinctSearchQueries(POOLS.queries);
   private readonly pickQuery = zipfPicker(POOLS.queries);
   private changesToken?: string;
@@ -71,11 +74,6 @@ export class SoakTraffic {
   /** URL of paid resource j: what a settle names and what the end check expects listed. */
   paidUrl(j: number): string {
     return this.options.paidUrl(j);
-  }
-
-  /** Distinct payers the settles are drawn from. */
-  get payerCount(): number {
-    return this.options.payers.length;
   }
 
   private async call(kind: Kind, path: string, init: RequestInit = {}): Promise<Response | undefined> {
@@ -171,8 +169,12 @@ export class SoakTraffic {
         const payee = this.options.payees[j % this.options.payees.length]!;
         const resource = { url: this.options.paidUrl(j), description: `Soak paid resource ${j}`, mimeType: 'application/json' };
         const body = await exactRequest(payer, requirements(payee, { amount: String(1000 + random(1000)) }), {}, resource);
+        const record = settleRecord(body);
+        this.settles.push(record);
         const res = await this.post(kind, '/settle', body);
-        if (res?.ok && ((await res.json()) as { success?: boolean }).success === true) {
+        const answer = res?.ok ? ((await res.json()) as { success?: boolean; transaction?: string }) : undefined;
+        if (answer?.success === true) {
+          Object.assign(record, { acked: true, transaction: answer.transaction });
           this.settlesAcknowledged += 1;
           this.settledResources.add(j);
         }

@@ -12,19 +12,23 @@
  *   level right after a full collection): V8 lets the old generation grow for minutes between full
  *   collections, so in a shorter run even the lowest readings rise with a healthy process (a 90 s
  *   run went from 67 to 126 MB without one), and the bound would judge GC timing, not leaks.
- * - Redis keys other than settlement results: +5% (at least 25 keys). The traffic writes fixed
- *   pools, filled before the traffic starts, so every other key (listings, probes, signals,
- *   history, owners, a used-nonce set per payer) exists by the warm-up's end; what appears later
- *   is per-request litter.
+ * - Redis keys other than settlement results, journal entries and the settlement log's by-hash
+ *   entries: +5% (at least 25 keys). The
+ *   traffic writes fixed pools, filled before the traffic starts, so every other key (listings,
+ *   probes, signals, history, owners, the facilitator's sender lock and nonce) exists by the
+ *   warm-up's end; what appears later is per-request litter.
  * - State a settlement keeps by design, measured each sample with MEMORY USAGE of its keys
- *   (lab/soak/soakSampler.ts KEPT_FAMILIES): settlement results, one key per payment kept 8
- *   days (replays of a payment must get the same answer), so expected to grow all run, with
- *   Redis's keyspace hash tables that index them (MEMORY STATS); used nonces, kept until the
- *   authorization's validBefore + 5 min; settled `upto` amounts and listing history, capped per
- *   listing. Redis used memory minus all of that: +10% (at least 1 MB).
- * - used nonces: at every sample after the warm-up at most the settlements acknowledged in the
- *   keep window before it (the soak's 60 s validity + the 5 min margin + one sample interval),
- *   +10% and the number of payers: a nonce kept past its window is the old forever-growing set.
+ *   (lab/soak/soakSampler.ts KEPT_FAMILIES): settlement results and the transaction journal, one
+ *   key each per payment kept 8 days (replays of a payment must get the same answer, on any
+ *   gateway), and the settlement log (each mined settlement by hash for 30 days, per payTo the newest
+ *   1,000: GET /settlements), so expected to grow all run, with Redis's keyspace hash tables that index them
+ *   (MEMORY STATS); settled `upto` amounts and listing history, capped per listing. Redis used
+ *   memory minus all of that: +10% (at least 1 MB). The used nonces are the chain's.
+ * - journal entries: at the end at most one per settle sent (a journal entry is written once per
+ *   authorization, before its transaction's broadcast).
+ * - settlements on the dev chain (lab/lib/chainSettlements.ts): every acknowledged one found on
+ *   chain exactly once, no payee paid other than the authorizations used for it, no facilitator
+ *   transaction reverted or left pending.
  * - listing index documents and the change log: +2%. Fixed pools: the catalog's size is constant.
  *   The index's bytes on disk are plotted, not bounded: deleted documents stay until Lucene merges
  *   segments, a saw-tooth whose period is longer than a short run.
@@ -37,9 +41,8 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { httpListingId } from '../../src/door.js';
 import type { ElasticsearchClient } from '../../src/door.js';
-import { USED_NONCE_MARGIN_MS } from '../../src/door.js';
 import { redisKeys } from '../../src/door.js';
-import { requirements } from '../../test/support/payments.js';
+import { checkSettlementsOnChain, describeChainCheck, type ChainCheck } from '../lib/chainSettlements.js';
 import type { Sample } from './soakSampler.js';
 import { toolMark, type SoakTraffic } from './soakTraffic.js';
 import { lineChartSvg } from '../lib/svgPlot.js';
@@ -53,6 +56,8 @@ export interface FinalState {
   lost: string[];
   uncertainSkipped: number;
   announcesRejectedByTheProbe: number;
+  /** The soak's settlements checked on the dev chain. */
+  chain: ChainCheck;
 }
 
 async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T | undefined> {
@@ -64,7 +69,8 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number):
   }
 }
 
-export async function checkFinalState(url: string, traffic: SoakTraffic, redis: Redis, prefix: string, elasticsearch: ElasticsearchClient, alias: string): Promise<FinalState> {
+/** `firstBlock`: the dev chain's first block of the soak (its settlements are mined from there). */
+export async function checkFinalState(url: string, traffic: SoakTraffic, redis: Redis, prefix: string, elasticsearch: ElasticsearchClient, alias: string, firstBlock: bigint): Promise<FinalState> {
   const keys = redisKeys(prefix);
   const started = Date.now();
   // Empty twice a second apart: the facilitator's traffic writes reach the stream a moment after the settle.
@@ -112,7 +118,14 @@ export async function checkFinalState(url: string, traffic: SoakTraffic, redis: 
     const id = httpListingId(traffic.paidUrl(j), 'GET');
     if (!(await until(async () => ((await get(id)).status === 200 ? true : undefined), 30_000))) lost.push(`settled resource ${j} (${id}) is not listed`);
   }
-  return { drainSeconds, checked, lost, uncertainSkipped: traffic.uncertain.size, announcesRejectedByTheProbe: rejected };
+  // The evidence a seller checks (GET /settlements/{transaction}): every acknowledged settlement by its hash.
+  for (const settle of traffic.settles.filter((s) => s.acked)) {
+    checked += 1;
+    const found = await until(async () => ((await fetch(`${url}/settlements/${settle.transaction}`)).status === 200 ? true : undefined), 10_000);
+    if (!found) lost.push(`settlement ${settle.transaction} is not served by GET /settlements/{transaction}`);
+  }
+  const chain = await checkSettlementsOnChain(traffic.settles, firstBlock);
+  return { drainSeconds, checked, lost, uncertainSkipped: traffic.uncertain.size, announcesRejectedByTheProbe: rejected, chain };
 }
 
 export interface Growth {
@@ -134,16 +147,14 @@ export interface Verdict {
   /** Series not judged in this run, and why. */
   notJudged: string[];
   bytesPerSettlementResult: number;
-  /** The most used nonces kept in a sample after the warm-up, and what the keep window allowed then. */
-  usedNonces: { most: number; allowed: number };
+  /** Journal entries at the end, and the settles sent (the most there may be). */
+  journal: { entries: number; allowed: number };
 }
-
-/** How long a soak payment's nonce is kept at most: its validity (the requirements' maxTimeoutSeconds) and the ledger's margin. */
-const NONCE_KEEP_MINUTES = (requirements('0x0').maxTimeoutSeconds + USED_NONCE_MARGIN_MS / 1000) / 60;
 const KEPT: Array<{ series: string; why: string; pick: (s: Sample) => number }> = [
   { series: 'settlement results', why: 'one per payment, 8 days (a replayed payload gets the same answer)', pick: (s) => s.settlementResultsMb },
   { series: 'keyspace hash tables', why: "Redis's index of the keys, growing with the settlement results", pick: (s) => s.keyspaceTablesMb },
-  { series: 'used nonces', why: "one per payment, until its validBefore + 5 min: flat once the first ones expire", pick: (s) => s.usedNoncesMb },
+  { series: 'transaction journal', why: 'one per authorization settled on chain, as long as the results (a retry on any gateway answers with its hash)', pick: (s) => s.journalMb },
+  { series: 'settlement log', why: 'each mined settlement by hash (30 days) and per payTo its newest 1,000: GET /settlements', pick: (s) => s.settlementLogMb },
   { series: 'settled upto amounts', why: 'capped per listing (the 7-day median)', pick: (s) => s.settledAmountsMb },
   { series: 'listing history', why: 'capped at 50 events per listing; a settle adds one', pick: (s) => s.historyMb },
 ];
@@ -164,16 +175,8 @@ export function soakVerdict(samples: Sample[], options: { warmup: number }, traf
     const [from, to] = [mean(first.map(pick)), mean(last.map(pick))];
     return { series, why, from, to, growth: to - from, unit: 'MB' };
   });
-  const usedNonces = { most: 0, allowed: 0 };
-  for (const sample of after) {
-    const windowStart = [...samples].reverse().find((s) => s.minute <= sample.minute - NONCE_KEEP_MINUTES);
-    const allowed = Math.ceil((sample.settles - (windowStart?.settles ?? 0)) * 1.1) + traffic.payerCount;
-    if (sample.usedNonces > usedNonces.most) Object.assign(usedNonces, { most: sample.usedNonces, allowed });
-    if (sample.usedNonces > allowed) {
-      failures.push(`${sample.usedNonces} used nonces kept at minute ${sample.minute.toFixed(1)}, more than the settlements of their keep window allow (${allowed})`);
-      break;
-    }
-  }
+  const journal = { entries: lastSample?.journalEntries ?? 0, allowed: traffic.counts.settle };
+  if (journal.entries > journal.allowed) failures.push(`${journal.entries} transaction journal entries, more than the ${journal.allowed} settles sent`);
   const growth: Growth[] = [];
   const notJudged: string[] = [];
   const bound = (series: string, unit: string, pick: (s: Sample) => number, limit: (from: number) => number, adjust = 0, level = mean) => {
@@ -190,7 +193,7 @@ export function soakVerdict(samples: Sample[], options: { warmup: number }, traf
       bound('gateway RSS', 'MB', (s) => s.rssMb, (f) => 0.2 * f);
       bound('gateway V8 heap used (lowest reading)', 'MB', (s) => s.heapUsedMb, (f) => 0.2 * f, 0, (values) => Math.min(...values));
     } else notJudged.push(`gateway RSS and heap: fewer than ${PROCESS_MEMORY_MIN_MINUTES} minutes after the warm-up`);
-    bound('Redis keys besides settlement results', 'keys', (s) => s.redisKeys - s.settlementResultKeys, (f) => Math.max(25, 0.05 * f));
+    bound('Redis keys besides settlement results, journal and settlement log entries', 'keys', (s) => s.redisKeys - s.settlementResultKeys - s.journalEntries - s.settlementLogEntries, (f) => Math.max(25, 0.05 * f));
     bound('Redis used memory beyond the state kept by design', 'MB', (s) => s.redisUsedMemoryMb - keptMb(s), (f) => Math.max(1, 0.1 * f));
     bound('listing index documents', 'docs', (s) => s.indexDocs, (f) => 0.02 * f);
     bound('change log entries', 'entries', (s) => s.changeLogLength, (f) => Math.max(5, 0.02 * f));
@@ -202,7 +205,11 @@ export function soakVerdict(samples: Sample[], options: { warmup: number }, traf
   const serverErrors = [...traffic.serverErrors.values()].reduce((a, b) => a + b, 0);
   if (serverErrors > 0) failures.push(`${serverErrors} answers 5xx: ${JSON.stringify(Object.fromEntries(traffic.serverErrors))}`);
   if (final.lost.length > 0) failures.push(`${final.lost.length} acknowledged writes not served as written: ${final.lost.slice(0, 5).join('; ')}`);
-  return { passed: failures.length === 0, failures, growth, kept, notJudged, bytesPerSettlementResult, usedNonces };
+  if (!final.chain.passed) {
+    const named = [...final.chain.lost, ...final.chain.duplicated, ...final.chain.balanceMismatches].slice(0, 5);
+    failures.push(`settlements not on chain exactly once: ${describeChainCheck(final.chain)}${named.length ? ` (${named.join('; ')})` : ''}`);
+  }
+  return { passed: failures.length === 0, failures, growth, kept, notJudged, bytesPerSettlementResult, journal };
 }
 
 const PLOTS: Array<{ file: string; title: string; unit: string; pick: (s: Sample) => number }> = [
@@ -211,8 +218,8 @@ const PLOTS: Array<{ file: string; title: string; unit: string; pick: (s: Sample
   { file: 'event-loop.svg', title: 'Gateway event-loop delay: worst 2-second p99 of each interval', unit: 'ms', pick: (s) => s.eventLoopP99Ms },
   { file: 'redis-memory.svg', title: 'Redis used memory', unit: 'MB', pick: (s) => s.redisUsedMemoryMb },
   { file: 'redis-memory-beyond-kept.svg', title: 'Redis used memory beyond the state kept by design', unit: 'MB', pick: (s) => s.redisUsedMemoryMb - keptMb(s) },
-  { file: 'used-nonces.svg', title: 'Used nonces kept (until validBefore + 5 min)', unit: 'nonces', pick: (s) => s.usedNonces },
-  { file: 'redis-keys.svg', title: 'Redis keys besides settlement results', unit: 'keys', pick: (s) => s.redisKeys - s.settlementResultKeys },
+  { file: 'journal.svg', title: 'Transaction journal entries (one per authorization settled on chain, 8 days)', unit: 'entries', pick: (s) => s.journalEntries },
+  { file: 'redis-keys.svg', title: 'Redis keys besides settlement results, journal and settlement log entries', unit: 'keys', pick: (s) => s.redisKeys - s.settlementResultKeys - s.journalEntries - s.settlementLogEntries },
   { file: 'settlement-results.svg', title: 'Settlement results kept (one per payment, 8 days)', unit: 'keys', pick: (s) => s.settlementResultKeys },
   { file: 'write-stream.svg', title: 'Write stream length (entries not yet applied)', unit: 'entries', pick: (s) => s.writeStreamLength },
   { file: 'change-log.svg', title: 'Change log entries', unit: 'entries', pick: (s) => s.changeLogLength },
@@ -249,10 +256,11 @@ export function writeReport(dir: string, input: ReportInput): void {
     '## Checks',
     '',
     `- answers 5xx: ${[...traffic.serverErrors.values()].reduce((a, b) => a + b, 0)}; requests without an answer: ${[...traffic.failures.values()].reduce((a, b) => a + b, 0)}`,
-    `- acknowledged writes checked at the end: ${final.checked} (publishes and unpublishes as last written, every live tool also found by search, announces listed, settled resources listed); not served as written: ${final.lost.length}${final.lost.length ? ` (${final.lost.slice(0, 10).join('; ')})` : ''}; skipped (their last write got no answer): ${final.uncertainSkipped}; announces the probe rejected: ${final.announcesRejectedByTheProbe}`,
+    `- acknowledged writes checked at the end: ${final.checked} (publishes and unpublishes as last written, every live tool also found by search, announces listed, settled resources listed, acknowledged settlements served by their hash); not served as written: ${final.lost.length}${final.lost.length ? ` (${final.lost.slice(0, 10).join('; ')})` : ''}; skipped (their last write got no answer): ${final.uncertainSkipped}; announces the probe rejected: ${final.announcesRejectedByTheProbe}`,
     `- write stream drained ${final.drainSeconds.toFixed(1)} s after the traffic stopped; largest sampled backlog ${Math.max(...samples.map((s) => s.writeStreamLength))} entries; dead letters ${lastSample.deadLetters}`,
     `- settles acknowledged: ${traffic.settlesAcknowledged}; one settlement result kept costs Redis ${verdict.bytesPerSettlementResult.toFixed(0)} bytes (MEMORY USAGE)`,
-    `- used nonces kept: at most ${verdict.usedNonces.most} in a sample after the warm-up (allowed then: ${verdict.usedNonces.allowed}, the settlements of the ${NONCE_KEEP_MINUTES.toFixed(1)}-minute keep window before it +10% + ${traffic.payerCount} payers)`,
+    `- settlements on the dev chain: ${describeChainCheck(final.chain)}${final.chain.lost.length + final.chain.duplicated.length + final.chain.balanceMismatches.length ? ` (${[...final.chain.lost, ...final.chain.duplicated, ...final.chain.balanceMismatches].slice(0, 10).join('; ')})` : ''}`,
+    `- transaction journal entries at the end: ${verdict.journal.entries} (at most one per settle sent: ${verdict.journal.allowed})`,
     '',
     `## Growth after the warm-up (${options.warmup} min): mean of the last third of the samples minus the first third`,
     '',

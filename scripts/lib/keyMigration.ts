@@ -1,7 +1,7 @@
 /**
  * One-off rename of a deployment's Redis keys from the names before the Cluster hash tags
- * (`<prefix>ledger:balance:...`) to the tagged ones (`<prefix>{ledger}ledger:balance:...`), so an
- * existing single-Redis deployment keeps its ledger, tokens, write stream and schedules after the
+ * (`<prefix>settle:result:...`) to the tagged ones (`<prefix>{ledger}settle:result:...`), so an
+ * existing single-Redis deployment keeps its settlement results, tokens, write stream and schedules after the
  * upgrade (`npm run redis:migrate-keys`; run it with the service stopped). Idempotent: tagged keys
  * are left alone, and RENAMENX never overwrites a key the new version already wrote.
  */
