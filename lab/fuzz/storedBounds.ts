@@ -38,6 +38,7 @@ export const FAMILIES: Family[] = [
   { name: 'settlement results', match: /^settle:(result|lock):/, maxBytes: 64 * KIB, expires: true, because: 'one answer per payment payload (8 days) and its lock while it settles' },
   { name: 'transaction journal', match: /^settle:tx:/, maxBytes: 8 * KIB, expires: true, because: 'one signed transaction and its hash per authorization settled on chain (8 days, as the results)' },
   { name: 'facilitator sender', match: /^settle:sender:/, maxBytes: 1 * KIB, expires: true, because: "per (network, facilitator address): the send lock (seconds) and the next nonce (minutes)" },
+  { name: 'settlement log', match: /^settlements:(tx|payee):/, maxBytes: 1024 * KIB, expires: true, because: 'each mined settlement by hash and per payTo its newest 1,000, 30 days (GET /settlements)' },
   { name: 'seller tokens', match: /^seller-token/, maxBytes: 16 * KIB, because: 'issued by the operator only' },
   { name: 'signals', match: /^signals:lst_[0-9a-f]{24}:/, maxBytes: 128 * KIB, expires: true, because: 'hourly buckets, 1,000 amounts, 16 top payers, HyperLogLogs (12 KB at most); all expire' },
   { name: 'signals bookkeeping', match: /^signals:(dirty|aging)$/, because: 'one entry per listing with counts to flush or to age' },

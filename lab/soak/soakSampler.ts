@@ -23,9 +23,12 @@ export interface Sample {
   settlementResultKeys: number;
   /** Keys kept per on-chain authorization by design (the transaction journal, as long as the results). */
   journalEntries: number;
+  /** Keys kept per mined settlement by design (the settlement log by hash, 30 days). */
+  settlementLogEntries: number;
   /** State kept by design (KeptState), in MB of MEMORY USAGE. */
   settlementResultsMb: number;
   journalMb: number;
+  settlementLogMb: number;
   settledAmountsMb: number;
   historyMb: number;
   /** Redis's keyspace hash tables (MEMORY STATS overhead.hashtable.main + .expires): they grow with the keys, mostly the settlement results. */
@@ -60,10 +63,12 @@ function metric(text: string, name: string): number {
  * - the transaction journal (settle:tx): one key per authorization settled on chain, the signed
  *   transaction written before its broadcast, kept as long as the settlement results (a retry on
  *   any gateway answers with it); the used nonces themselves are the chain's (authorizationState);
+ * - the settlement log (settlements:): each mined settlement by its hash, 30 days, and per payTo its
+ *   newest 1,000 (GET /settlements: the evidence a seller checks), so it grows with the settlements;
  * - settled `upto` amounts: a sorted set per listing, capped (the 7-day median's samples);
  * - listing history: a list per listing, capped at 50 events (each settle of a listing adds one).
  */
-const KEPT_FAMILIES = ['settlementResults', 'journal', 'settledAmounts', 'history'] as const;
+const KEPT_FAMILIES = ['settlementResults', 'journal', 'settlementLog', 'settledAmounts', 'history'] as const;
 type KeptFamily = (typeof KEPT_FAMILIES)[number];
 
 function globRegExp(pattern: string): RegExp {
@@ -74,6 +79,7 @@ interface KeptState {
   bytes: Record<KeptFamily, number>;
   settlementResultKeys: number;
   journalEntries: number;
+  settlementLogEntries: number;
   keyspaceTablesBytes: number;
 }
 
@@ -83,10 +89,13 @@ async function keptState(redis: Redis, prefix: string): Promise<KeptState> {
   const families: Array<[KeptFamily, RegExp]> = [
     ['settlementResults', globRegExp(keys.settleResult('*'))],
     ['journal', globRegExp(keys.settleTx('*'))],
+    ['settlementLog', globRegExp(keys.settlementByHash('*'))],
+    ['settlementLog', globRegExp(keys.settlementsOfPayee('*'))],
     ['settledAmounts', globRegExp(keys.signalAmounts('*'))],
     ['history', globRegExp(`${keys.historyPrefix}*`)],
   ];
-  const state: KeptState = { bytes: { settlementResults: 0, journal: 0, settledAmounts: 0, history: 0 }, settlementResultKeys: 0, journalEntries: 0, keyspaceTablesBytes: 0 };
+  const byHash = globRegExp(keys.settlementByHash('*'));
+  const state: KeptState = { bytes: { settlementResults: 0, journal: 0, settlementLog: 0, settledAmounts: 0, history: 0 }, settlementResultKeys: 0, journalEntries: 0, settlementLogEntries: 0, keyspaceTablesBytes: 0 };
   let cursor = '0';
   do {
     const [next, batch] = await redis.scan(cursor, 'COUNT', 1000);
@@ -98,10 +107,12 @@ async function keptState(redis: Redis, prefix: string): Promise<KeptState> {
     const pipeline = redis.pipeline();
     for (const { key } of kept) pipeline.memory('USAGE', key);
     const replies = (await pipeline.exec()) ?? [];
-    kept.forEach(({ family }, at) => {
+    kept.forEach(({ key, family }, at) => {
       state.bytes[family] += Number(replies[at]?.[1] ?? 0);
       if (family === 'settlementResults') state.settlementResultKeys += 1;
       if (family === 'journal') state.journalEntries += 1;
+      // The per-payTo lists are a fixed pool (one per payee): only the by-hash keys grow in number.
+      if (family === 'settlementLog' && byHash.test(key)) state.settlementLogEntries += 1;
     });
   } while (cursor !== '0');
   const stats = (await redis.call('MEMORY', 'STATS')) as unknown[];
@@ -182,8 +193,10 @@ export async function takeSample(targets: SamplerTargets, minute: number, traffi
     redisKeys: dbsize,
     settlementResultKeys: kept.settlementResultKeys,
     journalEntries: kept.journalEntries,
+    settlementLogEntries: kept.settlementLogEntries,
     settlementResultsMb: kept.bytes.settlementResults / MB,
     journalMb: kept.bytes.journal / MB,
+    settlementLogMb: kept.bytes.settlementLog / MB,
     settledAmountsMb: kept.bytes.settledAmounts / MB,
     historyMb: kept.bytes.history / MB,
     keyspaceTablesMb: kept.keyspaceTablesBytes / MB,

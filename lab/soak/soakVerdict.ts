@@ -12,14 +12,16 @@
  *   level right after a full collection): V8 lets the old generation grow for minutes between full
  *   collections, so in a shorter run even the lowest readings rise with a healthy process (a 90 s
  *   run went from 67 to 126 MB without one), and the bound would judge GC timing, not leaks.
- * - Redis keys other than settlement results and journal entries: +5% (at least 25 keys). The
+ * - Redis keys other than settlement results, journal entries and the settlement log's by-hash
+ *   entries: +5% (at least 25 keys). The
  *   traffic writes fixed pools, filled before the traffic starts, so every other key (listings,
  *   probes, signals, history, owners, the facilitator's sender lock and nonce) exists by the
  *   warm-up's end; what appears later is per-request litter.
  * - State a settlement keeps by design, measured each sample with MEMORY USAGE of its keys
  *   (lab/soak/soakSampler.ts KEPT_FAMILIES): settlement results and the transaction journal, one
  *   key each per payment kept 8 days (replays of a payment must get the same answer, on any
- *   gateway), so expected to grow all run, with Redis's keyspace hash tables that index them
+ *   gateway), and the settlement log (each mined settlement by hash for 30 days, per payTo the newest
+ *   1,000: GET /settlements), so expected to grow all run, with Redis's keyspace hash tables that index them
  *   (MEMORY STATS); settled `upto` amounts and listing history, capped per listing. Redis used
  *   memory minus all of that: +10% (at least 1 MB). The used nonces are the chain's.
  * - journal entries: at the end at most one per settle sent (a journal entry is written once per
@@ -116,6 +118,12 @@ export async function checkFinalState(url: string, traffic: SoakTraffic, redis: 
     const id = httpListingId(traffic.paidUrl(j), 'GET');
     if (!(await until(async () => ((await get(id)).status === 200 ? true : undefined), 30_000))) lost.push(`settled resource ${j} (${id}) is not listed`);
   }
+  // The evidence a seller checks (GET /settlements/{transaction}): every acknowledged settlement by its hash.
+  for (const settle of traffic.settles.filter((s) => s.acked)) {
+    checked += 1;
+    const found = await until(async () => ((await fetch(`${url}/settlements/${settle.transaction}`)).status === 200 ? true : undefined), 10_000);
+    if (!found) lost.push(`settlement ${settle.transaction} is not served by GET /settlements/{transaction}`);
+  }
   const chain = await checkSettlementsOnChain(traffic.settles, firstBlock);
   return { drainSeconds, checked, lost, uncertainSkipped: traffic.uncertain.size, announcesRejectedByTheProbe: rejected, chain };
 }
@@ -146,6 +154,7 @@ const KEPT: Array<{ series: string; why: string; pick: (s: Sample) => number }> 
   { series: 'settlement results', why: 'one per payment, 8 days (a replayed payload gets the same answer)', pick: (s) => s.settlementResultsMb },
   { series: 'keyspace hash tables', why: "Redis's index of the keys, growing with the settlement results", pick: (s) => s.keyspaceTablesMb },
   { series: 'transaction journal', why: 'one per authorization settled on chain, as long as the results (a retry on any gateway answers with its hash)', pick: (s) => s.journalMb },
+  { series: 'settlement log', why: 'each mined settlement by hash (30 days) and per payTo its newest 1,000: GET /settlements', pick: (s) => s.settlementLogMb },
   { series: 'settled upto amounts', why: 'capped per listing (the 7-day median)', pick: (s) => s.settledAmountsMb },
   { series: 'listing history', why: 'capped at 50 events per listing; a settle adds one', pick: (s) => s.historyMb },
 ];
@@ -184,7 +193,7 @@ export function soakVerdict(samples: Sample[], options: { warmup: number }, traf
       bound('gateway RSS', 'MB', (s) => s.rssMb, (f) => 0.2 * f);
       bound('gateway V8 heap used (lowest reading)', 'MB', (s) => s.heapUsedMb, (f) => 0.2 * f, 0, (values) => Math.min(...values));
     } else notJudged.push(`gateway RSS and heap: fewer than ${PROCESS_MEMORY_MIN_MINUTES} minutes after the warm-up`);
-    bound('Redis keys besides settlement results and journal entries', 'keys', (s) => s.redisKeys - s.settlementResultKeys - s.journalEntries, (f) => Math.max(25, 0.05 * f));
+    bound('Redis keys besides settlement results, journal and settlement log entries', 'keys', (s) => s.redisKeys - s.settlementResultKeys - s.journalEntries - s.settlementLogEntries, (f) => Math.max(25, 0.05 * f));
     bound('Redis used memory beyond the state kept by design', 'MB', (s) => s.redisUsedMemoryMb - keptMb(s), (f) => Math.max(1, 0.1 * f));
     bound('listing index documents', 'docs', (s) => s.indexDocs, (f) => 0.02 * f);
     bound('change log entries', 'entries', (s) => s.changeLogLength, (f) => Math.max(5, 0.02 * f));
@@ -210,7 +219,7 @@ const PLOTS: Array<{ file: string; title: string; unit: string; pick: (s: Sample
   { file: 'redis-memory.svg', title: 'Redis used memory', unit: 'MB', pick: (s) => s.redisUsedMemoryMb },
   { file: 'redis-memory-beyond-kept.svg', title: 'Redis used memory beyond the state kept by design', unit: 'MB', pick: (s) => s.redisUsedMemoryMb - keptMb(s) },
   { file: 'journal.svg', title: 'Transaction journal entries (one per authorization settled on chain, 8 days)', unit: 'entries', pick: (s) => s.journalEntries },
-  { file: 'redis-keys.svg', title: 'Redis keys besides settlement results and journal entries', unit: 'keys', pick: (s) => s.redisKeys - s.settlementResultKeys - s.journalEntries },
+  { file: 'redis-keys.svg', title: 'Redis keys besides settlement results, journal and settlement log entries', unit: 'keys', pick: (s) => s.redisKeys - s.settlementResultKeys - s.journalEntries - s.settlementLogEntries },
   { file: 'settlement-results.svg', title: 'Settlement results kept (one per payment, 8 days)', unit: 'keys', pick: (s) => s.settlementResultKeys },
   { file: 'write-stream.svg', title: 'Write stream length (entries not yet applied)', unit: 'entries', pick: (s) => s.writeStreamLength },
   { file: 'change-log.svg', title: 'Change log entries', unit: 'entries', pick: (s) => s.changeLogLength },
@@ -247,7 +256,7 @@ export function writeReport(dir: string, input: ReportInput): void {
     '## Checks',
     '',
     `- answers 5xx: ${[...traffic.serverErrors.values()].reduce((a, b) => a + b, 0)}; requests without an answer: ${[...traffic.failures.values()].reduce((a, b) => a + b, 0)}`,
-    `- acknowledged writes checked at the end: ${final.checked} (publishes and unpublishes as last written, every live tool also found by search, announces listed, settled resources listed); not served as written: ${final.lost.length}${final.lost.length ? ` (${final.lost.slice(0, 10).join('; ')})` : ''}; skipped (their last write got no answer): ${final.uncertainSkipped}; announces the probe rejected: ${final.announcesRejectedByTheProbe}`,
+    `- acknowledged writes checked at the end: ${final.checked} (publishes and unpublishes as last written, every live tool also found by search, announces listed, settled resources listed, acknowledged settlements served by their hash); not served as written: ${final.lost.length}${final.lost.length ? ` (${final.lost.slice(0, 10).join('; ')})` : ''}; skipped (their last write got no answer): ${final.uncertainSkipped}; announces the probe rejected: ${final.announcesRejectedByTheProbe}`,
     `- write stream drained ${final.drainSeconds.toFixed(1)} s after the traffic stopped; largest sampled backlog ${Math.max(...samples.map((s) => s.writeStreamLength))} entries; dead letters ${lastSample.deadLetters}`,
     `- settles acknowledged: ${traffic.settlesAcknowledged}; one settlement result kept costs Redis ${verdict.bytesPerSettlementResult.toFixed(0)} bytes (MEMORY USAGE)`,
     `- settlements on the dev chain: ${describeChainCheck(final.chain)}${final.chain.lost.length + final.chain.duplicated.length + final.chain.balanceMismatches.length ? ` (${[...final.chain.lost, ...final.chain.duplicated, ...final.chain.balanceMismatches].slice(0, 10).join('; ')})` : ''}`,
