@@ -81,9 +81,12 @@ describe('facilitator: a settlement racing a declared write in the stream', () =
     assert.equal(listing.accepts, undefined, 'traffic added no payment option');
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await request(h.app).get(`/discovery/resources/${id}`).expect(200)).body.signals.settleCount7d, 1);
-    // The listing's history saw one listing, never a price or description change.
-    const history = (await request(h.app).get(`/discovery/resources/${id}/history`).expect(200)).body as { events: Array<{ type: string }> };
-    assert.deepEqual(history.events.map((e) => e.type), ['first_seen']);
+    // The listing's history saw one listing and its first settlement, never a price or description change.
+    const history = await waitFor(async () => {
+      const body = (await request(h.app).get(`/discovery/resources/${id}/history`).expect(200)).body as { events: Array<{ type: string }> };
+      return body.events.some((e) => e.type === 'first_settled') ? body : undefined;
+    });
+    assert.deepEqual(history.events.map((e) => e.type), ['first_settled', 'first_seen']);
   });
 
   it('an announced listing and an operator removal queued before a settlement are not undone by it', async () => {

@@ -7,11 +7,13 @@ import { HistoryLog } from '../src/store/redis/historyLog.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput, mcpInput } from './support/listings.js';
+import { exactRequest, newWallet, requirements } from './support/payments.js';
+import { assertMined, fundBuyer } from './support/chainFunding.js';
 
 describe('listing history (GET /discovery/resources/{id}/history)', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness({ CATALOG_BATCH_SIZE: '4' });
+    h = await startHarness({ CATALOG_BATCH_SIZE: '4', SIGNALS_FLUSH_MS: '200' });
   });
   after(async () => h.close());
 
@@ -46,6 +48,33 @@ describe('listing history (GET /discovery/resources/{id}/history)', () => {
     assert.deepEqual([...dates].sort((a, b) => b - a), dates, 'dates descend');
 
     assert.deepEqual((await history(id, { limit: '2' })).events.map((e) => e.type), ['relisted', 'removed']);
+  });
+
+  it('the first settlement on chain is an event with its transaction hash; later ones add none', async () => {
+    const payTo = newWallet().address;
+    const input = httpInput({ resource: 'https://history.example/v1/paid', payment: { ...httpInput().payment, payTo, amount: '3000' } });
+    const { id } = await writer().upsert(input, { source: 'import' });
+    await drained();
+    const settle = async () => {
+      const buyer = newWallet();
+      await fundBuyer(buyer.address, 10_000n);
+      const body = await exactRequest(buyer, requirements(payTo, { amount: '3000' }), {}, { url: input.resource, description: 'paid', mimeType: 'application/json' });
+      const settled = (await request(h.app).post('/settle').send(body).expect(200)).body;
+      assert.equal(settled.success, true, JSON.stringify(settled));
+      return settled.transaction as string;
+    };
+    const first = await settle();
+    const events = await waitFor(async () => {
+      const found = (await history(id)).events;
+      return found.some((e) => e.type === 'first_settled') ? found : undefined;
+    }, 15_000, 100);
+    assert.deepEqual(events.map((e) => e.type), ['first_settled', 'first_seen']);
+    assert.equal(events[0]!.transaction, first);
+    await assertMined(first);
+    await settle();
+    await waitFor(async () => ((await request(h.app).get(`/discovery/resources/${id}`).expect(200)).body.signals.settleCount7d === 2 ? true : undefined), 15_000, 100);
+    await drained();
+    assert.deepEqual((await history(id)).events.map((e) => e.type), ['first_settled', 'first_seen']);
   });
 
   it('MCP tools: a changed input schema and a changed description are separate events', async () => {

@@ -1,6 +1,7 @@
 /**
  * Listing history (GET /discovery/resources/{id}/history, docs/changes.md): first seen, price
- * changes, schema and description changes, removals and relistings, with dates. Derived from the
+ * changes, schema and description changes, removals and relistings, and the first settlement
+ * (with its transaction hash), with dates. Derived from the
  * writes the ingest consumer applied: each write is compared with the listing's last recorded
  * state. Writes to one listing reach here in stream order (never two batches with the same listing
  * at once), and a write replayed after a crash is skipped by its stream entry id.
@@ -19,7 +20,9 @@ export type HistoryEvent =
   | { type: 'schema_changed'; at: string }
   | { type: 'description_changed'; at: string }
   | { type: 'removed'; at: string; reason: RemovalReason }
-  | { type: 'relisted'; at: string };
+  | { type: 'relisted'; at: string }
+  /** The first settlement credited to the listing, with its transaction when it was on a chain (issue 44). */
+  | { type: 'first_settled'; at: string; transaction?: string };
 
 /** What the next write is compared with. */
 interface RecordedState {
@@ -29,6 +32,8 @@ interface RecordedState {
   schema: string;
   description: string;
   removed: boolean;
+  /** Its first settlement was recorded (absent in states from before first_settled existed). */
+  settled?: true;
 }
 
 function fingerprint(value: unknown): string {
@@ -64,9 +69,15 @@ function step(previous: RecordedState | undefined, { entryId, operation }: Appli
     if (!previous || previous.removed) return { events: [] };
     return { state: { ...previous, e: entryId, removed: true }, events: [{ type: 'removed', at: operation.at, reason: operation.reason }] };
   }
+  if (operation.op === 'signals') {
+    const settled = operation.settled;
+    if (!previous || previous.settled || !settled) return { events: [] };
+    const event: HistoryEvent = { type: 'first_settled', at: settled.first, ...(settled.firstTransaction ? { transaction: settled.firstTransaction } : {}) };
+    return { state: { ...previous, e: entryId, settled: true }, events: [event] };
+  }
   if (operation.op !== 'upsert') return { events: [] };
   const doc = operation.doc;
-  const state: RecordedState = { e: entryId, price: priceOf(doc), schema: schemaOf(doc), description: descriptionOf(doc), removed: false };
+  const state: RecordedState = { e: entryId, price: priceOf(doc), schema: schemaOf(doc), description: descriptionOf(doc), removed: false, ...(previous?.settled ? { settled: true } : {}) };
   if (!previous) return { state, events: [{ type: 'first_seen', at: doc.firstSeen, price: state.price }] };
   const at = doc.updatedAt;
   const events: HistoryEvent[] = [];
@@ -81,7 +92,8 @@ export class ListingHistory {
   constructor(private readonly log: HistoryLog) {}
 
   async record(writes: AppliedWrite[]): Promise<void> {
-    const relevant = writes.filter((w) => w.operation.op === 'upsert' || w.operation.op === 'remove');
+    // A signals flush matters only while it carries a first settlement (provenance.settled).
+    const relevant = writes.filter(({ operation: op }) => op.op === 'upsert' || op.op === 'remove' || (op.op === 'signals' && op.settled !== undefined));
     if (relevant.length === 0) return;
     const stored = await this.log.states([...new Set(relevant.map((w) => w.operation.id))]);
     const states = new Map<string, RecordedState>();

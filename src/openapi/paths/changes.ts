@@ -69,6 +69,13 @@ const historyPage = {
           event('description_changed'),
           event('removed', { reason: { type: 'string', enum: ['unpublished', 'probe_failed', 'stale', 'operator', 'opted_out'] } }),
           event('relisted'),
+          {
+            type: 'object',
+            description: 'The first settlement credited to the listing; transaction: the mined transaction that moved it.',
+            required: ['type', 'at'],
+            additionalProperties: false,
+            properties: { type: { const: 'first_settled' }, at: ISO_TIME, transaction: { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' } },
+          },
         ],
       },
     },
