@@ -47,6 +47,8 @@ const PARTS: Array<[RegExp, string]> = [
  */
 const BACKGROUND = /\/src\/(changes\/feedSeeder|changes\/changeRecorder|catalog\/writeConsumer|probe\/|signals\/|staleness\/|federation\/|semantic\/embeddingWorker|core\/worker|store\/redis\/(writeStream|changeLog|probeStore|lease|signalStore))\b/;
 
+const SOCKET_WRITES = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String']);
+
 function partOf(url: string): string | undefined {
   if (url === '' || url.startsWith('node:')) return undefined;
   for (const [pattern, name] of PARTS) if (pattern.test(url)) return name;
@@ -83,6 +85,11 @@ export function profileParts(profile: CpuProfile, window: { lastMs: number; skip
     else if (leafFrame.functionName === '(garbage collector)') charge = 'V8 garbage collection';
     else if (leafFrame.functionName === '(program)') charge = 'V8 (program: compiler, ICs, native)';
     else if (onStack(leaf, (url) => BACKGROUND.test(url))) charge = 'background workers (not the read path)';
+    // A socket write's syscall (on loopback the kernel delivers to the receiver inside it): named
+    // as such, not as the package that wrapped res.end (compression) or sent the request (undici).
+    else if (SOCKET_WRITES.has(leafFrame.functionName) && leafFrame.url === '') {
+      charge = onStack(leaf, (url) => url.includes('/src/http/readResponse.ts')) ? 'socket write of the page (syscall)' : 'socket write to ES (syscall)';
+    }
     else {
       let json = '';
       let nodeModule: string | undefined;
