@@ -9,13 +9,16 @@
  * p50. The lowest and the median round are given: a busy neighbour inflates CPU, never deflates it.
  *
  *   npm run bench -- gateway-pair --alias ALIAS --against REF[,REF...] [--workloads search,resources,explain]
+ *   (a REF that is a directory is used as it is: a checkout of its own, e.g. `git worktree add`)
  *                                 [--rounds 6] [--duration 8] [--connections 16] [--idle 20]
  */
+import { existsSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import { createElasticsearchClient, createRedisClient, dropRedisPrefix, elasticsearchNodeUrls, fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { startServiceProcess } from '../lib/benchService.js';
-import { head, removeWorktree, worktreeOf, type Code } from '../lib/codeWorktree.js';
+import { head, removeWorktree, ROOT, worktreeOf, type Code } from '../lib/codeWorktree.js';
 import { elasticsearchCpuMs, measure, processCpuMs, type Measured, type Target } from '../lib/httpLoad.js';
 import { resourcesMix, searchMix } from '../lib/searchQueryMix.js';
 
@@ -36,6 +39,16 @@ interface Gateway {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A ref as a worktree of its own, or a directory as it is (a checkout kept beside this one, whose
+ * .cache may be shared: the worktree of a ref goes under .cache/).
+ */
+function checkout(ref: string): Code {
+  if (!existsSync(ref) || !statSync(ref).isDirectory()) return worktreeOf(ref, 'bench-gateway-pair');
+  const sha = execFileSync('git', ['rev-parse', '--short=8', 'HEAD'], { cwd: ref, encoding: 'utf8' }).trim();
+  return { label: `${ref} (${sha})`, dir: ref };
+}
 
 async function idleCpu(child: ChildProcess, seconds: number): Promise<number> {
   const before = processCpuMs(child.pid) ?? 0;
@@ -69,14 +82,14 @@ async function main(): Promise<void> {
   const stamp = Date.now().toString(36);
   const prefix = `bench-gateway-pair:${stamp}:`;
   // Several refs (comma-separated): every code side by side, this checkout last.
-  const codes = [...values.against.split(',').map((ref) => worktreeOf(ref.trim(), 'bench-gateway-pair')), head()];
+  const codes = [...values.against.split(',').map((ref) => checkout(ref.trim())), head()];
   const gateways: Gateway[] = [];
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: values.alias }))) fail(`no alias ${values.alias}: keep a catalog first (npm run bench -- search --alias ${values.alias} --keep)`);
     const index = Object.keys(await elasticsearch.indices.getAlias({ name: values.alias }))[0]!;
     for (const [i, code] of codes.entries()) {
       const env = { LISTINGS_ALIAS: values.alias, LISTINGS_INDEX: index, REDIS_PREFIX: `${prefix}${i}:`, CURSOR_SECRET: `bench-gateway-pair-${stamp}`, READ_CACHE_MS: '0' };
-      const { child, url } = await startServiceProcess(env, [], code.worktree ? code.dir : undefined);
+      const { child, url } = await startServiceProcess(env, [], code.dir !== ROOT ? code.dir : undefined);
       gateways.push({ code, child, url, idleMsPerS: 0 });
     }
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
