@@ -5,8 +5,9 @@
  * time across instances, the next nonce stored with the release and never moved back).
  */
 import assert from 'node:assert/strict';
-import { SenderLock } from '../src/store/redis/senderLock.js';
+import { LOCK_TTL_MS, SenderLock } from '../src/store/redis/senderLock.js';
 import { TxJournalStore } from '../src/store/redis/txJournal.js';
+import { redisKeys } from '../src/store/redis/redisKeys.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
@@ -57,5 +58,31 @@ describe('chain settlement: the journal and the sender lock in Redis', () => {
     assert.equal(await a.withSender(sender, async (next) => ({ value: next })), 17, 'a lower next is not stored');
     await assert.rejects(a.withSender(sender, async () => Promise.reject(new Error('broadcast failed'))), /broadcast failed/);
     assert.equal(await b.withSender(sender, async (next) => ({ value: next })), 17, 'a failed send releases the lock and keeps the nonce');
+  });
+
+  it('a holder working past the lock\'s expiry keeps it; a holder that died lets the next one in once it lapses', async () => {
+    const a = new SenderLock(h.redis, h.config.redisPrefix);
+    const b = new SenderLock(h.redis, h.config.redisPrefix);
+    const sender = 'eip155:84532:0xslow';
+    const order: string[] = [];
+    const slow = a.withSender(sender, async () => {
+      order.push('a in');
+      await new Promise((resolve) => setTimeout(resolve, LOCK_TTL_MS * 2));
+      order.push('a out');
+      return { value: 0 };
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await b.withSender(sender, async () => {
+      order.push('b in');
+      return { value: 0 };
+    });
+    await slow;
+    assert.deepEqual(order, ['a in', 'a out', 'b in'], 'never two holders, however long the first works');
+
+    // A gateway killed while holding the lock: its token stays until the expiry, then the next sender goes.
+    const dead = 'eip155:84532:0xdead';
+    await h.redis.set(redisKeys(h.config.redisPrefix).senderLock(dead), 'a-dead-gateway', 'PX', LOCK_TTL_MS);
+    const value = await b.withSender(dead, async () => ({ value: 'sent' }));
+    assert.equal(value, 'sent');
   });
 });
