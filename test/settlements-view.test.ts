@@ -7,7 +7,7 @@ import request from 'supertest';
 import { parseEventLogs, erc20Abi } from 'viem';
 import { startHarness, type Harness } from './support/harness.js';
 import { exactRequest, NETWORK, newWallet, requirements, RESOURCE, USDC } from './support/payments.js';
-import { CHAIN_RPC_URL, chainClient, DEV_FACILITATOR_KEY, fundBuyer, requireDevChain } from './support/chainFunding.js';
+import { chainClient, fundBuyer } from './support/chainFunding.js';
 import { httpListingId } from '../src/catalog/identity.js';
 import { SettlementLog } from '../src/store/redis/settlementLog.js';
 import { redisKeys } from '../src/store/redis/redisKeys.js';
@@ -17,8 +17,8 @@ describe('settlements by hash: what a seller was paid on chain (issue 44)', func
   let h: Harness;
 
   before(async () => {
-    await requireDevChain();
-    h = await startHarness({ FACILITATOR_PRIVATE_KEY: DEV_FACILITATOR_KEY, CHAIN_RPC_URL });
+    // The harness settles on the dev chain with its facilitator key (and fails without the node).
+    h = await startHarness();
   });
   after(async () => h?.close());
 

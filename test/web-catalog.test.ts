@@ -10,7 +10,7 @@ import { launchBrowser, type Browser } from './support/browser.js';
 import { seedDemoCatalog } from './support/demoCatalog.js';
 import { startService, type ServiceWorld } from './support/sdkWorld.js';
 import { answers, startServer, v2Challenge, type LocalServer } from './support/sellers.js';
-import { CHAIN_RPC_URL, DEV_FACILITATOR_KEY, fundBuyer, requireDevChain } from './support/chainFunding.js';
+import { fundBuyer } from './support/chainFunding.js';
 import { exactRequest, newWallet, requirements } from './support/payments.js';
 
 describe('web catalog in chromium', function () {
@@ -21,8 +21,7 @@ describe('web catalog in chromium', function () {
   let seller: LocalServer;
 
   before(async () => {
-    await requireDevChain();
-    world = await startService({ FACILITATOR_PRIVATE_KEY: DEV_FACILITATOR_KEY, CHAIN_RPC_URL });
+    world = await startService();
     await seedDemoCatalog(world.h);
     seller = await startServer({
       '/paid/forecast': answers.v2(() => v2Challenge(seller.url('/paid/forecast'))),

@@ -7,7 +7,7 @@ import { getAddress, type Hex } from 'viem';
 import { recoverTypedDataSigner } from './recoverSigner.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 import { isObject } from '../core/json.js';
-import { chainIdOf, isAddress, parseAmount, type CheckedPayment, type PaymentRequest, type PaymentScheme } from './payment.js';
+import { chainIdOf, chainPaymentBase, isAddress, parseAmount, type CheckedPayment, type PaymentRequest, type PaymentScheme } from './payment.js';
 
 /** EIP-3009's struct as the token contract hashes it: a signature over anything else moves no funds. */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
@@ -116,16 +116,11 @@ export const exactScheme: PaymentScheme = {
   expired: (payer) => reject(Reason.exactValidBefore, 'authorization expired', payer),
   chainPayment: (request) => {
     // Only called on a request check() passed: the shapes below were validated there.
-    const { requirements, schemePayload } = request;
-    const authorization = schemePayload.authorization as Record<string, string>;
+    const authorization = request.schemePayload.authorization as Record<string, string>;
     const text = (v: unknown) => String(v);
     return {
       kind: 'eip3009',
-      network: requirements.network,
-      asset: requirements.asset,
-      payTo: requirements.payTo,
-      maxTimeoutSeconds: requirements.maxTimeoutSeconds ?? 300,
-      extra: requirements.extra,
+      ...chainPaymentBase(request),
       authorization: {
         from: authorization.from!,
         to: authorization.to!,
@@ -134,7 +129,6 @@ export const exactScheme: PaymentScheme = {
         validBefore: text(authorization.validBefore),
         nonce: authorization.nonce!,
       },
-      signature: schemePayload.signature as string,
     };
   },
   chainFailures: { simulationFailed: Reason.exactSimulationFailed, transactionFailed: Reason.exactTransactionFailed },

@@ -83,6 +83,19 @@ export interface PaymentScheme {
   readonly v2ReasonNames: Readonly<Partial<Record<ReasonCode, string>>>;
 }
 
+/** What every scheme's chain payment (`chainPayment`) takes from its requirements, and the signature. */
+export function chainPaymentBase(request: PaymentRequest) {
+  const { requirements, schemePayload } = request;
+  return {
+    network: requirements.network,
+    asset: requirements.asset,
+    payTo: requirements.payTo,
+    maxTimeoutSeconds: requirements.maxTimeoutSeconds ?? 300,
+    extra: requirements.extra,
+    signature: schemePayload.signature as string,
+  };
+}
+
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const AMOUNT = /^[0-9]{1,78}$/;
 

@@ -10,7 +10,7 @@ import { recoverTypedDataSigner } from './recoverSigner.js';
 import { VALIDITY_MARGIN_SECONDS } from './exactScheme.js';
 import { Reason, reject, type Rejection } from './reasons.js';
 import { isObject } from '../core/json.js';
-import { chainIdOf, isAddress, parseAmount, type CheckedPayment, type CheckMode, type PaymentRequest, type PaymentScheme } from './payment.js';
+import { chainIdOf, chainPaymentBase, isAddress, parseAmount, type CheckedPayment, type CheckMode, type PaymentRequest, type PaymentScheme } from './payment.js';
 
 /** The canonical Permit2 deployment and x402's upto proxy (the only spender a buyer's permit may name). */
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
@@ -154,11 +154,7 @@ export const uptoScheme: PaymentScheme = {
     const text = (v: unknown) => String(v);
     return {
       kind: 'permit2-upto',
-      network: requirements.network,
-      asset: requirements.asset,
-      payTo: requirements.payTo,
-      maxTimeoutSeconds: requirements.maxTimeoutSeconds ?? 300,
-      extra: requirements.extra,
+      ...chainPaymentBase(request),
       // At /settle the requirements amount is what the seller metered (check() held it to the ceiling).
       amount: requirements.amount.toString(),
       permit2Authorization: {
@@ -169,7 +165,6 @@ export const uptoScheme: PaymentScheme = {
         permitted: { token: text(permitted.token), amount: text(permitted.amount) },
         witness: { to: text(witness.to), facilitator: text(witness.facilitator), validAfter: text(witness.validAfter) },
       },
-      signature: schemePayload.signature as string,
     };
   },
   chainFailures: { simulationFailed: Reason.permit2SimulationFailed, transactionFailed: Reason.uptoTransactionFailed },
