@@ -104,6 +104,19 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
     }
   });
 
+  it('RATE_LIMIT_READS applies to a seller\'s settlements too: a page of 1000 spends 10 reads', async () => {
+    const reads = await startHarness({ RATE_LIMIT_READS: '11/1m' });
+    try {
+      const payTo = `0x${'ab'.repeat(20)}`;
+      await request(reads.app).get('/settlements').query({ payTo, limit: '1000' }).expect(200);
+      await request(reads.app).get(`/settlements/0x${'cd'.repeat(32)}`).expect(404);
+      const refused = await request(reads.app).get('/settlements').query({ payTo }).expect(429);
+      assert.equal(refused.body.code, 'rate_limited');
+    } finally {
+      await reads.close();
+    }
+  });
+
   describe('the middleware', () => {
     function appWith(limiter: express.RequestHandler): express.Express {
       const app = express();

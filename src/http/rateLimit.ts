@@ -130,8 +130,9 @@ export function edgeRateLimits(options: { counter: WindowCounter; rules: RateLim
   if (rules.reads) {
     const limiter = rateLimit({ counter, name: 'reads', rule: rules.reads, logger });
     router.get(READ_PATHS, limiter);
-    // A change-feed page spends what the catalog reads it replaces would: one per 100 changes.
-    router.get([PATHS.changes, PATHS.history], rateLimit({ counter, name: 'reads', rule: rules.reads, logger, cost: feedPageCost }));
+    // A change-feed page spends what the catalog reads it replaces would: one per 100 changes (a
+    // seller's settlements page likewise, per 100 settlements).
+    router.get([PATHS.changes, PATHS.history, PATHS.settlements], rateLimit({ counter, name: 'reads', rule: rules.reads, logger, cost: feedPageCost }));
     // MCP discovery tools are catalog reads too, on the same budget: each call of a batch counts.
     router.post(PATHS.mcp, rateLimit({ counter, name: 'reads', rule: rules.reads, logger, cost: jsonRpcCalls }));
   }
@@ -162,4 +163,4 @@ export function jsonRpcCalls(req: Request): number {
   return Math.max(1, calls);
 }
 
-const READ_PATHS = [PATHS.search, PATHS.resources, PATHS.resource, PATHS.mcpTools, PATHS.bazaarSearch, PATHS.bazaarResources];
+const READ_PATHS = [PATHS.search, PATHS.resources, PATHS.resource, PATHS.mcpTools, PATHS.bazaarSearch, PATHS.bazaarResources, PATHS.settlement];
