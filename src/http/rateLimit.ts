@@ -13,7 +13,8 @@ import type { Logger } from '../logger.js';
 import { unmapIPv4 } from '../core/ipAddress.js';
 import { RateLimited } from '../core/errors.js';
 import { PATHS } from './paths.js';
-import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT } from '../changes/feedRequest.js';
+import { FEED_DEFAULT_LIMIT, FEED_MAX_LIMIT, HISTORY_MAX_LIMIT } from '../changes/feedRequest.js';
+import { SETTLEMENTS_DEFAULT_LIMIT, SETTLEMENTS_PER_PAYEE } from '../facilitator/settlementHistory.js';
 import { systemClock, type Clock } from '../core/clock.js';
 
 /** Counts requests per budget name, window and subject (store/redis/rateLimitCounter.ts implements it). */
@@ -127,14 +128,19 @@ export function bearerTokenKey(req: Request): string | undefined {
 export function edgeRateLimits(options: { counter: WindowCounter; rules: RateLimitSettings; logger: Logger }): Router {
   const router = Router();
   const { counter, rules, logger } = options;
-  if (rules.reads) {
-    const limiter = rateLimit({ counter, name: 'reads', rule: rules.reads, logger });
+  const reads = rules.reads;
+  if (reads) {
+    const limiter = rateLimit({ counter, name: 'reads', rule: reads, logger });
     router.get(READ_PATHS, limiter);
     // A change-feed page spends what the catalog reads it replaces would: one per 100 changes (a
-    // seller's settlements page likewise, per 100 settlements).
-    router.get([PATHS.changes, PATHS.history, PATHS.settlements], rateLimit({ counter, name: 'reads', rule: rules.reads, logger, cost: feedPageCost }));
+    // listing's history and a seller's settlements page likewise, per 100 entries), each page as
+    // large as its own route serves it.
+    const pages = (limits: PageLimits) => rateLimit({ counter, name: 'reads', rule: reads, logger, cost: pageCost(limits) });
+    router.get(PATHS.changes, pages({ defaultLimit: FEED_DEFAULT_LIMIT, maxLimit: FEED_MAX_LIMIT }));
+    router.get(PATHS.history, pages({ defaultLimit: HISTORY_MAX_LIMIT, maxLimit: HISTORY_MAX_LIMIT }));
+    router.get(PATHS.settlements, pages({ defaultLimit: SETTLEMENTS_DEFAULT_LIMIT, maxLimit: SETTLEMENTS_PER_PAYEE }));
     // MCP discovery tools are catalog reads too, on the same budget: each call of a batch counts.
-    router.post(PATHS.mcp, rateLimit({ counter, name: 'reads', rule: rules.reads, logger, cost: jsonRpcCalls }));
+    router.post(PATHS.mcp, rateLimit({ counter, name: 'reads', rule: reads, logger, cost: jsonRpcCalls }));
   }
   if (rules.publish) {
     const limiter = rateLimit({ counter, name: 'publish', rule: rules.publish, logger });
@@ -149,10 +155,19 @@ export function edgeRateLimits(options: { counter: WindowCounter; rules: RateLim
 /** The largest page of a catalog read (`limit` at most 100): a feed page of `limit` changes is that many reads of it. */
 const READ_PAGE = 100;
 
-function feedPageCost(req: Request): number {
-  const given = Number(typeof req.query.limit === 'string' ? req.query.limit : NaN);
-  const limit = Number.isFinite(given) && given > 0 ? Math.min(given, FEED_MAX_LIMIT) : FEED_DEFAULT_LIMIT;
-  return Math.ceil(limit / READ_PAGE);
+/** How many entries a paged route answers: without `limit`, and at most. */
+export interface PageLimits {
+  defaultLimit: number;
+  maxLimit: number;
+}
+
+/** A page of `limit` entries (the route's default without one, its maximum at most) costs one read per READ_PAGE. */
+export function pageCost(limits: PageLimits): (req: Request) => number {
+  return (req) => {
+    const given = Number(typeof req.query.limit === 'string' ? req.query.limit : NaN);
+    const limit = Number.isFinite(given) && given > 0 ? Math.min(given, limits.maxLimit) : limits.defaultLimit;
+    return Math.max(1, Math.ceil(limit / READ_PAGE));
+  };
 }
 
 /** The JSON-RPC requests (not notifications or answers) in a POST /mcp body: one message, or a batch of them. */

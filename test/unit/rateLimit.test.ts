@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Request, Response } from 'express';
 import { RateLimited } from '../../src/core/errors.js';
-import { bearerTokenKey, clientAddress, rateLimit } from '../../src/http/rateLimit.js';
+import { bearerTokenKey, clientAddress, pageCost, rateLimit } from '../../src/http/rateLimit.js';
 import { createLogger } from '../../src/logger.js';
 import { manualClock } from './fakes/clock.js';
 import { fakeWindowCounter } from './fakes/windowCounter.js';
@@ -59,6 +59,19 @@ describe('unit: rate limits', () => {
     assert.equal((await pass(limiter, request('203.0.113.9'))).error, undefined);
     assert.equal(counter.counts.size, 0);
     assert.ok((await pass(limiter, request('203.0.113.9', { authorization: 'Bearer pdsk_x' }))).error instanceof RateLimited);
+  });
+
+  it('a paged read costs one read per 100 entries of its own route\'s page: its default without limit, its maximum at most', () => {
+    const withLimit = (limit?: string) => ({ query: limit === undefined ? {} : { limit } }) as unknown as Request;
+    const history = pageCost({ defaultLimit: 50, maxLimit: 50 });
+    const settlements = pageCost({ defaultLimit: 100, maxLimit: 1000 });
+    assert.equal(history(withLimit()), 1);
+    assert.equal(history(withLimit('1000')), 1, 'a history page is at most 50 entries, whatever was asked');
+    assert.equal(settlements(withLimit()), 1);
+    assert.equal(settlements(withLimit('250')), 3);
+    assert.equal(settlements(withLimit('5000')), 10);
+    assert.equal(settlements(withLimit('nonsense')), 1);
+    assert.equal(settlements(withLimit('-4')), 1);
   });
 
   it('bearer budgets are keyed by a hash, so a token never appears in a Redis key', () => {
