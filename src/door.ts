@@ -53,7 +53,8 @@ export { embeddedTextHash, listingText } from './semantic/listingText.js';
 export { OtherModelVectors } from './semantic/otherModelVectors.js';
 export { QueryEmbeddings, type QueryVector } from './semantic/queryEmbeddings.js';
 export { OnnxEmbedder, sharedEmbedder, type Embedder } from './semantic/textEmbedder.js';
-export { vectorDigits } from './semantic/vectorDigits.js';
+export { vectorDigits } from './core/vectorDigits.js';
+export { storedVector, storedVectorFields } from './store/elasticsearch/storedVector.js';
 export { EMBEDDED_TEXT_FIELDS, ListingEmbeddingStore, type EmbeddedFields } from './store/elasticsearch/listingEmbeddings.js';
 
 // Payments: what the facilitator benchmark signs with.

@@ -11,6 +11,9 @@ import { sharedEmbedder, type Embedder } from '../src/semantic/textEmbedder.js';
 import { ListingEmbeddingStore } from '../src/store/elasticsearch/listingEmbeddings.js';
 import type { ListingDocument } from '../src/store/listingDocument.js';
 import { RankingTunablesIndex } from '../src/store/elasticsearch/rankingTunables.js';
+import { ListingStore } from '../src/store/elasticsearch/listingStore.js';
+import { storedVector, storedVectorFields } from '../src/store/elasticsearch/storedVector.js';
+import { vectorDigits } from '../src/core/vectorDigits.js';
 
 /**
  * Embeddings off the write path (README "Semantic retrieval"): a listing is stored and found by its
@@ -25,8 +28,21 @@ describe('the embedding worker', () => {
 
   const search = async (q: string): Promise<string[]> =>
     ((await request(h.app).get(`/discovery/search?q=${encodeURIComponent(q)}`).expect(200)).body.results as Array<{ id: string }>).map((r) => r.id);
-  const stored = async (id: string): Promise<ListingDocument> =>
-    (await h.elasticsearch.get<ListingDocument>({ index: h.config.listingsAlias, id }))._source!;
+  /** The stored document with its vector as the listing's writes read it back (the packed copy: the mapping keeps `embedding` out of `_source`). */
+  const stored = async (id: string): Promise<ListingDocument> => {
+    const { embedding: _json, embeddingPacked, ...doc } = (await h.elasticsearch.get<ListingDocument>({ index: h.config.listingsAlias, id }))._source!;
+    const vector = storedVector({ embeddingPacked, embedding: _json });
+    return vector ? { ...doc, embedding: vector } : doc;
+  };
+  /** Whether the listing's vector is in the kNN index: its own vector finds it. */
+  const indexedVector = async (id: string, vector: number[]): Promise<boolean> => {
+    const answer = await h.elasticsearch.search({
+      index: h.config.listingsAlias,
+      knn: { field: 'embedding', query_vector: vector, k: 1, num_candidates: 10, filter: { ids: { values: [id] } } },
+      _source: false,
+    });
+    return answer.hits.hits.some((hit) => hit._id === id);
+  };
   const refresh = () => h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
 
   before(async () => {
@@ -52,6 +68,31 @@ describe('the embedding worker', () => {
     assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
     assert.equal(doc.embeddingModel, h.config.embeddingModel);
     assert.equal((await search(spokenQuery))[0], id);
+    const raw = (await h.elasticsearch.get<ListingDocument>({ index: h.config.listingsAlias, id: id! }))._source!;
+    assert.equal(raw.embedding, undefined, 'the vector is kept out of _source, which every fetched hit reads');
+    assert.equal(typeof raw.embeddingPacked, 'string');
+  });
+
+  it('a signals flush, a touch and new evidence keep the vector indexed: Elasticsearch rebuilds those from _source, which lacks it', async () => {
+    const [id] = await seedUnembedded(h, [httpListing({ path: 'fx-partial', title: 'Currency exchange rates', description: 'Daily reference rates between world currencies.', tags: ['currency'] })]);
+    await h.container.embeddings.catchUp();
+    const vector = (await stored(id!)).embedding!;
+    await refresh();
+    assert.ok(await indexedVector(id!, vector), 'not embedded');
+    const listings = new ListingStore(h.elasticsearch, h.config.listingsAlias);
+    const at = new Date().toISOString();
+    const writes = [
+      { op: 'signals' as const, id: id!, signals: { settleCount7d: 3, rejectionRate7d: 0, uniquePayers7d: 2 } },
+      { op: 'touch' as const, id: id!, seenAt: at },
+      { op: 'evidence' as const, id: id!, provenance: { probed402: { lastStatus: 'valid_402', lastAt: at } } },
+    ];
+    for (const write of writes) {
+      assert.deepEqual((await listings.apply([write])).map((o) => o.status), ['applied'], write.op);
+      await refresh();
+      assert.ok(await indexedVector(id!, vector), `the ${write.op} write dropped the listing out of the kNN index`);
+      assert.deepEqual((await stored(id!)).embedding, vector, `the ${write.op} write changed the stored vector`);
+    }
+    assert.equal((await stored(id!)).lastSeen, at);
   });
 
   it("a listing's vector is its text's alone: the same whatever listings are embedded beside it", async () => {
@@ -78,6 +119,8 @@ describe('the embedding worker', () => {
     await waitSearchable(h, [id!], { term: { 'payment.amount': 2000 } });
     const repriced = await stored(id!);
     assert.deepEqual(repriced.embedding, before.embedding);
+    await refresh();
+    assert.ok(await indexedVector(id!, before.embedding!), 'the kept vector is not indexed');
     assert.equal(repriced.embeddedTextHash, before.embeddedTextHash);
     assert.equal(repriced.embeddingModel, h.config.embeddingModel);
 
@@ -164,13 +207,14 @@ describe('the embedding worker', () => {
     const marker = Array.from((await sharedEmbedder(h.config, h.logger).embed(['a marker text'], 'passage'))![0]!);
     const { embeddingModel, ...unnamed } = await stored(id!);
     assert.equal(embeddingModel, UNNAMED_VECTORS_MODEL);
-    await h.elasticsearch.index({ index: h.config.listingsAlias, id: id!, document: { ...unnamed, embedding: marker }, refresh: true });
+    await h.elasticsearch.index({ index: h.config.listingsAlias, id: id!, document: { ...unnamed, ...storedVectorFields(marker) }, refresh: true });
     assert.ok((await store.pending(100, UNNAMED_VECTORS_MODEL)).listings.find((l) => l.id === id)?.unnamed, 'not offered as unnamed');
 
     assert.ok((await h.container.embeddings.catchUp()) >= 1);
     const doc = await stored(id!);
     assert.equal(doc.embeddingModel, UNNAMED_VECTORS_MODEL);
-    assert.deepEqual(doc.embedding, marker, 'the vector was computed again');
+    assert.deepEqual(doc.embedding, vectorDigits(marker), 'the vector was computed again');
+    assert.ok(await indexedVector(id!, marker), 'naming the model dropped the vector out of the kNN index');
     assert.equal(doc.embeddedTextHash, embeddedTextHash(doc));
   });
 

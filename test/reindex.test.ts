@@ -9,6 +9,7 @@ import { reindexListings, ReindexError, type ReindexProgress } from '../scripts/
 import { startHarness, waitFor, type Harness } from './support/harness.js';
 import { httpInput } from './support/listings.js';
 import { embeddedTextHash } from '../src/semantic/listingText.js';
+import { storedVector, storedVectorFields } from '../src/store/elasticsearch/storedVector.js';
 import { derivedTextFields, type ListingText } from '../src/catalog/document.js';
 
 const SIZE = 1200;
@@ -84,12 +85,14 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     // compete with it on a loaded machine); listings added during it are embedded concurrently.
     await h.container.embeddings.catchUp();
     await h.elasticsearch.indices.refresh({ index: h.config.listingsAlias });
-    // A vector as it was written before vectors were stored at nine digits: each float32 widened to a double (~20 characters).
-    // It names the listing's current text and the worker's model, so the embedding worker leaves it be.
+    // A vector the copy must carry: the mapping keeps `embedding` out of `_source`, so the copy
+    // indexes it from the packed copy (src/store/elasticsearch/storedVector.ts). Its float32s widened
+    // to doubles print ~20 characters; the copy indexes them at nine digits. It names the listing's
+    // current text and the worker's model, so the embedding worker leaves it be.
     const longVector = expected.pick(SIZE - 5);
     const listing = (await h.elasticsearch.get<ListingDocument>({ index: h.config.listingsAlias, id: longVector }))._source!;
     const float32s = Array.from({ length: 384 }, (_, i) => Math.fround(Math.sin(i * 12.9898 + 1) * 0.05));
-    const vectorDoc = { embedding: float32s, embeddedTextHash: embeddedTextHash(listing), embeddingModel: h.config.embeddingModel };
+    const vectorDoc = { ...storedVectorFields(float32s), embeddedTextHash: embeddedTextHash(listing), embeddingModel: h.config.embeddingModel };
     await h.elasticsearch.update({ index: h.config.listingsAlias, id: longVector, doc: vectorDoc, refresh: true });
     assert.ok(float32s.some((x) => String(x).length > 14), 'the vector is written long');
     // A vector of a text an earlier recipe embedded (its hash is not the listing's text's now): the copy leaves it out.
@@ -178,9 +181,13 @@ describe('npm run reindex: zero-downtime reindex (docs/reindex.md)', function ()
     assert.equal(stored.get(duringCopy.removed)?.removed, true, 'a removal during the copy is not resurrected by it');
     assert.equal(stored.get(duringCopy.copiedThenRemoved)?.removed, true);
     assert.equal(String(stored.get(duringCopy.repriced)?.payment.amount), '7');
-    // The copy carries that vector at nine digits: the very float32s, a third shorter.
-    const copied = stored.get(longVector)!.embedding!;
+    // The copy carries that vector: the very float32s, stored packed, and indexed in the new index.
+    const copied = storedVector(stored.get(longVector))!;
     assert.deepEqual(copied.map((x) => Math.fround(x)), float32s);
+    const knn = { field: 'embedding', query_vector: float32s, k: 1, num_candidates: 10, filter: { ids: { values: [longVector] } } };
+    const nearest = await h.elasticsearch.search({ index: h.config.listingsAlias, knn, _source: false });
+    assert.equal(nearest.hits.hits[0]?._id, longVector, 'the copied vector is not in the new index\'s kNN index');
+    assert.ok((nearest.hits.hits[0]?._score ?? 0) > 0.999, 'the copied vector is another');
     assert.ok(copied.every((x) => String(x).replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length <= 9), JSON.stringify(copied.slice(0, 4)));
 
     // Left for the embedding worker, which may already have embedded the listing's current text.

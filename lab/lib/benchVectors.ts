@@ -14,7 +14,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { embeddedTextHash } from '../../src/door.js';
 import type { Embedder } from '../../src/door.js';
 import { EMBEDDED_TEXT_FIELDS, type EmbeddedFields } from '../../src/door.js';
-import { vectorDigits } from '../../src/door.js';
+import { storedVectorFields } from '../../src/door.js';
 
 const PAGE = 2000;
 /** Per-dimension noise; a unit vector's components are about 1/sqrt(384) = 0.05. */
@@ -31,8 +31,7 @@ function keyText(doc: Source): string {
 function noisy(base: Float32Array, random: () => number): number[] {
   const v = Array.from(base, (x) => x + NOISE * (random() + random() + random() - 1.5) * 2);
   const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
-  // As the embedding worker writes a vector (src/semantic/vectorDigits.ts): the stored _source is what searches read.
-  return vectorDigits(v.map((x) => x / norm));
+  return v.map((x) => x / norm);
 }
 
 /**
@@ -59,7 +58,7 @@ export async function addApproximateEmbeddings(client: Client, alias: string, em
       if (!vectors) throw new Error('the embedding model is not installed (npm run services -- model)');
       missing.forEach((k, i) => cache.set(k, vectors[i]!));
     }
-    const operations = hits.flatMap((h) => [{ update: { _index: h._index, _id: h._id } }, { doc: { embedding: noisy(cache.get(keyText(h._source!))!, random), embeddedTextHash: embeddedTextHash(h._source!), embeddingModel: embedder.model } }]);
+    const operations = hits.flatMap((h) => [{ update: { _index: h._index, _id: h._id } }, { doc: { ...storedVectorFields(noisy(cache.get(keyText(h._source!))!, random)), embeddedTextHash: embeddedTextHash(h._source!), embeddingModel: embedder.model } }]);
     const result = await client.bulk({ operations, refresh: false });
     if (result.errors) throw new Error('bulk update of embeddings failed');
     done += hits.length;

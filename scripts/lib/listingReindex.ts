@@ -17,7 +17,7 @@
  *    that resolved the alias before the switch is refused and retried too, never left behind.
  */
 import { textFieldsOf } from '../../src/search/rankingSettings.js';
-import { vectorDigits } from '../../src/semantic/vectorDigits.js';
+import { storedVector, storedVectorFields } from '../../src/store/elasticsearch/storedVector.js';
 import { embeddedTextHash } from '../../src/semantic/listingText.js';
 import type { EmbeddedFields } from '../../src/store/elasticsearch/listingEmbeddings.js';
 import { derivedTextFields, type ListingText } from '../../src/catalog/document.js';
@@ -168,12 +168,13 @@ async function raisePrimaryTerms(client: Client, index: string, than: string): P
 const copyAlias = (index: string) => `${index}-copy`;
 
 /**
- * The same float32s at nine digits (src/semantic/vectorDigits.ts): a vector written before, as
- * about 20 characters per component, takes a third less of the copy's `_source`.
+ * The vector both ways the copy needs it (src/store/elasticsearch/storedVector.ts): `embedding` to
+ * index, from the packed copy when the source index left it out of `_source`, and the packed copy
+ * itself, made from the JSON vector of an index that kept one there.
  */
-function withVectorDigits(source: Record<string, unknown>): Record<string, unknown> {
-  const vector = source.embedding;
-  return Array.isArray(vector) && vector.every((x) => typeof x === 'number') ? { ...source, embedding: vectorDigits(vector) } : source;
+function withStoredVector(source: Record<string, unknown>): Record<string, unknown> {
+  const vector = storedVector(source);
+  return vector ? { ...source, ...storedVectorFields(vector) } : source;
 }
 
 /**
@@ -184,7 +185,7 @@ function withVectorDigits(source: Record<string, unknown>): Record<string, unkno
 function withCurrentVector(source: Record<string, unknown>): Record<string, unknown> {
   if (typeof source.embeddedTextHash !== 'string' || typeof source.resource !== 'string') return source;
   if (source.embeddedTextHash === embeddedTextHash(source as unknown as EmbeddedFields)) return source;
-  const { embedding: _vector, embeddedTextHash: _hash, embeddingModel: _model, ...rest } = source;
+  const { embedding: _vector, embeddingPacked: _packed, embeddedTextHash: _hash, embeddingModel: _model, ...rest } = source;
   return rest;
 }
 
@@ -198,7 +199,7 @@ function withDerivedText(source: Record<string, unknown>): Record<string, unknow
 
 async function bulkCopy(client: Client, target: string, hits: Array<{ _id?: string | null; _source?: unknown }>): Promise<number> {
   if (hits.length === 0) return 0;
-  const operations = hits.flatMap((hit) => [{ index: { _id: hit._id! } }, withDerivedText(withVectorDigits(withCurrentVector(hit._source as Record<string, unknown>)))]);
+  const operations = hits.flatMap((hit) => [{ index: { _id: hit._id! } }, withDerivedText(withStoredVector(withCurrentVector(hit._source as Record<string, unknown>)))]);
   const response = await client.bulk({ index: copyAlias(target), require_alias: true, operations, refresh: false });
   if (response.errors) {
     const failed = response.items.map((item) => Object.values(item)[0]).find((result) => result?.error);

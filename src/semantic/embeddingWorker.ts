@@ -18,7 +18,7 @@ import type { EmbeddingWriteOutcome, ListingEmbeddingStore, PendingEmbedding } f
 import { UNNAMED_VECTORS_MODEL } from '../config/embeddingModels.js';
 import type { Embedder } from './textEmbedder.js';
 import { embeddedTextHash, listingText, RETIRED_TEXT_HASHES } from './listingText.js';
-import { vectorDigits } from './vectorDigits.js';
+import { vectorDigits } from '../core/vectorDigits.js';
 
 export interface EmbeddingWorkerSettings {
   /** Listings read and embedded together (EMBEDDING_BATCH_SIZE). */

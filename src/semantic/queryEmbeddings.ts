@@ -6,7 +6,7 @@
  */
 import { LruCache, normalizedQuery } from '../core/lruCache.js';
 import type { Embedder } from './textEmbedder.js';
-import { vectorDigits } from './vectorDigits.js';
+import { vectorDigits } from '../core/vectorDigits.js';
 import type { OtherModelVectors } from './otherModelVectors.js';
 
 export interface QueryVector {

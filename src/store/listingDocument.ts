@@ -47,9 +47,13 @@ export interface ListingDocument {
   removedAt?: string;
   /**
    * Unit vector of the listing's text (src/semantic), written by the embedding worker after the
-   * listing is stored; never shown. Absent until then, and again once the text changes.
+   * listing is stored; never shown. Absent until then, and again once the text changes. Indexed
+   * for kNN but left out of the stored `_source` (mappings/listings.json): `embeddingPacked` is
+   * its stored copy (store/elasticsearch/storedVector.ts).
    */
   embedding?: number[];
+  /** The same float32s, little-endian, base64: what a write that rebuilds the document reads back. */
+  embeddingPacked?: string;
   /** Hash of the text `embedding` was computed from: an upsert keeps the vector only while it matches. */
   embeddedTextHash?: string;
   /**

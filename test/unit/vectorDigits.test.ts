@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { vectorDigits } from '../../src/semantic/vectorDigits.js';
+import { vectorDigits } from '../../src/core/vectorDigits.js';
 
 describe('unit: vectors at nine significant digits', () => {
   it('every float32 comes back as itself (Elasticsearch indexes the same vector)', () => {

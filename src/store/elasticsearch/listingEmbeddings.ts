@@ -14,6 +14,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { ListingDocument } from '../listingDocument.js';
 import { NOT_REMOVED } from './listingQueries.js';
 import { isElasticsearchUnavailable } from './client.js';
+import { STORED_VECTOR_SOURCE, storedVector, storedVectorFields } from './storedVector.js';
 
 /** The fields a listing's embedded text is built from (semantic/listingText.ts). */
 export type EmbeddedFields = Pick<ListingDocument, 'resource' | 'name' | 'description' | 'tags' | 'describe'>;
@@ -25,6 +26,8 @@ export interface PendingEmbedding {
   doc: EmbeddedFields;
   /** It has a vector of its current text that names no model (stored before vectors did). */
   unnamed: boolean;
+  /** That vector, which naming its model carries again (a partial update rebuilds from `_source`: storedVector.ts). */
+  unnamedVector?: number[];
   /** The version the text was read at: the vector is written only onto that version. */
   seqNo: number;
   primaryTerm: number;
@@ -87,7 +90,7 @@ export class ListingEmbeddingStore {
     const current = await this.client.mget<Partial<ListingDocument>>({
       index: this.alias,
       ids,
-      _source_includes: [...EMBEDDED_TEXT_FIELDS, 'embeddedTextHash', 'embeddingModel', 'removed'],
+      _source_includes: [...EMBEDDED_TEXT_FIELDS, 'embeddedTextHash', 'embeddingModel', 'removed', ...STORED_VECTOR_SOURCE],
     });
     const seen: Array<{ id: string; seqNo: number }> = [];
     const listings: PendingEmbedding[] = [];
@@ -97,8 +100,16 @@ export class ListingEmbeddingStore {
       const source = doc._source ?? {};
       const hash = typeof source.embeddedTextHash === 'string' && !retired.includes(source.embeddedTextHash) ? source.embeddedTextHash : undefined;
       if (source.removed === true || (hash !== undefined && source.embeddingModel === model)) continue;
-      const unnamed = hash !== undefined && source.embeddingModel === undefined;
-      listings.push({ id: doc._id, doc: source as EmbeddedFields, unnamed, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
+      const unnamedVector = hash !== undefined && source.embeddingModel === undefined ? storedVector(source) : undefined;
+      const { embedding: _vector, embeddingPacked: _packed, ...text } = source;
+      listings.push({
+        id: doc._id,
+        doc: text as EmbeddedFields,
+        unnamed: unnamedVector !== undefined,
+        ...(unnamedVector ? { unnamedVector } : {}),
+        seqNo: doc._seq_no,
+        primaryTerm: doc._primary_term,
+      });
     }
     return { seen, listings };
   }
@@ -109,7 +120,7 @@ export class ListingEmbeddingStore {
    * first) conflicts instead of getting a vector of an older text. One outcome per write, in order.
    */
   async write(writes: EmbeddingWrite[]): Promise<EmbeddingWriteOutcome[]> {
-    return this.update(writes.map((w) => [w, { embedding: w.embedding, embeddedTextHash: w.textHash, embeddingModel: w.model }]));
+    return this.update(writes.map((w) => [w, { ...storedVectorFields(w.embedding), embeddedTextHash: w.textHash, embeddingModel: w.model }]));
   }
 
   /**
@@ -126,8 +137,8 @@ export class ListingEmbeddingStore {
   }
 
   /** Names the model of vectors stored without one (PendingEmbedding.unnamed), on the version read, like write. */
-  async name(listings: Array<Pick<PendingEmbedding, 'id' | 'seqNo' | 'primaryTerm'>>, model: string): Promise<EmbeddingWriteOutcome[]> {
-    return this.update(listings.map((l) => [l, { embeddingModel: model }]));
+  async name(listings: Array<Pick<PendingEmbedding, 'id' | 'seqNo' | 'primaryTerm' | 'unnamedVector'>>, model: string): Promise<EmbeddingWriteOutcome[]> {
+    return this.update(listings.map((l) => [l, { embeddingModel: model, ...(l.unnamedVector ? storedVectorFields(l.unnamedVector) : {}) }]));
   }
 
   private async update(updates: Array<[{ id: string; seqNo: number; primaryTerm: number }, object]>): Promise<EmbeddingWriteOutcome[]> {

@@ -20,7 +20,7 @@ interface FieldMapping {
 
 export interface IndexDefinition {
   settings: Record<string, unknown>;
-  mappings: { dynamic?: string; _meta?: Record<string, unknown>; properties: Record<string, FieldMapping> };
+  mappings: { dynamic?: string; _source?: Record<string, unknown>; _meta?: Record<string, unknown>; properties: Record<string, FieldMapping> };
 }
 
 const DEFINITION_PATH = fileURLToPath(new URL('../../../../mappings/listings.json', import.meta.url));

@@ -5,7 +5,8 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { ListingDocument } from '../listingDocument.js';
 import { NOT_REMOVED } from './listingQueries.js';
-import { withoutNulls } from './listingStore.js';
+import { withoutNulls } from './listingWriteState.js';
+import { NOT_READ } from './listingStore.js';
 
 interface ScannedHit {
   _source?: ListingDocument;
@@ -20,7 +21,7 @@ interface ScannedHit {
  * Elasticsearch CPU), and the id comes from doc values, no stored document loaded.
  */
 const SCANS: Record<'documents' | 'ids', Record<string, unknown>> = {
-  documents: { sort: [{ id: 'asc' }, { _shard_doc: 'asc' }] },
+  documents: { sort: [{ id: 'asc' }, { _shard_doc: 'asc' }], _source: { excludes: NOT_READ } },
   ids: { sort: [{ _shard_doc: 'asc' }], _source: false, docvalue_fields: ['id'] },
 };
 

@@ -8,30 +8,14 @@ import { errors } from '@elastic/elasticsearch';
 import { keptFromStored, trafficMayRewrite, type ListingDocument } from '../listingDocument.js';
 import { isConflictRetry, supersededOperations, type ApplyOutcome, type CatalogOperation } from '../catalogOperations.js';
 import { isElasticsearchUnavailable } from './client.js';
+import { PACKED_VECTOR_FIELD, storedVectorFields } from './storedVector.js';
+import { readCarriedVectors, readStoredState, withoutNulls, type CarriedVector, type StoredState } from './listingWriteState.js';
 
 /** An action or a document; a string is a document's JSON, sent as is. */
 type BulkLine = Record<string, unknown> | string;
 
-/** Stored for search only (the listing's embedding, 384 numbers, its text hash and model): by-id reads never need them. */
-const NOT_READ = ['embedding', 'embeddedTextHash', 'embeddingModel'];
-
-/** What an upsert keeps from the stored document: read once per batch with mget. */
-interface StoredState {
-  seqNo: number;
-  primaryTerm: number;
-  firstSeen?: string;
-  signals?: ListingDocument['signals'];
-  owner?: string;
-  provenance?: ListingDocument['provenance'];
-  /** Who wrote it and whether it is removed: decide whether a traffic upsert may rewrite it. */
-  source?: ListingDocument['source'];
-  removed?: boolean;
-  removedReason?: ListingDocument['removedReason'];
-  embeddedTextHash?: string;
-  /** Read only when the upsert's text hash equals `embeddedTextHash` (384 numbers: not read for nothing), with its model. */
-  embedding?: number[];
-  embeddingModel?: string;
-}
+/** Stored for search only (the listing's vector, its text hash and model): by-id reads and exports never need them. */
+export const NOT_READ = ['embedding', PACKED_VECTOR_FIELD, 'embeddedTextHash', 'embeddingModel'];
 
 /** The optional members of `signals`, cleared by a flush that does not carry them. */
 const CLEARED_SIGNALS = {
@@ -50,19 +34,31 @@ const CLEARED_SIGNALS = {
  * `if_seq_no` guard turns a concurrent change (a signals flush, another consumer) into a conflict
  * that is retried with fresh state instead of being overwritten.
  */
-function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, stored: StoredState | undefined): BulkLine[] {
+function upsertLines(operation: Extract<CatalogOperation, { op: 'upsert' }>, stored: StoredState | undefined, carried: CarriedVector | undefined): BulkLine[] {
   const { doc, id, replaceSignals } = operation;
   if (!stored) return [{ create: { _id: id } }, operation.encodedDoc ?? (doc as unknown as BulkLine)];
   const merged = keptFromStored(doc, stored, replaceSignals);
   // The text the vector represents is unchanged: keep it, or the listing would drop out of
   // semantic retrieval until the embedding worker computed the same vector again. Its model goes
   // with it: a vector of another model than the worker's is still re-computed (listingEmbeddings.ts).
-  if (stored.embedding && stored.embeddedTextHash !== undefined && stored.embeddedTextHash === operation.textHash) {
-    merged.embedding = stored.embedding;
+  if (carried?.vector && stored.embeddedTextHash !== undefined && stored.embeddedTextHash === operation.textHash) {
+    Object.assign(merged, storedVectorFields(carried.vector));
     merged.embeddedTextHash = stored.embeddedTextHash;
-    if (stored.embeddingModel !== undefined) merged.embeddingModel = stored.embeddingModel;
+    if (carried.model !== undefined) merged.embeddingModel = carried.model;
   }
   return [{ index: { _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }, merged as unknown as BulkLine];
+}
+
+/**
+ * A partial update of the version read (`if_seq_no`), carrying the listing's vector again: it
+ * is not in `_source`, which Elasticsearch rebuilds the document from (storedVector.ts). A
+ * listing changed meanwhile conflicts, and the write is retried with fresh state. One not found
+ * is updated as it is: Elasticsearch answers that it does not exist.
+ */
+function partialLines(id: string, doc: Record<string, unknown>, carried: CarriedVector | undefined): BulkLine[] {
+  if (!carried) return [{ update: { _id: id } }, { doc }];
+  const guard = { if_seq_no: carried.seqNo, if_primary_term: carried.primaryTerm };
+  return [{ update: { _id: id, ...guard } }, { doc: carried.vector ? { ...doc, embedding: carried.vector } : doc }];
 }
 
 /**
@@ -77,12 +73,13 @@ function yieldedTouch(operation: CatalogOperation, stored: StoredState | undefin
   return { op: 'touch', id: operation.id, seenAt: operation.doc.lastSeen };
 }
 
-function operationLines(operation: CatalogOperation, stored: Map<string, StoredState>): BulkLine[] {
+function operationLines(operation: CatalogOperation, stored: Map<string, StoredState>, carried: Map<string, CarriedVector>): BulkLine[] {
+  const vector = carried.get(operation.id);
   switch (operation.op) {
     case 'upsert':
-      return upsertLines(operation, stored.get(operation.id));
+      return upsertLines(operation, stored.get(operation.id), vector);
     case 'touch':
-      return [{ update: { _id: operation.id } }, { doc: { lastSeen: operation.seenAt } }];
+      return partialLines(operation.id, { lastSeen: operation.seenAt }, vector);
     case 'remove':
       return [
         { update: { _id: operation.id } },
@@ -90,17 +87,25 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
         // filter, which cost a pass over every document per search (lab journal
         // 2026-11-26-search-cost-issue-22.md).
         // Listed again, it is embedded again by the embedding worker.
-        { doc: { removed: true, removedReason: operation.reason, removedAt: operation.at, updatedAt: operation.at, embedding: null, embeddedTextHash: null, embeddingModel: null } },
+        {
+          doc: {
+            removed: true,
+            removedReason: operation.reason,
+            removedAt: operation.at,
+            updatedAt: operation.at,
+            embedding: null,
+            [PACKED_VECTOR_FIELD]: null,
+            embeddedTextHash: null,
+            embeddingModel: null,
+          },
+        },
       ];
     case 'signals':
-      return [
-        { update: { _id: operation.id } },
-        // A partial document, no script (Elasticsearch may run without its scripting module): the nulls
-        // clear what the new signals lack; `provenance.settled` merges beside the other evidence.
-        { doc: { signals: { ...CLEARED_SIGNALS, ...operation.signals }, ...(operation.settled ? { provenance: { settled: operation.settled } } : {}) } },
-      ];
+      // A partial document, no script (Elasticsearch may run without its scripting module): the nulls
+      // clear what the new signals lack; `provenance.settled` merges beside the other evidence.
+      return partialLines(operation.id, { signals: { ...CLEARED_SIGNALS, ...operation.signals }, ...(operation.settled ? { provenance: { settled: operation.settled } } : {}) }, vector);
     case 'evidence':
-      return [{ update: { _id: operation.id } }, { doc: { provenance: operation.provenance } }];
+      return partialLines(operation.id, { provenance: operation.provenance }, vector);
   }
 }
 
@@ -137,17 +142,6 @@ function itemOutcome(operation: CatalogOperation, item: BulkItemResult | undefin
   return { status: 'failed', reason };
 }
 
-/** Stored documents carry `null` where an update cleared a field; readers see it absent. */
-export function withoutNulls<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(withoutNulls) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
-    if (field !== null) out[key] = withoutNulls(field);
-  }
-  return out as T;
-}
-
 /**
  * Largest `_bulk` body sent at once, roughly: a batch of large listings (up to 64 KiB each,
  * docs/catalog-write.md) would otherwise be one request of up to CATALOG_BATCH_SIZE x 64 KiB,
@@ -173,7 +167,7 @@ export class ListingStore {
 
   /**
    * Applies operations in order; one outcome per operation. A batch is cut into runs in which no
-   * listing appears twice, each run being one mget (for upserts) and one `_bulk`. Once an operation
+   * listing appears twice, each run being at most two mgets (listingWriteState.ts) and one `_bulk`. Once an operation
    * on a listing is not applied (retry, or failed), every later operation on that listing in the
    * batch is `retry` without being sent: applying it now would put it ahead of the earlier one,
    * which is replayed later (e.g. an upsert coming back over a later remove). An operation the
@@ -217,15 +211,15 @@ export class ListingStore {
 
   private async applyRun(operations: CatalogOperation[]): Promise<ApplyOutcome[]> {
     let items: Array<Record<string, BulkItemResult>>;
-    /** What is applied: each operation, or the touch a traffic upsert yields to (unguarded, like any touch: it moves lastSeen only). */
+    /** What is applied: each operation, or the touch a traffic upsert yields to (it moves lastSeen only). */
     let applied: CatalogOperation[];
     try {
       const toRead = operations.filter((o) => o.op === 'upsert' && !o.probablyNew).map((o) => o.id);
-      const stored = await this.storedState(toRead);
+      const stored = await readStoredState(this.client, this.alias, toRead);
       applied = operations.map((operation) => yieldedTouch(operation, stored.get(operation.id)) ?? operation);
-      // After the yield: a traffic upsert turned into a touch keeps the stored vector without reading it.
-      await this.readKeptEmbeddings(applied, stored);
-      const lines = applied.flatMap((operation) => operationLines(operation, stored));
+      // After the yield: a traffic upsert turned into a touch carries the vector like any touch.
+      const carried = await readCarriedVectors(this.client, this.alias, applied, stored);
+      const lines = applied.flatMap((operation) => operationLines(operation, stored, carried));
       const response = await this.client.bulk({ index: this.alias, require_alias: true, operations: lines, refresh: false, filter_path: BULK_RESULT });
       items = (response.items ?? []) as unknown as Array<Record<string, BulkItemResult>>;
     } catch (err) {
@@ -246,52 +240,6 @@ export class ListingStore {
       again.forEach((at, k) => (outcomes[at] = second[k]!));
     }
     return outcomes;
-  }
-
-  private async storedState(ids: string[]): Promise<Map<string, StoredState>> {
-    const state = new Map<string, StoredState>();
-    if (ids.length === 0) return state;
-    const response = await this.client.mget<Partial<ListingDocument>>({
-      index: this.alias,
-      ids,
-      _source_includes: ['firstSeen', 'signals', 'owner', 'provenance', 'source', 'removed', 'removedReason', 'embeddedTextHash'],
-    });
-    for (const doc of response.docs) {
-      if (!('found' in doc) || !doc.found) continue;
-      const source = withoutNulls(doc._source ?? {});
-      state.set(doc._id, {
-        seqNo: doc._seq_no ?? 0,
-        primaryTerm: doc._primary_term ?? 1,
-        ...(source.firstSeen ? { firstSeen: source.firstSeen } : {}),
-        ...(source.signals ? { signals: source.signals } : {}),
-        ...(source.owner ? { owner: source.owner } : {}),
-        ...(source.provenance ? { provenance: source.provenance } : {}),
-        ...(source.source ? { source: source.source } : {}),
-        ...(source.removed !== undefined ? { removed: source.removed } : {}),
-        ...(source.removedReason ? { removedReason: source.removedReason } : {}),
-        ...(source.embeddedTextHash ? { embeddedTextHash: source.embeddedTextHash } : {}),
-      });
-    }
-    return state;
-  }
-
-  /**
-   * Reads the stored vectors that upserts keep (same text hash). A listing changed since the first
-   * read (another seq_no) keeps none: its index operation will conflict and be retried anyway.
-   */
-  private async readKeptEmbeddings(operations: CatalogOperation[], stored: Map<string, StoredState>): Promise<void> {
-    const ids = operations.flatMap((o) => {
-      const state = o.op === 'upsert' ? stored.get(o.id) : undefined;
-      return o.op === 'upsert' && state?.embeddedTextHash !== undefined && state.embeddedTextHash === o.textHash ? [o.id] : [];
-    });
-    if (ids.length === 0) return;
-    const response = await this.client.mget<Partial<ListingDocument>>({ index: this.alias, ids, _source_includes: ['embedding', 'embeddingModel'] });
-    for (const doc of response.docs) {
-      const state = stored.get(doc._id);
-      if (!state || !('found' in doc) || !doc.found || doc._seq_no !== state.seqNo) continue;
-      if (Array.isArray(doc._source?.embedding)) state.embedding = doc._source.embedding;
-      if (typeof doc._source?.embeddingModel === 'string') state.embeddingModel = doc._source.embeddingModel;
-    }
   }
 
   /** The stored document (removed ones included), read in real time (no refresh needed). */
