@@ -9,7 +9,7 @@ import { keptFromStored, trafficMayRewrite, type ListingDocument } from '../list
 import { isConflictRetry, supersededOperations, type ApplyOutcome, type CatalogOperation } from '../catalogOperations.js';
 import { isElasticsearchUnavailable } from './client.js';
 import { PACKED_VECTOR_FIELD, storedVectorFields } from './storedVector.js';
-import { readCarriedVectors, readStoredState, withoutNulls, type CarriedVector, type StoredState } from './listingWriteState.js';
+import { readCarriedVectors, readStoredState, rebuildsFromSource, withoutNulls, type CarriedVector, type StoredState } from './listingWriteState.js';
 
 /** An action or a document; a string is a document's JSON, sent as is. */
 type BulkLine = Record<string, unknown> | string;
@@ -150,6 +150,8 @@ function itemOutcome(operation: CatalogOperation, item: BulkItemResult | undefin
 const MAX_BULK_BYTES = 8 * 1024 * 1024;
 
 function approximateBytes(operation: CatalogOperation): number {
+  // A partial update carries the listing's vector (384 numbers as JSON: listingWriteState.ts).
+  if (rebuildsFromSource(operation)) return 5 * 1024;
   if (operation.op !== 'upsert') return 256;
   return operation.encodedLength ?? JSON.stringify(operation.doc).length;
 }
