@@ -104,6 +104,19 @@ describe('rate limits (Redis, 429 rate_limited with Retry-After)', function () {
     }
   });
 
+  it('RATE_LIMIT_READS applies to the merchant view: a page of listings plus an aggregation', async () => {
+    const reads = await startHarness({ RATE_LIMIT_READS: '2/1m' });
+    try {
+      const payTo = `0x${'ef'.repeat(20)}`;
+      await request(reads.app).get('/discovery/merchant').query({ payTo }).expect(404);
+      await request(reads.app).get('/discovery/merchant').query({ payTo }).expect(404);
+      const refused = await request(reads.app).get('/discovery/merchant').query({ payTo }).expect(429);
+      assert.equal(refused.body.code, 'rate_limited');
+    } finally {
+      await reads.close();
+    }
+  });
+
   it('RATE_LIMIT_READS applies to a seller\'s settlements too: a page of 1000 spends 10 reads', async () => {
     const reads = await startHarness({ RATE_LIMIT_READS: '11/1m' });
     try {

@@ -178,4 +178,4 @@ export function jsonRpcCalls(req: Request): number {
   return Math.max(1, calls);
 }
 
-const READ_PATHS = [PATHS.search, PATHS.resources, PATHS.resource, PATHS.mcpTools, PATHS.bazaarSearch, PATHS.bazaarResources, PATHS.settlement];
+const READ_PATHS = [PATHS.search, PATHS.resources, PATHS.resource, PATHS.merchant, PATHS.mcpTools, PATHS.bazaarSearch, PATHS.bazaarResources, PATHS.settlement];
