@@ -13,13 +13,14 @@
  */
 import type { RankingSettings } from './rankingSettings.js';
 import { oppositesOf, spellingsOf, statedDirections, type Direction } from './queryDirections.js';
+import { VECTOR_FIELD } from '../store/elasticsearch/storedVector.js';
 
 type Json = Record<string, unknown>;
 
 /** Title, description, name, tags and identifier words copied into one stemmed field with positions (mappings/listings.json). */
 export const PHRASE_FIELD = 'phrase_text';
 /** The listing's text embedding (dense_vector, cosine; src/semantic). */
-export const EMBEDDING_FIELD = 'embedding';
+export const EMBEDDING_FIELD = VECTOR_FIELD;
 /** The name of the opposite-direction probe in the kNN search of its own (read from matched_queries). */
 export const OPPOSITE_DIRECTION = 'oppositeDirection';
 

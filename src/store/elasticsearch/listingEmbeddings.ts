@@ -14,7 +14,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { ListingDocument } from '../listingDocument.js';
 import { NOT_REMOVED } from './listingQueries.js';
 import { isElasticsearchUnavailable } from './client.js';
-import { STORED_VECTOR_SOURCE, storedVector, storedVectorFields } from './storedVector.js';
+import { STORED_VECTOR_SOURCE, VECTOR_FIELD, storedVector, storedVectorFields } from './storedVector.js';
 
 /** The fields a listing's embedded text is built from (semantic/listingText.ts). */
 export type EmbeddedFields = Pick<ListingDocument, 'resource' | 'name' | 'description' | 'tags' | 'describe'>;
@@ -131,7 +131,7 @@ export class ListingEmbeddingStore {
     const { count } = await this.client.count({
       index: this.alias,
       terminate_after: 1,
-      query: { bool: { filter: [{ exists: { field: 'embedding' } }], must_not: [{ term: { embeddingModel: model } }] } },
+      query: { bool: { filter: [{ exists: { field: VECTOR_FIELD } }], must_not: [{ term: { embeddingModel: model } }] } },
     });
     return count > 0;
   }

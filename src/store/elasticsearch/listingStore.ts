@@ -8,14 +8,14 @@ import { errors } from '@elastic/elasticsearch';
 import { keptFromStored, trafficMayRewrite, type ListingDocument } from '../listingDocument.js';
 import { isConflictRetry, supersededOperations, type ApplyOutcome, type CatalogOperation } from '../catalogOperations.js';
 import { isElasticsearchUnavailable } from './client.js';
-import { PACKED_VECTOR_FIELD, storedVectorFields } from './storedVector.js';
+import { PACKED_VECTOR_FIELD, VECTOR_FIELD, storedVectorFields } from './storedVector.js';
 import { readCarriedVectors, readStoredState, rebuildsFromSource, withoutNulls, type CarriedVector, type StoredState } from './listingWriteState.js';
 
 /** An action or a document; a string is a document's JSON, sent as is. */
 type BulkLine = Record<string, unknown> | string;
 
 /** Stored for search only (the listing's vector, its text hash and model): by-id reads and exports never need them. */
-export const NOT_READ = ['embedding', PACKED_VECTOR_FIELD, 'embeddedTextHash', 'embeddingModel'];
+export const NOT_READ = [VECTOR_FIELD, PACKED_VECTOR_FIELD, 'embeddedTextHash', 'embeddingModel'];
 
 /** The optional members of `signals`, cleared by a flush that does not carry them. */
 const CLEARED_SIGNALS = {
@@ -93,7 +93,7 @@ function operationLines(operation: CatalogOperation, stored: Map<string, StoredS
             removedReason: operation.reason,
             removedAt: operation.at,
             updatedAt: operation.at,
-            embedding: null,
+            [VECTOR_FIELD]: null,
             [PACKED_VECTOR_FIELD]: null,
             embeddedTextHash: null,
             embeddingModel: null,
