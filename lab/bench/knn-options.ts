@@ -2,7 +2,7 @@
  * What the kNN side of a ranked search costs by the vector's index options and the index's segment
  * count (issue 46: the kNN clause is most of a ranked search's cost above the reference query).
  * The catalog ALIAS is copied once per option into `ALIAS-knn-OPTION` (the same listings, the same
- * mapping but for `embedding.index_options`), each copy force-merged to the same number of segments;
+ * mapping but for `embedding.index_options`), each copy force-merged to at most the same number of segments;
  * then, in alternating rounds, the search mix's kNN clause alone, the shipped ranked query and the
  * reference query run against every copy, and each copy's first pages are compared with the
  * int8 copy's (the shipped option): the same listings in order, or how many of the 20 nearest are
@@ -18,7 +18,7 @@ import { loadConfig, createLogger, buildCatalogSearch, pageBody, parseReadReques
 import { createElasticsearchClient, createRedisClient, elasticsearchNodeUrls, storesFor } from '../../src/door.js';
 import { fail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import type { ElasticsearchClient, ReadPlan } from '../../src/door.js';
-import { elasticsearchCpuMs, measure, median, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
+import { directSearchRequest, elasticsearchCpuMs, measure, median, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
 import { settleIndex } from '../lib/indexSettle.js';
 import { REFERENCE_PARAMS, referenceSearchBody } from '../lib/referenceQuery.js';
 import { searchMix } from '../lib/searchQueryMix.js';
@@ -33,11 +33,6 @@ function findKnn(value: unknown): Json | undefined {
     if (found) return found;
   }
   return undefined;
-}
-
-function request(index: string, params: Record<string, unknown>, body: Json): Target['requests'][number] {
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]));
-  return { method: 'POST', path: `/${index}/_search?${query}`, body: JSON.stringify(body) };
 }
 
 async function copyWith(elasticsearch: ElasticsearchClient, alias: string, copy: string, option: string): Promise<void> {
@@ -118,9 +113,9 @@ async function main(): Promise<void> {
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
     const cpu: CpuProbe = { esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => undefined };
     const targets: Target[] = copies.flatMap(({ option, index }) => [
-      { name: `${option} reference`, url: esUrl, requests: plans.map((p) => request(index, REFERENCE_PARAMS, referenceSearchBody(p.request))) },
-      { name: `${option} kNN alone`, url: esUrl, requests: knnOnly.map((body) => request(index, { filter_path: 'hits.hits._id' }, body)) },
-      { name: `${option} ranked`, url: esUrl, requests: plans.map((p, i) => request(index, p.params, ranked[i]!)) },
+      { name: `${option} reference`, url: esUrl, requests: plans.map((p) => directSearchRequest(index, REFERENCE_PARAMS, referenceSearchBody(p.request))) },
+      { name: `${option} kNN alone`, url: esUrl, requests: knnOnly.map((body) => directSearchRequest(index, { filter_path: 'hits.hits._id' }, body)) },
+      { name: `${option} ranked`, url: esUrl, requests: plans.map((p, i) => directSearchRequest(index, p.params, ranked[i]!)) },
     ]);
     for (const target of targets) await measure(target, load, cpu, 2);
     const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));

@@ -22,18 +22,13 @@ import { parseReadRequest } from '../../src/door.js';
 import { type RankingSettings } from '../../src/door.js';
 import { createElasticsearchClient, createRedisClient, elasticsearchNodeUrls, storesFor } from '../../src/door.js';
 import { fail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
-import { elasticsearchCpuMs, measure, median, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
+import { directSearchRequest, elasticsearchCpuMs, measure, median, type CpuProbe, type Measured, type Target } from '../lib/httpLoad.js';
 import { describeSettled, settleIndex } from '../lib/indexSettle.js';
 import { REFERENCE_PARAMS, referenceSearchBody } from '../lib/referenceQuery.js';
 import { searchMix } from '../lib/searchQueryMix.js';
 import { SEARCH_VARIANTS, type SearchVariant } from '../lib/searchVariants.js';
 
 type Json = Record<string, unknown>;
-
-function directRequest(alias: string, params: Record<string, unknown>, body: Json): Target['requests'][number] {
-  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]));
-  return { method: 'POST', path: `/${alias}/_search?${query}`, body: JSON.stringify(body) };
-}
 
 /** The read's first page planned again with the variant's tunables: the same look-ups (typo verdict, vector, filter share) as the service's plan. */
 function variantBody(planned: ReadPlan, base: RankingSettings, variant: SearchVariant, now: number): Json {
@@ -125,8 +120,8 @@ async function main(): Promise<void> {
     const only = values.only?.split(',').map((s) => s.trim());
     const variants = SEARCH_VARIANTS.filter((v) => !only || only.some((o) => v.label.includes(o)) || v.label === 'shipped ranking');
     const targets: Target[] = [
-      { name: 'reference query', url: esUrl, requests: prepared.map((p) => directRequest(alias, REFERENCE_PARAMS, referenceSearchBody(p.request))) },
-      ...variants.map((variant) => ({ name: variant.label, url: esUrl, requests: prepared.map((p) => directRequest(alias, p.params, variantBody(p, base, variant, now))) })),
+      { name: 'reference query', url: esUrl, requests: prepared.map((p) => directSearchRequest(alias, REFERENCE_PARAMS, referenceSearchBody(p.request))) },
+      ...variants.map((variant) => ({ name: variant.label, url: esUrl, requests: prepared.map((p) => directSearchRequest(alias, p.params, variantBody(p, base, variant, now))) })),
     ];
     for (const target of targets) await measure(target, options, cpu, 2); // warm caches
     const runs = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));

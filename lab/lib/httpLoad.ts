@@ -31,6 +31,12 @@ export interface CpuProbe {
   gateway(): number | undefined;
 }
 
+/** A search sent straight to Elasticsearch: the body POSTed to `/INDEX/_search` with its URL parameters. */
+export function directSearchRequest(index: string, params: Record<string, unknown>, body: unknown): Target['requests'][number] {
+  const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]));
+  return { method: 'POST', path: `/${index}/_search?${query}`, body: JSON.stringify(body) };
+}
+
 export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {

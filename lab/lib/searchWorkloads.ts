@@ -6,7 +6,7 @@
  */
 import type { buildCatalogSearch, ReadEndpoint, ReadRequest } from '../../src/door.js';
 import { parseReadRequest } from '../../src/door.js';
-import { measure, median, type CpuProbe, type Measured, type Target } from './httpLoad.js';
+import { directSearchRequest, measure, median, type CpuProbe, type Measured, type Target } from './httpLoad.js';
 import { REFERENCE_PARAMS, referenceSearchBody } from './referenceQuery.js';
 import { resourcesMix, searchMix } from './searchQueryMix.js';
 
@@ -66,10 +66,7 @@ export async function prepareWorkloads(search: CatalogSearch, taskQueries?: stri
 
 /** The prepared requests against one index (its alias) and one gateway. */
 export function workloadsOn(prepared: PreparedWorkloads, alias: string, esUrl: string, gatewayUrl: string): Workload[] {
-  const post = ({ params, body }: Sent): Target['requests'][number] => {
-    const query = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)] as [string, string]));
-    return { method: 'POST', path: `/${alias}/_search?${query}`, body: JSON.stringify(body) };
-  };
+  const post = ({ params, body }: Sent) => directSearchRequest(alias, params, body);
   return prepared.workloads.map(({ label, direct, gatewayPaths }) => ({
     label,
     direct: { name: `${label} (direct ES)`, url: esUrl, requests: direct.map(post) },
