@@ -31,8 +31,14 @@ const parse = (endpoint: ReadEndpoint, query: string) => parseReadRequest(endpoi
 /** The URL parameters of store/elasticsearch/listingSearch.ts scoredIds. */
 const SCORED_IDS = { filter_path: 'hits.hits.fields.id,hits.hits._score,hits.hits.matched_queries' };
 
-/** `taskQueries`: the task set's texts (query strings), measured as their own workload beside the reference query of the same texts. */
-export async function prepareWorkloads(search: CatalogSearch, taskQueries?: string[]): Promise<PreparedWorkloads> {
+/** Query strings measured through the gateway only, as a workload of their own, beside the reference query of the same texts. */
+export interface GatewayMix {
+  label: string;
+  queries: string[];
+}
+
+/** `gatewayMixes`: e.g. the task set's texts, or queries that never repeat. */
+export async function prepareWorkloads(search: CatalogSearch, gatewayMixes: GatewayMix[] = []): Promise<PreparedWorkloads> {
   /** The kNN searches of their own the service sends before a ranked search (semantic.fusion normalised or rrf), by workload. */
   const nearest = new Map<string, Sent[]>();
   const built = async (endpoint: ReadEndpoint, query: string, label: string): Promise<Sent> => {
@@ -52,11 +58,11 @@ export async function prepareWorkloads(search: CatalogSearch, taskQueries?: stri
     await pair('search explain=1', 'search', '/discovery/search', searchMix('&explain=1')),
     await pair('resources', 'resources', '/discovery/resources', resourcesMix()),
   ];
-  if (taskQueries) {
+  for (const { label, queries } of gatewayMixes) {
     workloads.push({
-      label: 'search rank, task queries',
-      direct: taskQueries.map((q) => ({ params: REFERENCE_PARAMS, body: referenceSearchBody(parse('search', q)) })),
-      gatewayPaths: taskQueries.map((q) => `/discovery/search?${q}`),
+      label,
+      direct: queries.map((q) => ({ params: REFERENCE_PARAMS, body: referenceSearchBody(parse('search', q)) })),
+      gatewayPaths: queries.map((q) => `/discovery/search?${q}`),
     });
   }
   // A direct body is the main search only: its kNN search of its own is measured beside it (add the two).
