@@ -1,8 +1,9 @@
 /**
  * The neighbour cache (docs/catalog-reads.md, "Neighbour cache"): a ranked search's nearest
- * neighbours in meaning, as its kNN search of its own found them, kept for `ttlMs` (10 s by
- * default) and reused by every read that sends the same kNN search: the search's later pages and
- * the same query with the same filters from any client. The kNN search costs Elasticsearch about
+ * neighbours in meaning, as its kNN search of its own found them, kept for `ttlMs`
+ * (NEIGHBOUR_CACHE_MS; 0, the default, turns it off) and reused by every read that sends the same
+ * kNN search: the search's later pages and the same query with the same filters from any client.
+ * The kNN search costs Elasticsearch about
  * as much as a whole plain text query, whatever the vector format or segment count (lab journal
  * 2026-12-04-knn-cost.md), and it is the only part of a ranked search that depends on the query
  * vector alone: the words, prices, signals and filters are still read fresh on every request.

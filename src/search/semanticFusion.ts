@@ -2,9 +2,9 @@
  * How the semantic neighbours' scores join the words' score in text relevance (issue 23,
  * docs/catalog-reads.md "Fusion"), by `semantic.fusion`:
  * - `weighted`: `weight x (1 + cosine) / 2`: a neighbour at `minSimilarity` gets most of what the
- *   nearest one gets (26 of 40 shipped). As the neighbour cache is on (shipped), the neighbours
- *   are found first as below and kept for seconds (search/neighbourCache.ts); with it off, a `knn`
- *   clause inside the relevance bool scores the same;
+ *   nearest one gets (26 of 40 shipped): a `knn` clause inside the relevance bool; while the
+ *   neighbour cache is on (NEIGHBOUR_CACHE_MS, off by default), the neighbours are found first as
+ *   below and kept for seconds (search/neighbourCache.ts), scoring the same as constants;
  * - `normalised` and `rrf`: the k nearest are found first by a kNN search of their own (the same
  *   filters, k and candidates: the same kNN cost, one more round trip), their scores are put on a
  *   scale of this query's own (`fuseNeighbours`), and each comes back into the relevance bool as
