@@ -23,7 +23,7 @@ import { registerStalenessMetrics } from './staleness/metrics.js';
 import type { StalenessWorker } from './staleness/stalenessWorker.js';
 import { buildFederation, type Federation } from './federation/index.js';
 import { registerFederationMetrics } from './federation/metrics.js';
-import { registerCatalogReadMetrics } from './search/metrics.js';
+import { registerReadCacheMetrics } from './search/metrics.js';
 import { createMetrics, registerQueueGauges, type Metrics } from './metrics.js';
 import { ListingById } from './search/listingById.js';
 import { buildFacilitator, type Facilitator } from './facilitator/index.js';
@@ -86,7 +86,7 @@ export function buildContainer(config: Config, logger: Logger, clients: Clients)
   });
   const changes = changeFeed.attach(catalog.reader);
   const metrics = createMetrics();
-  const search = buildCatalogSearch(config, logger, stores, registerCatalogReadMetrics(metrics));
+  const search = buildCatalogSearch(config, logger, stores, { onCacheOutcome: registerReadCacheMetrics(metrics) });
   const embeddings = buildEmbeddingWorker(config, logger, stores);
   const publishing = buildPublishing(config, { stores, writer: catalog.writer, reader: catalog.reader });
   const probing = buildProbing(config, logger, { stores, writer: catalog.writer });

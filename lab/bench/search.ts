@@ -37,11 +37,6 @@
  *                         query of the same texts; --outcomes N writes N paid-outcome links first
  *            --distinct N also N search texts that never repeat within the run, through the gateway,
  *                         beside the reference query of the same texts: no cache of the gateway helps
- *            --neighbour-cache-ms MS  the gateways' neighbour cache (src/search/neighbourCache.ts;
- *                         default as shipped; 0: every ranked search runs its kNN clause); the
- *                         direct rows are built alike (with it on, the main search and its kNN
- *                         search of its own are two rows: add them for a search whose neighbours
- *                         are not kept)
  *
  * Measurements start only once the index has no merge running (lab/lib/indexSettle.ts): a
  * freshly loaded index measures its merges too. CPU per request is Elasticsearch's whole-node CPU
@@ -96,8 +91,6 @@ interface Options {
   outcomes: number;
   /** Also this many search texts that never repeat, through the gateway (every one a kNN search, embedded afresh). */
   distinct: number;
-  /** The gateways' NEIGHBOUR_CACHE_MS (absent: the shipped default; 0: a kNN clause in every ranked search). */
-  neighbourCacheMs?: number;
   /** Another checkout whose service is the gateway (the before code of a change, which lacks this harness's modes); the direct bodies stay this checkout's. */
   serviceRoot?: string;
 }
@@ -125,10 +118,9 @@ function readOptions(): Options {
         outcomes: { type: 'string', default: '0' },
         'service-root': { type: 'string' },
         distinct: { type: 'string', default: '0' },
-        'neighbour-cache-ms': { type: 'string' },
       },
     },
-    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores] [--live [--signal-rate N] [--update-rate N] [--warm-up S]] [--one-segment] [--tasks [--outcomes N]] [--distinct N] [--neighbour-cache-ms MS] [--service-root DIR]',
+    'usage: bench-search [--alias ALIAS] [--count N] [--connections N] [--duration S] [--rounds N] [--keep] [--force-merge N] [--skewed N] [--approximate-embeddings] [--split-cores] [--live [--signal-rate N] [--update-rate N] [--warm-up S]] [--one-segment] [--tasks [--outcomes N]] [--distinct N] [--service-root DIR]',
   );
   return {
     ...(values.alias !== undefined ? { alias: values.alias } : {}),
@@ -150,7 +142,6 @@ function readOptions(): Options {
     tasks: values.tasks,
     outcomes: numberOption('outcomes', values.outcomes, { min: 0, max: 100_000 }),
     distinct: numberOption('distinct', values.distinct, { min: 0, max: 100_000 }),
-    ...(values['neighbour-cache-ms'] !== undefined ? { neighbourCacheMs: numberOption('neighbour-cache-ms', values['neighbour-cache-ms'], { min: 0, max: 60_000 }) } : {}),
   };
 }
 
@@ -168,7 +159,6 @@ async function main(): Promise<void> {
     CURSOR_SECRET: `bench-search-secret-${stamp}`,
     // The engine's cost per search: every request goes to Elasticsearch (--skewed measures the read cache).
     READ_CACHE_MS: '0',
-    ...(options.neighbourCacheMs !== undefined ? { NEIGHBOUR_CACHE_MS: String(options.neighbourCacheMs) } : {}),
   };
   const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl, { requestTimeoutMs: 300_000 });
@@ -200,7 +190,7 @@ async function main(): Promise<void> {
     // look-up of paid outcomes: measured against the reference query of the same texts.
     const gatewayMixes = [
       ...(options.tasks ? [{ label: 'search rank, task queries', queries: loadTaskSet('tuning').queries.map((query) => `q=${encodeURIComponent(query.q)}`) }] : []),
-      // No text repeats within a run: no neighbour cache, read cache or query-embedding cache hit.
+      // No text repeats within a run: no read-cache, query-embedding or typo-verdict cache hit.
       ...(options.distinct > 0 ? [{ label: `search rank, ${options.distinct} distinct queries`, queries: distinctSearchQueries(options.distinct) }] : []),
     ];
     const rates: LiveRates | undefined = options.live ? { ...defaultRates(count), ...(options.signalRate !== undefined ? { signals: options.signalRate } : {}), ...(options.updateRate !== undefined ? { updates: options.updateRate } : {}) } : undefined;
@@ -310,33 +300,27 @@ async function measureReadCache(
   const probe = (child: ChildProcess): CpuProbe => ({ esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) });
   const off: Target = { name: 'skewed mix, read cache off', url: plain.url, requests: sequence };
   const on: Target = { name: 'skewed mix, read cache on', url: cached.url, requests: sequence };
-  /** A cache's hits (joined ones too) and look-ups so far, from a gateway's /metrics. */
-  const counts = async (url: string, metric: string) => {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    const value = (outcome: string) => Number(new RegExp(`^${metric}\\{outcome="${outcome}"\\} (\\S+)`, 'm').exec(text)?.[1] ?? 0);
+  const counts = async () => {
+    const text = await (await fetch(`${cached.url}/metrics`)).text();
+    const value = (outcome: string) => Number(new RegExp(`^catalog_read_cache_total\\{outcome="${outcome}"\\} (\\S+)`, 'm').exec(text)?.[1] ?? 0);
     return { hit: value('hit') + value('joined'), all: value('hit') + value('joined') + value('miss') };
   };
-  const hitRatio = (before: { hit: number; all: number }, after: { hit: number; all: number }) => (100 * (after.hit - before.hit)) / Math.max(1, after.all - before.all);
-  const neighbourCounts = () => Promise.all([counts(cached.url, 'catalog_neighbour_cache_total'), counts(plain.url, 'catalog_neighbour_cache_total')]);
   await measure(on, options, probe(cached.child), 3);
   await measure(off, options, probe(plain.child), 3);
   const runs = { on: [] as Measured[], off: [] as Measured[] };
-  const before = await counts(cached.url, 'catalog_read_cache_total');
-  const neighboursBefore = await neighbourCounts();
+  const before = await counts();
   for (let round = 0; round < options.rounds; round++) {
     runs.on.push(await measure(on, options, probe(cached.child)));
     runs.off.push(await measure(off, options, probe(plain.child)));
   }
-  const ratio = hitRatio(before, await counts(cached.url, 'catalog_read_cache_total'));
-  const neighboursAfter = await neighbourCounts();
+  const after = await counts();
   const [a, b] = [median(runs.on), median(runs.off)];
-  const kept = `neighbour cache ${options.neighbourCacheMs === 0 ? 'off' : options.neighbourCacheMs !== undefined ? `${options.neighbourCacheMs} ms` : 'as shipped'}`;
-  const neighbourRatio = (i: number) => `${hitRatio(neighboursBefore[i]!, neighboursAfter[i]!).toFixed(1)}%`;
+  const ratio = (after.hit - before.hit) / Math.max(1, after.all - before.all);
   process.stdout.write(
-    `\nread cache, ${options.skewed} distinct queries, Zipf (s = 1) sequence of 20,000, through the gateway, ${kept}; read-cache hit ratio ${ratio.toFixed(1)}%\n\n` +
-      '| read cache | p50 | req/s | ES CPU ms/request | gateway CPU ms/request | neighbour-cache hits |\n|---|---|---|---|---|---|\n' +
-      `| on (1 s) | ${a.p50} ms | ${a.rps.toFixed(0)} | ${a.esCpuMs.toFixed(2)} | ${(a.gatewayCpuMs ?? NaN).toFixed(2)} | ${neighbourRatio(0)} |\n` +
-      `| off | ${b.p50} ms | ${b.rps.toFixed(0)} | ${b.esCpuMs.toFixed(2)} | ${(b.gatewayCpuMs ?? NaN).toFixed(2)} | ${neighbourRatio(1)} |\n`,
+    `\nread cache, ${options.skewed} distinct queries, Zipf (s = 1) sequence of 20,000, through the gateway; hit ratio ${(100 * ratio).toFixed(1)}%\n\n` +
+      '| read cache | p50 | req/s | ES CPU ms/request | gateway CPU ms/request |\n|---|---|---|---|---|\n' +
+      `| on (1 s) | ${a.p50} ms | ${a.rps.toFixed(0)} | ${a.esCpuMs.toFixed(2)} | ${(a.gatewayCpuMs ?? NaN).toFixed(2)} |\n` +
+      `| off | ${b.p50} ms | ${b.rps.toFixed(0)} | ${b.esCpuMs.toFixed(2)} | ${(b.gatewayCpuMs ?? NaN).toFixed(2)} |\n`,
   );
 }
 

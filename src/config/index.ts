@@ -39,9 +39,6 @@ export interface Config {
   /** Catalog reads answered from memory for this long after an identical one (0: off; docs/catalog-reads.md "Read cache"). */
   readCacheMs: number;
   readCacheEntries: number;
-  /** How long a ranked search's nearest neighbours (its kNN search) are reused by later pages and repeats (0: a kNN clause per request). */
-  neighbourCacheMs: number;
-  neighbourCacheEntries: number;
   /** A settlement links the payer's searches of this long before it to the paid listing (src/outcomes). */
   outcomeWindowMs: number;
   /** JSON responses at least this large are compressed for clients that accept it (docs/catalog-reads.md "Read cache and compression"). */
@@ -208,8 +205,6 @@ export function loadConfig(env: Env = process.env): Config {
     rankingRefreshMs: read.integer('RANKING_REFRESH_MS', 5000, 100, 10_000),
     readCacheMs: read.integer('READ_CACHE_MS', 1000, 0, 5000),
     readCacheEntries: read.integer('READ_CACHE_ENTRIES', 2000, 1, 100_000),
-    neighbourCacheMs: read.integer('NEIGHBOUR_CACHE_MS', 0, 0, 60_000),
-    neighbourCacheEntries: read.integer('NEIGHBOUR_CACHE_ENTRIES', 5000, 1, 100_000),
     outcomeWindowMs: read.integer('OUTCOME_WINDOW_MS', 30 * 60_000, 1000, 7 * 24 * 3600_000),
     compressMinBytes: read.integer('COMPRESS_MIN_BYTES', 32 * 1024, 0, 64 * 1024 * 1024),
     embeddingModel,

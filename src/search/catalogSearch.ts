@@ -13,7 +13,6 @@ import { debugFromNamedScores } from './explain.js';
 import { exactBody, pageBody, windowBody, windowIdsBody } from './queryBuilder.js';
 import { fuseNeighbours, OPPOSITE_DIRECTION, type FusedNeighbour } from './semanticFusion.js';
 import type { CacheOutcome, ReadCache } from './readCache.js';
-import type { ScoredId } from './neighbourCache.js';
 import type { ReadRequest } from './readRequest.js';
 import { relevanceWith, type ReadPlan, type SearchParams } from './readPlan.js';
 import { ReadPlanner, type PlanOptions, type ReadPlannerOptions } from './readPlanner.js';
@@ -46,8 +45,6 @@ export interface CatalogSearchOptions extends ReadPlannerOptions {
   cache?: ReadCache<Found>;
   /** Told whether each read was answered from the cache (a metric). */
   onCacheOutcome?: (outcome: CacheOutcome) => void;
-  /** Told whether each kNN search of its own was answered from the neighbour cache (a metric). */
-  onNeighbourOutcome?: (outcome: CacheOutcome) => void;
 }
 
 export class CatalogSearch {
@@ -64,13 +61,13 @@ export class CatalogSearch {
 
   /**
    * The Elasticsearch requests of the plan's page as the service sends them (the benchmarks send
-   * them straight to Elasticsearch): the page's body, and when the neighbours are found first the
-   * kNN search of its own the read sends before it (run here too, to build the body).
+   * them straight to Elasticsearch): the page's body, and for semantic.fusion normalised or rrf the
+   * kNN search of its own the read sends first (run here too, to build the body).
    */
   async buildRequest(request: ReadRequest, options?: PlanOptions): Promise<{ body: Json; params: SearchParams; now: number; nearest?: Json }> {
     const plan = await this.planner.plan(request, options);
     const semantic = plan.text?.parts[0]?.semantic;
-    const nearest = semantic?.search ? { nearest: semantic.search } : {};
+    const nearest = semantic && semantic.fusion !== 'weighted' ? { nearest: semantic.search } : {};
     return { body: pageBody(plan, await this.relevance(plan)), params: plan.params, now: plan.now, ...nearest };
   }
 
@@ -109,30 +106,20 @@ export class CatalogSearch {
 
   /**
    * The relevance query of a ranked search: the plan's, or, for parts whose neighbours a kNN
-   * search of its own finds first (search/semanticFusion.ts), built once they are found: from the
-   * neighbour cache when the same kNN search ran within its lifetime (search/neighbourCache.ts).
+   * search of its own finds first (`semantic.fusion` normalised or rrf, search/semanticFusion.ts),
+   * built once they are found. Every page of a read runs that search again, like the clause.
    */
   private async relevance(plan: ReadPlan): Promise<Json | undefined> {
     const text = plan.text;
     if (!text || text.relevance) return text?.relevance;
     const neighbours = await Promise.all(
       text.parts.map(async (part): Promise<FusedNeighbour[] | undefined> => {
-        const search = part.semantic?.search;
-        if (!search) return undefined;
-        const found = await this.nearest(search);
+        if (!part.semantic || part.semantic.fusion === 'weighted') return undefined;
+        const found = await this.options.index.scoredIds(part.semantic.search);
         return fuseNeighbours(found.map((hit) => ({ id: hit.id, score: hit.score, opposite: hit.matched.includes(OPPOSITE_DIRECTION) })), plan.settings);
       }),
     );
     return relevanceWith(text.parts, plan.settings, neighbours, text.lifts);
-  }
-
-  /** The neighbours a kNN search of its own finds, through the neighbour cache when it is on. */
-  private async nearest(search: Json): Promise<readonly ScoredId[]> {
-    const cache = this.options.neighbours;
-    if (!cache?.enabled) return this.options.index.scoredIds(search);
-    const { value, outcome } = await cache.find(search, () => this.options.index.scoredIds(search));
-    this.options.onNeighbourOutcome?.(outcome);
-    return value;
   }
 
   /** Every match ranked exactly (sort=price, sort=recent, no window, and cursors made before the window), or a filter-only read. */

@@ -15,9 +15,7 @@ import type { Stores } from '../store/stores.js';
 import { TypoPass } from './typoPass.js';
 import { englishWords } from './englishWords.js';
 import { FilterShare } from './filterShare.js';
-import { ReadCache } from './readCache.js';
-import { NeighbourCache } from './neighbourCache.js';
-import type { CatalogReadMetrics } from './metrics.js';
+import { ReadCache, type CacheOutcome } from './readCache.js';
 import type { Clock } from '../core/clock.js';
 import { QueryEmbeddings } from '../semantic/queryEmbeddings.js';
 import { OtherModelVectors } from '../semantic/otherModelVectors.js';
@@ -32,7 +30,7 @@ export interface CatalogReadSide {
   outcomes: Outcomes;
 }
 
-export function buildCatalogSearch(config: Config, logger: Logger, stores: Stores, options: { now?: Clock } & Partial<CatalogReadMetrics> = {}): CatalogReadSide {
+export function buildCatalogSearch(config: Config, logger: Logger, stores: Stores, options: { now?: Clock; onCacheOutcome?: (outcome: CacheOutcome) => void } = {}): CatalogReadSide {
   const ranking = new RankingCache(stores.elasticsearch.rankingTunables(), config.rankingRefreshMs, logger);
   const secret = stores.redis.cursorSecret(config.cursorSecret, logger);
   const index = stores.elasticsearch.search();
@@ -49,9 +47,7 @@ export function buildCatalogSearch(config: Config, logger: Logger, stores: Store
     typoPass: new TypoPass(stores.elasticsearch.vocabulary(), englishWords()),
     filterShare: new FilterShare(index, options.now),
     cache: new ReadCache(config.readCacheMs, config.readCacheEntries),
-    neighbours: new NeighbourCache(config.neighbourCacheMs, config.neighbourCacheEntries),
     ...(options.onCacheOutcome ? { onCacheOutcome: options.onCacheOutcome } : {}),
-    ...(options.onNeighbourOutcome ? { onNeighbourOutcome: options.onNeighbourOutcome } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   return { search, ranking, outcomes, merchants: new MerchantView(search, stores.elasticsearch.merchantSummaries()) };

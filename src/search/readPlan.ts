@@ -27,16 +27,13 @@ type Json = Record<string, unknown>;
 export type PageStart = { readonly at: 'window'; readonly from: number } | { readonly at: 'tail' } | { readonly at: 'exact' };
 
 /**
- * The semantic part of a query part: the listings nearest in meaning. With `search`, a kNN search
- * of its own sent first (kept by the neighbour cache: search/neighbourCache.ts), whose neighbours
- * come back into the relevance query as constants, scored by `semantic.fusion`; without, a kNN
- * clause inside the relevance query (`weighted` while the neighbour cache is off).
+ * The semantic part of a query part: the listings nearest in meaning, by `semantic.fusion`:
+ * `weighted`, a kNN clause inside the relevance query; `normalised` or `rrf`, a kNN search of its
+ * own sent first (`search`), whose neighbours come back into the relevance query as constants.
  */
-export interface SemanticPart {
-  readonly fusion: RankingSettings['semantic']['fusion'];
-  readonly nearest: NearestInput;
-  readonly search?: Json;
-}
+export type SemanticPart =
+  | { readonly fusion: 'weighted'; readonly nearest: NearestInput }
+  | { readonly fusion: 'normalised' | 'rrf'; readonly nearest: NearestInput; readonly search: Json };
 
 /** One part of the text query: the words it searches, how the catalog reads them, and its two sides. */
 export interface QueryPart {
@@ -107,12 +104,6 @@ export interface PlanContext {
   filterShare?: number;
   /** Another wire shape's fields (the x402 Bazaar surface); absent: the listing shape's. */
   sourceFields?: readonly string[];
-  /**
-   * The neighbours are found first, by a kNN search of their own, whatever `semantic.fusion`: the
-   * service keeps them for seconds (search/neighbourCache.ts), so later pages and repeats run no kNN
-   * search. Absent: only `normalised` and `rrf` find them first; `weighted` is a kNN clause.
-   */
-  nearestFirst?: boolean;
 }
 
 export function planRead(request: ReadRequest, context: PlanContext): ReadPlan {
@@ -121,7 +112,7 @@ export function planRead(request: ReadRequest, context: PlanContext): ReadPlan {
   const window = cursor?.rank?.size ?? rankWindowOf(request, settings);
   const now = cursor?.now ?? context.now;
   const search = request.kind === 'search' && request.q !== undefined;
-  const text = search ? textPlan(context.parts ?? [{ q: request.q! }], settings, filters, context, request.lifts) : undefined;
+  const text = search ? textPlan(context.parts ?? [{ q: request.q! }], settings, filters, context.filterShare, request.lifts) : undefined;
   const scored = request.kind === 'search' && request.sort !== 'recent';
   return {
     request,
@@ -150,35 +141,34 @@ function pageStart(cursor: CursorState | undefined, window: number): PageStart {
   return { at: 'exact' };
 }
 
-function textPlan(lookups: readonly PartLookup[], settings: RankingSettings, filters: FilterClauses, context: PlanContext, lifts: Lifts | undefined): TextPlan {
+function textPlan(lookups: readonly PartLookup[], settings: RankingSettings, filters: FilterClauses, filterShare: number | undefined, lifts: Lifts | undefined): TextPlan {
   const parts = lookups.map((lookup): QueryPart => {
     const reading = lookup.reading ?? {};
     const lexical = lexicalPart(lookup.q, settings, reading);
-    const semantic = semanticPart(lookup.vector, settings, filters, context, lexical);
+    const semantic = semanticPart(lookup.vector, settings, filters, filterShare, lexical);
     return { q: lookup.q, reading, lexical, ...(lookup.vector ? { vector: lookup.vector } : {}), ...(semantic ? { semantic } : {}) };
   });
-  const waiting = parts.some((part) => part.semantic?.search !== undefined);
+  const waiting = parts.some((part) => part.semantic && part.semantic.fusion !== 'weighted');
   const lifted = lifts && lifts.length > 0 ? { lifts } : {};
   return waiting ? { parts, ...lifted } : { parts, ...lifted, relevance: relevanceWith(parts, settings, [], lifts) };
 }
 
-function semanticPart(vector: QueryVector | undefined, settings: RankingSettings, filters: FilterClauses, context: PlanContext, lexical: LexicalPart): SemanticPart | undefined {
+function semanticPart(vector: QueryVector | undefined, settings: RankingSettings, filters: FilterClauses, filterShare: number | undefined, lexical: LexicalPart): SemanticPart | undefined {
   if (!vector || settings.semantic.weight <= 0) return undefined;
-  const nearest = nearestInput(filters, settings, vector, context.filterShare);
+  const nearest = nearestInput(filters, settings, vector, filterShare);
   const fusion = settings.semantic.fusion;
-  const first = context.nearestFirst === true || fusion !== 'weighted';
-  return first ? { fusion, nearest, search: nearestSearchBody(settings, nearest, lexical.directions) } : { fusion, nearest };
+  return fusion === 'weighted' ? { fusion, nearest } : { fusion, nearest, search: nearestSearchBody(settings, nearest, lexical.directions) };
 }
 
 /**
  * The relevance query of the parts: every part's clauses in one bool of should clauses, so a
  * listing scores for each part it matches. `neighbours[i]`: part i's fused neighbours, found by
- * its kNN search of its own (the part's `search`).
+ * its kNN search of its own (`normalised`, `rrf`).
  */
 export function relevanceWith(parts: readonly QueryPart[], settings: RankingSettings, neighbours: ReadonlyArray<FusedNeighbour[] | undefined>, lifts?: Lifts): Json {
   const meaning = parts.map((part, i) => {
     const semantic = part.semantic;
-    const input = !semantic ? undefined : semantic.search === undefined ? semantic.nearest : { neighbours: neighbours[i] ?? [] };
+    const input = !semantic ? undefined : semantic.fusion === 'weighted' ? semantic.nearest : { neighbours: neighbours[i] ?? [] };
     return semanticClauses(settings, part.lexical, input);
   });
   const lifted = liftClauses(lifts);

@@ -10,7 +10,6 @@ import { systemClock, type Clock } from '../core/clock.js';
 import type { QueryEmbeddings, QueryVector } from '../semantic/queryEmbeddings.js';
 import type { CursorCodec, CursorState } from './cursor.js';
 import type { FilterShare } from './filterShare.js';
-import type { NeighbourCache } from './neighbourCache.js';
 import type { RankingCache } from './rankingCache.js';
 import type { RankingSettings } from './rankingSettings.js';
 import { filterClauses, sortFor, type FilterClauses } from './readClauses.js';
@@ -30,8 +29,6 @@ export interface ReadPlannerOptions {
   filterShare?: FilterShare;
   /** Injectable clock: the recency origin of a first page. */
   now?: Clock;
-  /** Neighbours kept for seconds (search/neighbourCache.ts): while on, every fusion finds them first. */
-  neighbours?: NeighbourCache;
 }
 
 export interface PlanOptions {
@@ -71,7 +68,6 @@ export class ReadPlanner {
       ...(cursor ? { cursor } : {}),
       ...lookups,
       ...(options.sourceFields ? { sourceFields: options.sourceFields } : {}),
-      ...(this.options.neighbours?.enabled ? { nearestFirst: true } : {}),
     });
   }
 

@@ -1,10 +1,8 @@
 /**
  * How the semantic neighbours' scores join the words' score in text relevance (issue 23,
  * docs/catalog-reads.md "Fusion"), by `semantic.fusion`:
- * - `weighted`: `weight x (1 + cosine) / 2`: a neighbour at `minSimilarity` gets most of what the
- *   nearest one gets (26 of 40 shipped): a `knn` clause inside the relevance bool; while the
- *   neighbour cache is on (NEIGHBOUR_CACHE_MS, off by default), the neighbours are found first as
- *   below and kept for seconds (search/neighbourCache.ts), scoring the same as constants;
+ * - `weighted`: a `knn` clause inside the relevance bool, scoring `weight x (1 + cosine) / 2`:
+ *   a neighbour at `minSimilarity` gets most of what the nearest one gets (26 of 40 shipped);
  * - `normalised` and `rrf`: the k nearest are found first by a kNN search of their own (the same
  *   filters, k and candidates: the same kNN cost, one more round trip), their scores are put on a
  *   scale of this query's own (`fuseNeighbours`), and each comes back into the relevance bool as
@@ -120,14 +118,13 @@ export function weightedClause(settings: RankingSettings, semantic: NearestInput
   return withDirection(knnClause(settings.semantic, semantic, settings.semantic.weight), directions, settings.direction);
 }
 
-/** Neighbours found first: each a constant for its id, so it scores its share whatever its words. */
+/** `normalised` and `rrf`: each neighbour a constant for its id, so it scores its share whatever its words. */
 export function fusedClauses(neighbours: FusedNeighbour[]): Json[] {
   return neighbours.map(({ id, boost }) => ({ constant_score: { filter: { ids: { values: [id] } }, boost } }));
 }
 
 /**
- * The kNN search of its own (`normalised`, `rrf`, and `weighted` with the neighbour cache on): the
- * k nearest with the read's filters, demoted
+ * The kNN search of its own (`normalised`, `rrf`): the k nearest with the read's filters, demoted
  * for the opposite direction as in the clause, the demotion named so the service can tell it
  * from distance. Ids (doc values) and scores only.
  */
@@ -152,11 +149,9 @@ function postFiltered(query: Json, postFilter: Json[]): Json {
 const rounded = (x: number) => Number(x.toPrecision(6));
 
 /**
- * The neighbours' shares, `weight` for the best. Ranked and normalised by meaning (a demoted
- * listing's score divided back by `direction.opposite`), then a listing stating the opposite
- * direction keeps `opposite` of its share, as with the clause:
- * - `weighted`: `weight x (1 + cosine) / 2`, what the kNN clause scores it (found first while the
- *   neighbour cache is on: search/neighbourCache.ts);
+ * The neighbours' shares on this query's scale, `weight` for the best. Ranked and normalised by
+ * meaning (a demoted listing's score divided back by `direction.opposite`), then a listing stating
+ * the opposite direction keeps `opposite` of its share, as with the clause:
  * - `normalised`: `(score - floor) / (best - floor)`, floor the score at `minSimilarity`: the
  *   constant part of `(1 + cosine) / 2` is gone, and the nearest listing of a query gets `weight`
  *   however near it is in absolute terms;
@@ -171,7 +166,6 @@ export function fuseNeighbours(found: Neighbour[], settings: RankingSettings): F
   const best = byMeaning[0]?.score ?? 0;
   const floor = (1 + minSimilarity) / 2;
   const share = (score: number, rank: number) => {
-    if (fusion === 'weighted') return score;
     if (fusion === 'rrf') return (rankConstant + 1) / (rankConstant + rank);
     return best > floor ? Math.min(1, Math.max(0, (score - floor) / (best - floor))) : 1;
   };

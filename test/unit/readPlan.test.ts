@@ -82,17 +82,6 @@ describe('unit: a read planned once', () => {
     assert.ok(relevance.includes('"ids":{"values":["lst_a"]}'));
   });
 
-  it('fusion weighted with the neighbour cache on: found first too, no kNN clause in the page', () => {
-    const clause = plan({}, { settings: semanticOn('weighted') });
-    assert.equal(clause.text!.parts[0]!.semantic!.search, undefined);
-    assert.ok(JSON.stringify(clause.text!.relevance).includes('"knn"'));
-    const first = plan({}, { settings: semanticOn('weighted'), nearestFirst: true });
-    assert.equal(first.text!.relevance, undefined, 'waits for the neighbours');
-    assert.ok(JSON.stringify(first.text!.parts[0]!.semantic!.search).includes('"knn"'));
-    const relevance = JSON.stringify(relevanceWith(first.text!.parts, first.settings, [[{ id: 'lst_a', boost: 33 }]]));
-    assert.ok(relevance.includes('"ids":{"values":["lst_a"]}') && !relevance.includes('"knn"'));
-  });
-
   it('a query of several parts: each part\'s clauses in one relevance query', () => {
     const planned = plan({}, { parts: [{ q: 'weather', vector }, { q: 'translate text' }] });
     assert.equal(planned.text!.parts.length, 2);

@@ -42,14 +42,6 @@ describe('unit: fusion of the semantic neighbours with the words (semantic.fusio
     }
   });
 
-  it('weighted, its neighbours found first: each scores weight x (1 + cosine) / 2, what the kNN clause scores it, the opposite direction demoted alike', () => {
-    const fused = fuseNeighbours([near('b', 0.5), near('a', 0.8), near('reversed', 0.9, true)], as('weighted'));
-    const boost = Object.fromEntries(fused.map((n) => [n.id, n.boost]));
-    assert.equal(boost.a, Number((40 * scoreOf(0.8)).toPrecision(6)));
-    assert.equal(boost.b, Number((40 * scoreOf(0.5)).toPrecision(6)));
-    assert.equal(boost.reversed, Number((40 * scoreOf(0.9) * shipped.direction.opposite).toPrecision(6)));
-  });
-
   it('no neighbour: nothing to add; one neighbour: the weight', () => {
     assert.deepEqual(fuseNeighbours([], as('normalised')), []);
     assert.deepEqual(fuseNeighbours([near('only', 0.4)], as('normalised')), [{ id: 'only', boost: 40 }]);
