@@ -75,6 +75,10 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, preFilterMaxShare: max } }),
   })),
   {
+    label: 'kNN: every filter inside it (preFilterMaxShare 1)',
+    settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, preFilterMaxShare: 1 } }),
+  },
+  {
     label: 'kNN: preFilterMaxShare 0.3 and k / candidates 10',
     settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, preFilterMaxShare: 0.3, k: 10, numCandidates: 10 } }),
   },
