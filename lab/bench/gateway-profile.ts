@@ -6,7 +6,7 @@
  * (lab/lib/profileParts.ts) and given in microseconds per request, beside the process's CPU per
  * request from /proc over the same seconds (the two should agree within the profiler's own cost).
  *
- *   npm run bench -- gateway-profile --alias ALIAS [--workloads search,resources,explain] [--duration 10]
+ *   npm run bench -- gateway-profile --alias ALIAS [--workloads search,resources,explain,distinct] [--duration 10]
  *                                    [--connections 16] [--warm-up 5] [--top 25] [--keep-profiles DIR]
  *                                    [--service-root DIR] [--interval US]
  *
@@ -22,14 +22,16 @@ import { createElasticsearchClient, createRedisClient, dropRedisPrefix, elastics
 import { startServiceProcess } from '../lib/benchService.js';
 import { elasticsearchCpuMs, measure, processCpuMs, type Target } from '../lib/httpLoad.js';
 import { profileParts, type CpuProfile } from '../lib/profileParts.js';
-import { resourcesMix, searchMix } from '../lib/searchQueryMix.js';
+import { distinctSearchQueries, resourcesMix, searchMix } from '../lib/searchQueryMix.js';
 
-const USAGE = 'usage: bench-gateway-profile --alias ALIAS [--workloads search,resources,explain] [--duration S] [--connections N] [--warm-up S] [--top N] [--keep-profiles DIR] [--service-root DIR] [--interval US]';
+const USAGE = 'usage: bench-gateway-profile --alias ALIAS [--workloads search,resources,explain,distinct] [--duration S] [--connections N] [--warm-up S] [--top N] [--keep-profiles DIR] [--service-root DIR] [--interval US]';
 
 const WORKLOADS: Record<string, string[]> = {
   search: searchMix().map((q) => `/discovery/search?${q}`),
   explain: searchMix('&explain=1').map((q) => `/discovery/search?${q}`),
   resources: resourcesMix().map((q) => `/discovery/resources?${q}`),
+  // Texts that never repeat within a run: each embedded, typo-checked and its lexical part built afresh.
+  distinct: distinctSearchQueries(20_000).map((q) => `/discovery/search?${q}`),
 };
 
 async function main(): Promise<void> {
