@@ -22,18 +22,9 @@ import { directSearchRequest, elasticsearchCpuMs, measure, median, type CpuProbe
 import { settleIndex } from '../lib/indexSettle.js';
 import { REFERENCE_PARAMS, referenceSearchBody } from '../lib/referenceQuery.js';
 import { searchMix } from '../lib/searchQueryMix.js';
+import { findKnn } from '../lib/searchVariants.js';
 
 type Json = Record<string, unknown>;
-
-function findKnn(value: unknown): Json | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  if (!Array.isArray(value) && 'knn' in value) return { knn: (value as Json).knn };
-  for (const child of Object.values(value)) {
-    const found = findKnn(child);
-    if (found) return found;
-  }
-  return undefined;
-}
 
 async function copyWith(elasticsearch: ElasticsearchClient, alias: string, copy: string, option: string): Promise<void> {
   if (await elasticsearch.indices.exists({ index: copy })) return;

@@ -17,6 +17,7 @@ import { loadConfig, createLogger, buildCatalogSearch, parseReadRequest } from '
 import { createElasticsearchClient, createRedisClient, storesFor } from '../../src/door.js';
 import { fail, parseCommandLine, runMain } from '../../src/door.js';
 import { searchMix } from '../lib/searchQueryMix.js';
+import { findKnn } from '../lib/searchVariants.js';
 
 type Json = Record<string, unknown>;
 
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
       const semantic = plan.text?.parts[0]?.semantic;
       if (!semantic || semantic.fusion === 'weighted' || semantic.nearest.postFilter.length === 0) continue;
       const knn = ((semantic.search.query as { bool: { must: Json[] } }).bool.must)[0]!;
-      const k = Math.ceil(shipped.semantic.k * semantic.nearest.widen);
+      const k = (findKnn(knn)?.knn as { k: number } | undefined)?.k;
       const passing = await matches({ bool: { must: [knn], filter: plan.filters.filter } });
       // The same search with the filters inside the kNN search: its k nearest eligible listings above the similarity floor.
       const inside = (await planned(1)).text?.parts[0]?.semantic;

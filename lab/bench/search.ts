@@ -35,8 +35,10 @@
  *            --tasks      also the task set's tuning texts through the gateway (issue 45: one search
  *                         per need, the whole query, the paid-outcome look-up), beside the reference
  *                         query of the same texts; --outcomes N writes N paid-outcome links first
- *            --distinct N also N search texts that never repeat within the run, through the gateway,
- *                         beside the reference query of the same texts: no cache of the gateway helps
+ *            --distinct N also N search texts through the gateway, beside the reference query of
+ *                         the same texts; its warm-up and rounds go on through them, so with N above
+ *                         the row's requests in the run (rps x seconds) no text repeats and no cache
+ *                         of the gateway helps
  *
  * Measurements start only once the index has no merge running (lab/lib/indexSettle.ts): a
  * freshly loaded index measures its merges too. CPU per request is Elasticsearch's whole-node CPU
@@ -190,7 +192,7 @@ async function main(): Promise<void> {
     // look-up of paid outcomes: measured against the reference query of the same texts.
     const gatewayMixes = [
       ...(options.tasks ? [{ label: 'search rank, task queries', queries: loadTaskSet('tuning').queries.map((query) => `q=${encodeURIComponent(query.q)}`) }] : []),
-      // No text repeats within a run: no read-cache, query-embedding or typo-verdict cache hit.
+      // Texts that do not repeat (the rounds go on through them): no query-embedding or typo-verdict cache hit.
       ...(options.distinct > 0 ? [{ label: `search rank, ${options.distinct} distinct queries`, queries: distinctSearchQueries(options.distinct) }] : []),
     ];
     const rates: LiveRates | undefined = options.live ? { ...defaultRates(count), ...(options.signalRate !== undefined ? { signals: options.signalRate } : {}), ...(options.updateRate !== undefined ? { updates: options.updateRate } : {}) } : undefined;

@@ -26,6 +26,17 @@ function editAll(body: Json, key: string, edit: (value: Json) => Json | undefine
   return visit(body) as Json;
 }
 
+/** The first `knn` query in a search body (inside whatever wraps it: function_score, boosting, bool), alone. */
+export function findKnn(value: unknown): Json | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  if (!Array.isArray(value) && 'knn' in value) return { knn: (value as Json).knn };
+  for (const child of Object.values(value)) {
+    const found = findKnn(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** The body with the weighted kNN clause (a function_score around a knn, search/semanticFusion.ts) rebuilt by `rebuild`. */
 function rewrapKnn(body: Json, rebuild: (knn: Json, weight: number) => Json): Json {
   return editAll(body, 'function_score', (node) => {
