@@ -20,6 +20,22 @@ async function mergeState(elasticsearch: ElasticsearchClient, index: string): Pr
 }
 
 /**
+ * A force merge as a task, polled: a merge waited for in one request outlasts the client's timeout
+ * (the service's 10 s, which a request's own timeout cannot raise) on an index of vectors of any size.
+ */
+async function forceMerge(elasticsearch: ElasticsearchClient, index: string, maxSegments: number, deadline: number): Promise<void> {
+  const { task } = (await elasticsearch.indices.forcemerge({ index, max_num_segments: maxSegments, wait_for_completion: false })) as { task?: string };
+  if (!task) return;
+  for (;;) {
+    const state = await elasticsearch.tasks.get({ task_id: task });
+    if (state.error) throw new Error(`force merge of ${index} failed: ${JSON.stringify(state.error)}`);
+    if (state.completed) return;
+    if (Date.now() > deadline) throw new Error(`force merge of ${index} to ${maxSegments} segments still running (task ${task})`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/**
  * Refreshes, optionally force-merges to `maxSegments`, then waits until no merge has run for three
  * checks a second apart (a refresh can start one), at most `timeoutMs`.
  */
@@ -27,10 +43,10 @@ export async function settleIndex(elasticsearch: ElasticsearchClient, index: str
   const started = Date.now();
   await elasticsearch.indices.refresh({ index });
   if (options.maxSegments !== undefined) {
-    await elasticsearch.indices.forcemerge({ index, max_num_segments: options.maxSegments, wait_for_completion: true }, { requestTimeout: 1_800_000 });
+    await forceMerge(elasticsearch, index, options.maxSegments, started + (options.timeoutMs ?? 1_800_000));
     await elasticsearch.indices.refresh({ index });
   }
-  const deadline = started + (options.timeoutMs ?? 600_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 600_000);
   let quiet = 0;
   let state = await mergeState(elasticsearch, index);
   while (quiet < 3) {

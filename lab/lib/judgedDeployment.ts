@@ -17,6 +17,9 @@ import { startServiceInProcess, type InProcessService } from './benchService.js'
 import { describeSettled, settleIndex } from './indexSettle.js';
 import { entriesAsOf, type HistoryOutcome, type JudgedQuery, type JudgedSet } from './judgedSet.js';
 import { openOutcomeImport, type OutcomeImportResult } from '../../src/door.js';
+import { createElasticsearchClient, loadConfig } from '../../src/door.js';
+import { loadGeneratedListings } from './benchCatalog.js';
+import { addApproximateEmbeddings } from './benchVectors.js';
 import type { QueryOutcome } from './relevanceMetrics.js';
 
 export interface Ranked {
@@ -74,22 +77,40 @@ async function waitUntilSearchable(service: InProcessService): Promise<void> {
   await service.elasticsearch.indices.refresh({ index: service.config.listingsAlias });
 }
 
+/** The generated listings through the write path without the model, then their approximate vectors (as bench search --approximate-embeddings). */
+async function loadDistractors(names: Record<string, string>, count: number, progress: (what: string) => void): Promise<void> {
+  await loadGeneratedListings({ ...names, EMBEDDING_MODEL_DIR: '/nonexistent' }, count);
+  const config = loadConfig({ ...process.env, ...names });
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
+  try {
+    const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config, createLogger('warn')), () => undefined);
+    progress(`${count} generated listings loaded as distractors (${texts} distinct texts embedded, approximate vectors)`);
+  } finally {
+    await elasticsearch.close();
+  }
+}
+
 function resourceOf(entry: ParsedEntry | undefined): string {
   return (entry && 'value' in entry ? (entry.value as { resource: string }).resource : undefined) ?? '?';
 }
 
-export async function openJudgedDeployment(set: JudgedSet, progress: (what: string) => void): Promise<JudgedDeployment> {
+/**
+ * `distractors`: that many listings of the search benchmark's generated catalog
+ * (lab/lib/listingGenerator.ts, with approximate embeddings: lab/lib/benchVectors.ts) are loaded
+ * into the scratch index before the set, so its queries are ranked among a catalog of a size where
+ * the kNN search's k neighbours are a small part of it. They are judged 0 for every query.
+ */
+export async function openJudgedDeployment(set: JudgedSet, progress: (what: string) => void, options: { distractors?: number } = {}): Promise<JudgedDeployment> {
   const stamp = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
   // Always names of its own, whatever the environment says: the run rewrites the index's ranking
   // tunables and deletes the index and Redis keys at the end.
-  const service = await startServiceInProcess({
-    ...process.env,
+  const names = {
     LISTINGS_ALIAS: `bench-relevance-${stamp}`,
     LISTINGS_INDEX: `bench-relevance-${stamp}-v1`,
     REDIS_PREFIX: `bench-relevance:${stamp}:`,
-    LOG_LEVEL: 'warn',
-    CURSOR_SECRET: `bench-relevance-secret-${stamp}`,
-  });
+  };
+  if (options.distractors) await loadDistractors(names, options.distractors, progress);
+  const service = await startServiceInProcess({ ...process.env, ...names, LOG_LEVEL: 'warn', CURSOR_SECRET: `bench-relevance-secret-${stamp}` });
   try {
     const imported = await importListings(service.container.catalog.writer, entriesAsOf(set, new Date()), { source: 'import' });
     if (imported.rejected.length > 0) {

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseListingFile, type ParsedEntry } from '../../src/door.js';
+import { RELEVANT_GRADE } from './relevanceMetrics.js';
 
 export const JUDGED_SET_DIR = fileURLToPath(new URL('../eval/relevance/', import.meta.url));
 /**
@@ -127,4 +128,25 @@ export function taskHistoryAsOf(set: JudgedSet, now: Date): HistoryOutcome[] {
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as HistoryOutcome)
     .map((o) => ({ ...o, at: new Date(new Date(o.at).getTime() + shift).toISOString() }));
+}
+
+export type ListingType = 'http' | 'mcp';
+const typeOf = (resource: string): ListingType => (resource.startsWith('mcp://') ? 'mcp' : 'http');
+
+/**
+ * The set's queries filtered by type: its own typed ones as judged, and each untyped one once per
+ * type that has a relevant listing for it, its judgments restricted to that type.
+ */
+export function typeFilteredQueries(set: JudgedSet): JudgedQuery[] {
+  const out: JudgedQuery[] = [];
+  for (const query of set.queries) {
+    if (query.needs) continue;
+    const types: ListingType[] = query.type ? [query.type] : ['mcp', 'http'];
+    for (const type of types) {
+      const judgments = Object.fromEntries(Object.entries(query.judgments).filter(([resource]) => typeOf(resource) === type));
+      if (!Object.values(judgments).some((grade) => grade >= RELEVANT_GRADE)) continue;
+      out.push({ ...query, id: query.type ? query.id : `${query.id}~${type}`, type, judgments });
+    }
+  }
+  return out;
 }
