@@ -11,9 +11,10 @@
  * typed queries are sent as judged. Every `--shares` value is measured on the same index, then each
  * `--variant` (tunables as KEY=VALUE,KEY=VALUE: e.g. every filter inside with k widened as the
  * post-filter plan widens it, `semantic.preFilterMaxShare=1,semantic.k=58,semantic.numCandidates=58`),
- * every tunable a variant names set back to its shipped value after it.
+ * every tunable a variant names set back to its shipped value after it. `--unfiltered` also sends
+ * each query as written (no type, judged on every listing): the rows of type "any".
  *
- *   npx tsx lab/bench/filtered-relevance.ts [--set tuning,tuning2,heldout,heldout2] [--distractors 20000] [--shares 0.3,1] [--variant K=V,K=V ...]
+ *   npx tsx lab/bench/filtered-relevance.ts [--set tuning,tuning2,heldout,heldout2] [--distractors 20000] [--shares 0.3,1] [--variant K=V,K=V ...] [--unfiltered]
  *
  * Reports per set and column: filtered queries, nDCG@10, MRR@10, and recall@10 of the relevant
  * (grade >= 2) listings, for type=mcp and type=http apart. The held-out sets are measured, never
@@ -24,7 +25,7 @@ import { openJudgedDeployment } from '../lib/judgedDeployment.js';
 import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, typeFilteredQueries, type ListingType } from '../lib/judgedSet.js';
 import { RELEVANT_GRADE, summarize, type QueryOutcome } from '../lib/relevanceMetrics.js';
 
-const USAGE = 'usage: bench-filtered-relevance [--set tuning,tuning2,heldout,heldout2] [--distractors N] [--shares S,...] [--variant KEY=VALUE,KEY=VALUE ...]';
+const USAGE = 'usage: bench-filtered-relevance [--set tuning,tuning2,heldout,heldout2] [--distractors N] [--shares S,...] [--variant KEY=VALUE,KEY=VALUE ...] [--unfiltered]';
 
 const SETS: Record<string, { name: string; dir: string }> = {
   tuning: { name: 'eval/relevance (tuning)', dir: JUDGED_SET_DIR },
@@ -36,7 +37,7 @@ const SETS: Record<string, { name: string; dir: string }> = {
 interface Row {
   set: string;
   column: string;
-  type: ListingType;
+  type: ListingType | 'any';
   queries: number;
   ndcg10: number;
   mrr10: number;
@@ -65,10 +66,11 @@ function tunableValue(settings: unknown, key: string): string {
   return String(value);
 }
 
-async function runSet(key: string, distractors: number, shares: string[], variants: Variant[]): Promise<Row[]> {
+async function runSet(key: string, distractors: number, shares: string[], variants: Variant[], unfiltered: boolean): Promise<Row[]> {
   const { name, dir } = SETS[key]!;
   const judged = loadJudgedSet(dir);
-  const set = { ...judged, queries: typeFilteredQueries(judged) };
+  const asWritten = unfiltered ? judged.queries.filter((q) => !q.type && !q.needs) : [];
+  const set = { ...judged, queries: [...typeFilteredQueries(judged), ...asWritten] };
   const started = Date.now();
   const progress = (what: string) => process.stderr.write(`${name}, ${((Date.now() - started) / 1000).toFixed(1)} s: ${what}\n`);
   const deployment = await openJudgedDeployment(set, progress, { distractors });
@@ -78,8 +80,8 @@ async function runSet(key: string, distractors: number, shares: string[], varian
     const measure = async (column: string) => {
       const ranked = await deployment.rankAll();
       progress(`${ranked.length} filtered queries ranked with ${column}`);
-      for (const type of ['mcp', 'http'] as const) {
-        const outcomes = ranked.filter((r) => r.query.type === type).map((r) => r.outcome);
+      for (const type of ['mcp', 'http', ...(unfiltered ? ['any' as const] : [])] as const) {
+        const outcomes = ranked.filter((r) => (r.query.type ?? 'any') === type).map((r) => r.outcome);
         const summary = summarize(outcomes);
         const recall = outcomes.reduce((sum, o) => sum + recallAt10(o), 0) / Math.max(1, outcomes.length);
         rows.push({ set: name, column, type, queries: summary.queries, ndcg10: summary.ndcg10, mrr10: summary.mrr10, recall10: recall });
@@ -104,7 +106,7 @@ async function runSet(key: string, distractors: number, shares: string[], varian
 
 async function main(): Promise<void> {
   const { values } = parseCommandLine(
-    { options: { set: { type: 'string', default: 'tuning,tuning2,heldout,heldout2' }, distractors: { type: 'string', default: '20000' }, shares: { type: 'string', default: '0.3,1' }, variant: { type: 'string', multiple: true } } },
+    { options: { set: { type: 'string', default: 'tuning,tuning2,heldout,heldout2' }, distractors: { type: 'string', default: '20000' }, shares: { type: 'string', default: '0.3,1' }, variant: { type: 'string', multiple: true }, unfiltered: { type: 'boolean', default: false } } },
     USAGE,
   );
   const keys = values.set.split(',').map((s) => s.trim());
@@ -114,9 +116,9 @@ async function main(): Promise<void> {
   if (shares.some((s) => !(Number(s) >= 0.05 && Number(s) <= 1))) fail(`--shares takes values of semantic.preFilterMaxShare (0.05..1)\n${USAGE}`);
   const rows: Row[] = [];
   const variants = (values.variant ?? []).map(parseVariant);
-  for (const key of keys) rows.push(...(await runSet(key, distractors, shares, variants)));
+  for (const key of keys) rows.push(...(await runSet(key, distractors, shares, variants, values.unfiltered)));
   const f = (n: number) => n.toFixed(3);
-  process.stdout.write(`\nfiltered ranked searches among ${distractors} generated listings (judged 0), (the shipped tunables but those named)\n\n`);
+  process.stdout.write(`\nfiltered ranked searches among ${distractors} generated listings (judged 0); each column the shipped tunables but those it names\n\n`);
   process.stdout.write('| set | tunables | type | queries | nDCG@10 | MRR@10 | recall@10 of the relevant |\n|---|---|---|---:|---:|---:|---:|\n');
   for (const r of rows) process.stdout.write(`| ${r.set} | ${r.column} | ${r.type} | ${r.queries} | ${f(r.ndcg10)} | ${f(r.mrr10)} | ${f(r.recall10)} |\n`);
 }

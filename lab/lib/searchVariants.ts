@@ -90,6 +90,11 @@ export const SEARCH_VARIANTS: SearchVariant[] = [
     settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, preFilterMaxShare: 1 } }),
   },
   {
+    // A larger k measured better among 20,000 distractors (bench filtered-relevance, 2026-12-07 journal).
+    label: 'kNN: k / candidates 40',
+    settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, k: 40, numCandidates: 40 } }),
+  },
+  {
     label: 'kNN: preFilterMaxShare 0.3 and k / candidates 10',
     settings: (s: RankingSettings) => ({ ...s, semantic: { ...s.semantic, preFilterMaxShare: 0.3, k: 10, numCandidates: 10 } }),
   },
