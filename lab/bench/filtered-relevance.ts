@@ -22,17 +22,13 @@
  */
 import { fail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { openJudgedDeployment } from '../lib/judgedDeployment.js';
-import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, SEALED_HELDOUT_SET_DIR, TUNING2_SET_DIR, typeFilteredQueries, type ListingType } from '../lib/judgedSet.js';
+import { JUDGED_SETS, typeFilteredQueries, type ListingType } from '../lib/judgedSet.js';
 import { RELEVANT_GRADE, summarize, type QueryOutcome } from '../lib/relevanceMetrics.js';
 
 const USAGE = 'usage: bench-filtered-relevance [--set tuning,tuning2,heldout,heldout2] [--distractors N] [--shares S,...] [--variant KEY=VALUE,KEY=VALUE ...] [--unfiltered]';
 
-const SETS: Record<string, { name: string; dir: string }> = {
-  tuning: { name: 'eval/relevance (tuning)', dir: JUDGED_SET_DIR },
-  tuning2: { name: 'eval/tuning2 (tuning)', dir: TUNING2_SET_DIR },
-  heldout: { name: 'eval/heldout (held out)', dir: HELDOUT_SET_DIR },
-  heldout2: { name: 'eval/heldout2 (held out, sealed)', dir: SEALED_HELDOUT_SET_DIR },
-};
+/** The judged sets of bench relevance without the task sets (their queries are needs, not typed searches). */
+const SETS = JUDGED_SETS.filter((s) => !s.tasks);
 
 interface Row {
   set: string;
@@ -46,7 +42,7 @@ interface Row {
 
 function recallAt10(outcome: QueryOutcome): number {
   const relevant = outcome.judgedGrades.filter((grade) => grade >= RELEVANT_GRADE).length;
-  return outcome.rankedGrades.slice(0, 10).filter((grade) => grade >= RELEVANT_GRADE).length / relevant;
+  return relevant === 0 ? 0 : outcome.rankedGrades.slice(0, 10).filter((grade) => grade >= RELEVANT_GRADE).length / relevant;
 }
 
 type Variant = Array<[string, string]>;
@@ -67,8 +63,8 @@ function tunableValue(settings: unknown, key: string): string {
 }
 
 async function runSet(key: string, distractors: number, shares: string[], variants: Variant[], unfiltered: boolean): Promise<Row[]> {
-  const { name, dir } = SETS[key]!;
-  const judged = loadJudgedSet(dir);
+  const { name, load } = SETS.find((s) => s.key === key)!;
+  const judged = load();
   const asWritten = unfiltered ? judged.queries.filter((q) => !q.type && !q.needs) : [];
   const set = { ...judged, queries: [...typeFilteredQueries(judged), ...asWritten] };
   const started = Date.now();
@@ -79,7 +75,7 @@ async function runSet(key: string, distractors: number, shares: string[], varian
     const shipped = await deployment.service.container.search.ranking.current();
     const measure = async (column: string) => {
       const ranked = await deployment.rankAll();
-      progress(`${ranked.length} filtered queries ranked with ${column}`);
+      progress(`${ranked.length} queries ranked with ${column}`);
       for (const type of ['mcp', 'http', ...(unfiltered ? ['any' as const] : [])] as const) {
         const outcomes = ranked.filter((r) => (r.query.type ?? 'any') === type).map((r) => r.outcome);
         const summary = summarize(outcomes);
@@ -110,7 +106,7 @@ async function main(): Promise<void> {
     USAGE,
   );
   const keys = values.set.split(',').map((s) => s.trim());
-  if (keys.some((k) => !(k in SETS))) fail(`--set takes ${Object.keys(SETS).join(', ')} (comma-separated)\n${USAGE}`);
+  if (keys.some((k) => !SETS.some((s) => s.key === k))) fail(`--set takes ${SETS.map((s) => s.key).join(', ')} (comma-separated)\n${USAGE}`);
   const distractors = numberOption('--distractors', values.distractors, { min: 0, max: 1_000_000 });
   const shares = values.shares.split(',').map((s) => s.trim());
   if (shares.some((s) => !(Number(s) >= 0.05 && Number(s) <= 1))) fail(`--shares takes values of semantic.preFilterMaxShare (0.05..1)\n${USAGE}`);

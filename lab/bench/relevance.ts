@@ -29,7 +29,7 @@
  */
 import { fail, parseCommandLine, runMain } from '../../src/door.js';
 import { openJudgedDeployment, type JudgedDeployment, type Ranked } from '../lib/judgedDeployment.js';
-import { HELDOUT_SET_DIR, JUDGED_SET_DIR, loadJudgedSet, loadTaskSet, SEALED_HELDOUT_SET_DIR, taskHistoryAsOf, TUNING2_SET_DIR, type JudgedSet } from '../lib/judgedSet.js';
+import { JUDGED_SETS as SETS, taskHistoryAsOf, type JudgedSet } from '../lib/judgedSet.js';
 import { printCategories, printFirstResultFailures, printSideBySide, printSummary, printTaskTable, printVariants, printVerbose, type Column, type SetRun } from '../lib/relevanceReport.js';
 
 const USAGE =
@@ -60,16 +60,6 @@ async function neutralizeBoosts(deployment: JudgedDeployment, set: JudgedSet): P
   }
 }
 
-/** The judged sets: tuned on (eval/relevance, eval/tuning2) and held out (eval/heldout, eval/heldout2: never tuned on). */
-const SETS = [
-  { name: 'tuning set (eval/relevance)', load: () => loadJudgedSet(JUDGED_SET_DIR), key: 'tuning', sealed: false, tuning: true, tasks: false },
-  { name: 'second tuning set (eval/tuning2)', load: () => loadJudgedSet(TUNING2_SET_DIR), key: 'tuning2', sealed: false, tuning: true, tasks: false },
-  { name: 'held-out set (eval/heldout, never tuned on)', load: () => loadJudgedSet(HELDOUT_SET_DIR), key: 'heldout', sealed: false, tuning: false, tasks: false },
-  { name: 'second held-out set (eval/heldout2, sealed)', load: () => loadJudgedSet(SEALED_HELDOUT_SET_DIR), key: 'heldout2', sealed: true, tuning: false, tasks: false },
-  // The task set (issue 45): its tuning half, and its held-out half sealed like eval/heldout2.
-  { name: 'task set, tuning half (eval/tasks/tuning.json)', load: () => loadTaskSet('tuning'), key: 'tasks', sealed: false, tuning: true, tasks: true },
-  { name: 'task set, held-out half (eval/tasks/heldout.json, sealed)', load: () => loadTaskSet('heldout'), key: 'tasks-heldout', sealed: true, tuning: false, tasks: true },
-] as const;
 const SET_GROUPS: Record<string, string[]> = {
   tuned: ['tuning', 'tuning2'],
   both: ['tuning', 'tuning2', 'heldout'],

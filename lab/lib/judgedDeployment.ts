@@ -17,7 +17,7 @@ import { startServiceInProcess, type InProcessService } from './benchService.js'
 import { describeSettled, settleIndex } from './indexSettle.js';
 import { entriesAsOf, type HistoryOutcome, type JudgedQuery, type JudgedSet } from './judgedSet.js';
 import { openOutcomeImport, type OutcomeImportResult } from '../../src/door.js';
-import { createElasticsearchClient, loadConfig } from '../../src/door.js';
+import { createElasticsearchClient, dropDeploymentIndices, loadConfig } from '../../src/door.js';
 import { loadGeneratedListings } from './benchCatalog.js';
 import { addApproximateEmbeddings } from './benchVectors.js';
 import type { QueryOutcome } from './relevanceMetrics.js';
@@ -79,12 +79,16 @@ async function waitUntilSearchable(service: InProcessService): Promise<void> {
 
 /** The generated listings through the write path without the model, then their approximate vectors (as bench search --approximate-embeddings). */
 async function loadDistractors(names: Record<string, string>, count: number, progress: (what: string) => void): Promise<void> {
-  await loadGeneratedListings({ ...names, EMBEDDING_MODEL_DIR: '/nonexistent' }, count);
   const config = loadConfig({ ...process.env, ...names });
   const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
   try {
+    await loadGeneratedListings({ ...names, EMBEDDING_MODEL_DIR: '/nonexistent' }, count);
     const texts = await addApproximateEmbeddings(elasticsearch, config.listingsAlias, sharedEmbedder(config, createLogger('warn')), () => undefined);
     progress(`${count} generated listings loaded as distractors (${texts} distinct texts embedded, approximate vectors)`);
+  } catch (err) {
+    // No service owns the scratch index yet, so nothing else would delete it.
+    await dropDeploymentIndices(elasticsearch, config.listingsIndex, config.listingsAlias);
+    throw err;
   } finally {
     await elasticsearch.close();
   }

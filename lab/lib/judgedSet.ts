@@ -130,7 +130,18 @@ export function taskHistoryAsOf(set: JudgedSet, now: Date): HistoryOutcome[] {
     .map((o) => ({ ...o, at: new Date(new Date(o.at).getTime() + shift).toISOString() }));
 }
 
-export type ListingType = 'http' | 'mcp';
+/** The judged sets: tuned on (eval/relevance, eval/tuning2) and held out (eval/heldout, eval/heldout2: never tuned on). */
+export const JUDGED_SETS = [
+  { name: 'tuning set (eval/relevance)', load: () => loadJudgedSet(JUDGED_SET_DIR), key: 'tuning', sealed: false, tuning: true, tasks: false },
+  { name: 'second tuning set (eval/tuning2)', load: () => loadJudgedSet(TUNING2_SET_DIR), key: 'tuning2', sealed: false, tuning: true, tasks: false },
+  { name: 'held-out set (eval/heldout, never tuned on)', load: () => loadJudgedSet(HELDOUT_SET_DIR), key: 'heldout', sealed: false, tuning: false, tasks: false },
+  { name: 'second held-out set (eval/heldout2, sealed)', load: () => loadJudgedSet(SEALED_HELDOUT_SET_DIR), key: 'heldout2', sealed: true, tuning: false, tasks: false },
+  // The task set (issue 45): its tuning half, and its held-out half sealed like eval/heldout2.
+  { name: 'task set, tuning half (eval/tasks/tuning.json)', load: () => loadTaskSet('tuning'), key: 'tasks', sealed: false, tuning: true, tasks: true },
+  { name: 'task set, held-out half (eval/tasks/heldout.json, sealed)', load: () => loadTaskSet('heldout'), key: 'tasks-heldout', sealed: true, tuning: false, tasks: true },
+] as const;
+
+export type ListingType = NonNullable<JudgedQuery['type']>;
 const typeOf = (resource: string): ListingType => (resource.startsWith('mcp://') ? 'mcp' : 'http');
 
 /**
