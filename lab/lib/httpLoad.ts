@@ -22,6 +22,8 @@ export interface Measured {
   /** CPU time per completed request: Elasticsearch's, and the gateway process's (gateway runs). */
   esCpuMs: number;
   gatewayCpuMs?: number;
+  /** The part of gatewayCpuMs spent in the kernel (stime): on loopback, sockets' TCP paths of both ends. */
+  gatewaySystemCpuMs?: number;
 }
 
 /** Load-independent cost: CPU the processes spent, from ES node stats and /proc for the gateway. */
@@ -29,6 +31,8 @@ export interface CpuProbe {
   esUrl: string;
   es(): Promise<number>;
   gateway(): number | undefined;
+  /** The gateway's kernel (system) CPU ms so far, when it is asked for. */
+  gatewaySystem?(): number | undefined;
 }
 
 /** A search sent straight to Elasticsearch: the body POSTed to `/INDEX/_search` with its URL parameters. */
@@ -38,11 +42,17 @@ export function directSearchRequest(index: string, params: Record<string, unknow
 }
 
 export function processCpuMs(pid: number | undefined): number | undefined {
+  const split = processCpuSplitMs(pid);
+  return split && split.user + split.system;
+}
+
+/** A process's user and system (kernel) CPU ms so far, from /proc. */
+export function processCpuSplitMs(pid: number | undefined): { user: number; system: number } | undefined {
   if (pid === undefined) return undefined;
   try {
     // utime and stime (fields 14, 15) in clock ticks of 10 ms; the name field may hold spaces.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
   } catch {
     return undefined;
   }
@@ -57,7 +67,7 @@ const positions = new WeakMap<Target, number>();
 
 export async function measure(target: Target, options: { connections: number; duration: number }, cpu: CpuProbe, durationS = options.duration): Promise<Measured> {
   let next = positions.get(target) ?? 0;
-  const [esBefore, gatewayBefore] = [await cpu.es(), cpu.gateway()];
+  const [esBefore, gatewayBefore, systemBefore] = [await cpu.es(), cpu.gateway(), cpu.gatewaySystem?.()];
   const result = await autocannon({
     url: target.url,
     connections: options.connections,
@@ -73,7 +83,7 @@ export async function measure(target: Target, options: { connections: number; du
     ],
   });
   positions.set(target, next);
-  const [esAfter, gatewayAfter] = [await cpu.es(), cpu.gateway()];
+  const [esAfter, gatewayAfter, systemAfter] = [await cpu.es(), cpu.gateway(), cpu.gatewaySystem?.()];
   const done = Math.max(result.requests.total, 1);
   const measured: Measured = {
     name: target.name,
@@ -84,6 +94,7 @@ export async function measure(target: Target, options: { connections: number; du
     esCpuMs: (esAfter - esBefore) / done,
   };
   if (target.url !== cpu.esUrl && gatewayBefore !== undefined && gatewayAfter !== undefined) measured.gatewayCpuMs = (gatewayAfter - gatewayBefore) / done;
+  if (systemBefore !== undefined && systemAfter !== undefined) measured.gatewaySystemCpuMs = (systemAfter - systemBefore) / done;
   return measured;
 }
 

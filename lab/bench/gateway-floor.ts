@@ -1,0 +1,136 @@
+/**
+ * What any Node gateway pays to relay these reads (issue 46 item 3): the service beside two bare
+ * relays (lab/lib/relayServer.ts) that send Elasticsearch the service's very request bodies for the
+ * bench:search mixes and answer with what comes back, `pass` (the bytes unchanged) and `reshape`
+ * (parsed, the hits' sources written as a page). Each in a process of its own, measured in
+ * alternating rounds (the order turns every round) on a kept catalog, read cache off: the process's
+ * CPU per request (/proc, with its kernel part), Elasticsearch's CPU behind it, requests per second
+ * and p50. The service's figure less `reshape`'s is what its own layers cost (Express, validation,
+ * planning, cursors, listings, metrics); `reshape` is the floor those layers stand on.
+ *
+ *   npm run bench -- gateway-floor --alias ALIAS [--workloads search,resources] [--rounds 4] [--duration 6] [--connections 16]
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildCatalogSearch, createElasticsearchClient, createLogger, createRedisClient, dropRedisPrefix, elasticsearchNodeUrls, fail, loadConfig, loadConfigOrFail, numberOption, parseCommandLine, runMain, storesFor } from '../../src/door.js';
+import { startServiceProcess } from '../lib/benchService.js';
+import { directSearchRequest, elasticsearchCpuMs, measure, processCpuMs, processCpuSplitMs, type Measured, type Target } from '../lib/httpLoad.js';
+import { prepareWorkloads } from '../lib/searchWorkloads.js';
+
+const USAGE = 'usage: bench-gateway-floor --alias ALIAS [--workloads search,resources] [--rounds N] [--duration S] [--connections N]';
+/** bench:search's workload labels (lab/lib/searchWorkloads.ts) by the names this tool takes. */
+const LABELS: Record<string, string> = { search: 'search rank', resources: 'resources', explain: 'search explain=1' };
+
+interface Contender {
+  name: string;
+  child: ChildProcess;
+  target: Target;
+}
+
+function startRelay(file: string, mode: 'pass' | 'reshape', esUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const entry = fileURLToPath(new URL('../lib/relayServer.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, file, mode, esUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('relay did not start within 30 s')), 30_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const port = /listening on (\d+)/.exec(chunk.toString())?.[1];
+      if (port) {
+        clearTimeout(timer);
+        resolve({ child, url: `http://127.0.0.1:${port}` });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`relay exited with ${code}`)));
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseCommandLine(
+    {
+      options: {
+        alias: { type: 'string' },
+        workloads: { type: 'string', default: 'search,resources' },
+        rounds: { type: 'string', default: '4' },
+        duration: { type: 'string', default: '6' },
+        connections: { type: 'string', default: '16' },
+      },
+    },
+    USAGE,
+  );
+  if (!values.alias) fail(USAGE);
+  const alias = values.alias;
+  const workloads = values.workloads.split(',').map((w) => w.trim());
+  for (const w of workloads) if (!LABELS[w]) fail(`unknown workload ${w}: ${Object.keys(LABELS).join(', ')}`);
+  const rounds = numberOption('rounds', values.rounds, { min: 1 });
+  const options = { connections: numberOption('connections', values.connections), duration: numberOption('duration', values.duration, { integer: false }) };
+  const config = loadConfigOrFail();
+  const elasticsearch = createElasticsearchClient(config.elasticsearchUrl);
+  const redis = createRedisClient(config.redisUrl);
+  const stamp = Date.now().toString(36);
+  const prefix = `bench-gateway-floor:${stamp}:`;
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-floor-'));
+  const children: ChildProcess[] = [];
+  try {
+    if (!(await elasticsearch.indices.existsAlias({ name: alias }))) fail(`no alias ${alias}: keep a catalog first (npm run bench -- search --alias ${alias} --keep)`);
+    const index = Object.keys(await elasticsearch.indices.getAlias({ name: alias }))[0]!;
+    const env = { LISTINGS_ALIAS: alias, LISTINGS_INDEX: index, REDIS_PREFIX: prefix, CURSOR_SECRET: `bench-gateway-floor-${stamp}`, READ_CACHE_MS: '0' };
+    // The bodies the service itself sends, built by its planner in this process.
+    const planning = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
+    const { search, ranking } = buildCatalogSearch(planning, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, planning));
+    await ranking.refresh();
+    const prepared = await prepareWorkloads(search);
+    const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
+    const service = await startServiceProcess(env);
+    children.push(service.child);
+    const contenders = new Map<string, Contender[]>();
+    for (const w of workloads) {
+      const workload = prepared.workloads.find((p) => p.label === LABELS[w])!;
+      const file = join(dir, `${w}.json`);
+      writeFileSync(file, JSON.stringify(workload.direct.map(({ params, body }) => directSearchRequest(alias, params, body))));
+      const list: Contender[] = [];
+      for (const mode of ['pass', 'reshape'] as const) {
+        const relay = await startRelay(file, mode, esUrl);
+        children.push(relay.child);
+        list.push({ name: `relay, ${mode}`, child: relay.child, target: { name: `${w} relay ${mode}`, url: relay.url, requests: workload.direct.map((_, i) => ({ method: 'GET' as const, path: `/${i}` })) } });
+      }
+      list.push({ name: 'the service', child: service.child, target: { name: `${w} service`, url: service.url, requests: workload.gatewayPaths!.map((path) => ({ method: 'GET' as const, path })) } });
+      contenders.set(w, list);
+    }
+    const probe = (c: Contender) => ({ esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(c.child.pid), gatewaySystem: () => processCpuSplitMs(c.child.pid)?.system });
+    for (const list of contenders.values()) for (const c of list) await measure(c.target, options, probe(c), 3); // JIT, embeddings of the mix
+    const runs = new Map<string, Measured[]>();
+    for (let round = 0; round < rounds; round++) {
+      for (const list of contenders.values()) {
+        const order = list.map((_, i) => list[(i + round) % list.length]!);
+        for (const c of order) runs.set(c.target.name, [...(runs.get(c.target.name) ?? []), await measure(c.target, options, probe(c))]);
+      }
+      process.stderr.write(`round ${round + 1}/${rounds} done\n`);
+    }
+    const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const lines = [
+      `catalog ${alias}; ${rounds} alternating rounds of ${options.duration} s at ${options.connections} connections, read cache off; load average ${loadavg()[0]!.toFixed(2)} after`,
+      '',
+      '| workload | process | CPU ms/request, median (lowest) | of it in the kernel | ES CPU ms/request behind it | req/s | p50 |',
+      '|---|---|---|---|---|---|---|',
+    ];
+    for (const [w, list] of contenders) {
+      for (const c of list) {
+        const ms = runs.get(c.target.name)!;
+        const cpu = ms.map((m) => m.gatewayCpuMs ?? NaN);
+        lines.push(
+          `| ${w} | ${c.name} | ${mid(cpu).toFixed(2)} (${Math.min(...cpu).toFixed(2)}) | ${mid(ms.map((m) => m.gatewaySystemCpuMs ?? NaN)).toFixed(2)} | ${mid(ms.map((m) => m.esCpuMs)).toFixed(2)} | ${mid(ms.map((m) => m.rps)).toFixed(0)} | ${mid(ms.map((m) => m.p50))} ms |${ms.some((m) => m.errors > 0) ? ' errors' : ''}`,
+        );
+      }
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+    await dropRedisPrefix(redis, prefix).catch(() => undefined);
+    await Promise.allSettled([elasticsearch.close(), redis.quit()]);
+  }
+}
+
+runMain('bench-gateway-floor', main);
