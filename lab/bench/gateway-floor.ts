@@ -1,8 +1,8 @@
 /**
  * What any Node gateway pays to relay these reads (issue 46 item 3): the service beside two bare
  * relays (lab/lib/relayServer.ts) that send Elasticsearch the service's very request bodies for the
- * bench:search mixes and answer with what comes back, `pass` (the bytes unchanged) and `reshape`
- * (parsed, the hits' sources written as a page). Each in a process of its own, measured in
+ * bench:search mixes and answer with what comes back, `pass` (the bytes unchanged), `reshape`
+ * (parsed, the hits' sources written as a page) and `express` (the same in a bare Express app). Each in a process of its own, measured in
  * alternating rounds (the order turns every round) on a kept catalog, read cache off: the process's
  * CPU per request (/proc, with its kernel part), Elasticsearch's CPU behind it, requests per second
  * and p50. The service's figure less `reshape`'s is what its own layers cost (Express, validation,
@@ -30,7 +30,7 @@ interface Contender {
   target: Target;
 }
 
-function startRelay(file: string, mode: 'pass' | 'reshape', esUrl: string): Promise<{ child: ChildProcess; url: string }> {
+function startRelay(file: string, mode: 'pass' | 'reshape' | 'express', esUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const entry = fileURLToPath(new URL('../lib/relayServer.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', entry, file, mode, esUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       const file = join(dir, `${w}.json`);
       writeFileSync(file, JSON.stringify(workload.direct.map(({ params, body }) => directSearchRequest(alias, params, body))));
       const list: Contender[] = [];
-      for (const mode of ['pass', 'reshape'] as const) {
+      for (const mode of ['pass', 'reshape', 'express'] as const) {
         const relay = await startRelay(file, mode, esUrl);
         children.push(relay.child);
         list.push({ name: `relay, ${mode}`, child: relay.child, target: { name: `${w} relay ${mode}`, url: relay.url, requests: workload.direct.map((_, i) => ({ method: 'GET' as const, path: `/${i}` })) } });

@@ -5,25 +5,29 @@
  * framework, validation, planning or listing shape. What it costs per request is what any Node
  * gateway in front of Elasticsearch pays for these very requests and answers.
  *
- *   node --import tsx lab/lib/relayServer.ts REQUESTS.json pass|reshape ES_URL
+ *   node --import tsx lab/lib/relayServer.ts REQUESTS.json pass|reshape|express ES_URL
  *
  * `pass` writes Elasticsearch's bytes back as they came; `reshape` parses them and writes the
  * hits' `_source` objects as a page (`{results: [...]}`), the least a gateway that answers in its
- * own shape does. Prints "listening on PORT" once ready.
+ * own shape does; `express` does what `reshape` does as the one route of a bare Express app (its
+ * router, request and response objects, the service's query parser). Prints "listening on PORT"
+ * once ready.
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import express from 'express';
 import { Pool } from 'undici';
 
+const MODES = ['pass', 'reshape', 'express'];
 const [file, mode, esUrl] = process.argv.slice(2);
-if (!file || (mode !== 'pass' && mode !== 'reshape') || !esUrl) {
-  process.stderr.write('usage: relayServer REQUESTS.json pass|reshape ES_URL\n');
+if (!file || !mode || !MODES.includes(mode) || !esUrl) {
+  process.stderr.write('usage: relayServer REQUESTS.json pass|reshape|express ES_URL\n');
   process.exit(2);
 }
 const requests = JSON.parse(readFileSync(file, 'utf8')) as Array<{ path: string; body: string }>;
 const pool = new Pool(new URL(esUrl).origin, { connections: 32, keepAliveTimeout: 30_000 });
 
-const server = http.createServer((req, res) => {
+function relay(req: http.IncomingMessage, res: http.ServerResponse): void {
   const item = requests[Number((req.url ?? '/').slice(1)) % requests.length];
   if (!item) {
     res.statusCode = 404;
@@ -47,7 +51,17 @@ const server = http.createServer((req, res) => {
       res.statusCode = 502;
       res.end();
     });
-});
+}
+
+let handler: http.RequestListener = relay;
+if (mode === 'express') {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.get('/:i', (req, res) => relay(req, res));
+  handler = app;
+}
+const server = http.createServer(handler);
 server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => {
   const address = server.address();
