@@ -10,7 +10,11 @@
  *
  *   npm run bench -- gateway-pair --alias ALIAS --against REF[,REF...] [--workloads search,resources,explain]
  *   (a REF that is a directory is used as it is: a checkout of its own, e.g. `git worktree add`)
- *                                 [--rounds 6] [--duration 8] [--connections 16] [--idle 20]
+ *                                 [--rounds 6] [--duration 8] [--connections 16] [--idle 20] [--canned]
+ *
+ * `--canned`: the gateways talk to Elasticsearch through lab/lib/cannedSearches.ts, which answers
+ * every search it has seen once from memory, so Elasticsearch's CPU no longer competes with the
+ * gateways' for the cores and small differences between codes show (the ES column is then ~0).
  */
 import { existsSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -21,8 +25,9 @@ import { startServiceProcess } from '../lib/benchService.js';
 import { head, removeWorktree, ROOT, worktreeOf, type Code } from '../lib/codeWorktree.js';
 import { elasticsearchCpuMs, measure, processCpuMs, processCpuSplitMs, type Measured, type Target } from '../lib/httpLoad.js';
 import { resourcesMix, searchMix } from '../lib/searchQueryMix.js';
+import { startCannedSearches, type CannedSearches } from '../lib/cannedSearches.js';
 
-const USAGE = 'usage: bench-gateway-pair --alias ALIAS --against REF[,REF...] [--workloads search,resources,explain] [--rounds N] [--duration S] [--connections N] [--idle S]';
+const USAGE = 'usage: bench-gateway-pair --alias ALIAS --against REF[,REF...] [--workloads search,resources,explain] [--rounds N] [--duration S] [--connections N] [--idle S] [--canned]';
 
 const WORKLOADS: Record<string, string[]> = {
   search: searchMix().map((q) => `/discovery/search?${q}`),
@@ -67,6 +72,7 @@ async function main(): Promise<void> {
         duration: { type: 'string', default: '8' },
         connections: { type: 'string', default: '16' },
         idle: { type: 'string', default: '20' },
+        canned: { type: 'boolean', default: false },
       },
     },
     USAGE,
@@ -84,15 +90,24 @@ async function main(): Promise<void> {
   // Several refs (comma-separated): every code side by side, this checkout last.
   const codes = [...values.against.split(',').map((ref) => checkout(ref.trim())), head()];
   const gateways: Gateway[] = [];
+  let canned: CannedSearches | undefined;
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: values.alias }))) fail(`no alias ${values.alias}: keep a catalog first (npm run bench -- search --alias ${values.alias} --keep)`);
     const index = Object.keys(await elasticsearch.indices.getAlias({ name: values.alias }))[0]!;
+    const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
+    if (values.canned) canned = await startCannedSearches(esUrl);
     for (const [i, code] of codes.entries()) {
-      const env = { LISTINGS_ALIAS: values.alias, LISTINGS_INDEX: index, REDIS_PREFIX: `${prefix}${i}:`, CURSOR_SECRET: `bench-gateway-pair-${stamp}`, READ_CACHE_MS: '0' };
+      const env = {
+        LISTINGS_ALIAS: values.alias,
+        LISTINGS_INDEX: index,
+        REDIS_PREFIX: `${prefix}${i}:`,
+        CURSOR_SECRET: `bench-gateway-pair-${stamp}`,
+        READ_CACHE_MS: '0',
+        ...(canned ? { ELASTICSEARCH_URL: canned.url } : {}),
+      };
       const { child, url } = await startServiceProcess(env, [], code.dir !== ROOT ? code.dir : undefined);
       gateways.push({ code, child, url, idleMsPerS: 0 });
     }
-    const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
     const target = (g: Gateway, workload: string): Target => ({ name: `${workload} ${g.code.label}`, url: g.url, requests: WORKLOADS[workload]!.map((path) => ({ method: 'GET' as const, path })) });
     const probe = (g: Gateway) => ({ esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(g.child.pid), gatewaySystem: () => processCpuSplitMs(g.child.pid)?.system });
     // Warm both (embeddings of the mix's queries, JIT), then the idle CPU of each.
@@ -114,6 +129,7 @@ async function main(): Promise<void> {
     const lines = [
       `catalog ${values.alias}; ${rounds} alternating rounds of ${options.duration} s at ${options.connections} connections per code and workload, read cache off; load average ${loadavg()[0]!.toFixed(2)} after`,
       `idle gateway CPU: ${gateways.map((g) => `${g.code.label} ${g.idleMsPerS.toFixed(1)} ms/s`).join(', ')}`,
+      ...(canned ? [`searches answered from memory (--canned): ${canned.counts().canned}, forwarded to Elasticsearch: ${canned.counts().forwarded}`] : []),
       '',
       '| workload | code | gateway CPU ms/request, median (lowest) | net of idle, median | of it in the kernel, median | ES CPU ms/request behind it | req/s | p50 |',
       '|---|---|---|---|---|---|---|---|',
@@ -132,6 +148,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     for (const g of gateways) g.child.kill('SIGTERM');
+    await canned?.close();
     for (const code of codes) if (code.worktree) removeWorktree(code.dir);
     await dropRedisPrefix(redis, prefix).catch(() => undefined);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
