@@ -8,7 +8,10 @@
  * and p50. The service's figure less `reshape`'s is what its own layers cost (Express, validation,
  * planning, cursors, listings, metrics); `reshape` is the floor those layers stand on.
  *
- *   npm run bench -- gateway-floor --alias ALIAS [--workloads search,resources] [--rounds 4] [--duration 6] [--connections 16]
+ *   npm run bench -- gateway-floor --alias ALIAS [--workloads search,resources] [--rounds 4] [--duration 6] [--connections 16] [--canned]
+ *
+ * `--canned`: every process's searches answered from memory (lab/lib/cannedSearches.ts, as
+ * gateway-pair --canned), so Elasticsearch's CPU does not compete with theirs.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,8 +22,9 @@ import { buildCatalogSearch, createElasticsearchClient, createLogger, createRedi
 import { startServiceProcess } from '../lib/benchService.js';
 import { directSearchRequest, elasticsearchCpuMs, measure, processCpuMs, processCpuSplitMs, type Measured, type Target } from '../lib/httpLoad.js';
 import { prepareWorkloads } from '../lib/searchWorkloads.js';
+import { startCannedSearches, type CannedSearches } from '../lib/cannedSearches.js';
 
-const USAGE = 'usage: bench-gateway-floor --alias ALIAS [--workloads search,resources] [--rounds N] [--duration S] [--connections N]';
+const USAGE = 'usage: bench-gateway-floor --alias ALIAS [--workloads search,resources] [--rounds N] [--duration S] [--connections N] [--canned]';
 /** bench:search's workload labels (lab/lib/searchWorkloads.ts) by the names this tool takes. */
 const LABELS: Record<string, string> = { search: 'search rank', resources: 'resources', explain: 'search explain=1' };
 
@@ -55,6 +59,7 @@ async function main(): Promise<void> {
         rounds: { type: 'string', default: '4' },
         duration: { type: 'string', default: '6' },
         connections: { type: 'string', default: '16' },
+        canned: { type: 'boolean', default: false },
       },
     },
     USAGE,
@@ -72,17 +77,20 @@ async function main(): Promise<void> {
   const prefix = `bench-gateway-floor:${stamp}:`;
   const dir = mkdtempSync(join(tmpdir(), 'gateway-floor-'));
   const children: ChildProcess[] = [];
+  let canned: CannedSearches | undefined;
   try {
     if (!(await elasticsearch.indices.existsAlias({ name: alias }))) fail(`no alias ${alias}: keep a catalog first (npm run bench -- search --alias ${alias} --keep)`);
     const index = Object.keys(await elasticsearch.indices.getAlias({ name: alias }))[0]!;
-    const env = { LISTINGS_ALIAS: alias, LISTINGS_INDEX: index, REDIS_PREFIX: prefix, CURSOR_SECRET: `bench-gateway-floor-${stamp}`, READ_CACHE_MS: '0' };
+    const env: Record<string, string> = { LISTINGS_ALIAS: alias, LISTINGS_INDEX: index, REDIS_PREFIX: prefix, CURSOR_SECRET: `bench-gateway-floor-${stamp}`, READ_CACHE_MS: '0' };
     // The bodies the service itself sends, built by its planner in this process.
     const planning = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
     const { search, ranking } = buildCatalogSearch(planning, createLogger('error', { silent: true }), storesFor({ elasticsearch, redis }, planning));
     await ranking.refresh();
     const prepared = await prepareWorkloads(search);
     const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
-    const service = await startServiceProcess(env);
+    if (values.canned) canned = await startCannedSearches(esUrl);
+    const upstream = canned?.url ?? esUrl;
+    const service = await startServiceProcess({ ...env, ...(canned ? { ELASTICSEARCH_URL: canned.url } : {}) });
     children.push(service.child);
     const contenders = new Map<string, Contender[]>();
     for (const w of workloads) {
@@ -91,7 +99,7 @@ async function main(): Promise<void> {
       writeFileSync(file, JSON.stringify(workload.direct.map(({ params, body }) => directSearchRequest(alias, params, body))));
       const list: Contender[] = [];
       for (const mode of ['pass', 'reshape', 'express'] as const) {
-        const relay = await startRelay(file, mode, esUrl);
+        const relay = await startRelay(file, mode, upstream);
         children.push(relay.child);
         list.push({ name: `relay, ${mode}`, child: relay.child, target: { name: `${w} relay ${mode}`, url: relay.url, requests: workload.direct.map((_, i) => ({ method: 'GET' as const, path: `/${i}` })) } });
       }
@@ -111,6 +119,7 @@ async function main(): Promise<void> {
     const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const lines = [
       `catalog ${alias}; ${rounds} alternating rounds of ${options.duration} s at ${options.connections} connections, read cache off; load average ${loadavg()[0]!.toFixed(2)} after`,
+      ...(canned ? [`searches answered from memory (--canned): ${canned.counts().canned}, forwarded to Elasticsearch: ${canned.counts().forwarded}`] : []),
       '',
       '| workload | process | CPU ms/request, median (lowest) | of it in the kernel | ES CPU ms/request behind it | req/s | p50 |',
       '|---|---|---|---|---|---|---|',
@@ -127,6 +136,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     for (const child of children) child.kill('SIGTERM');
+    await canned?.close();
     rmSync(dir, { recursive: true, force: true });
     await dropRedisPrefix(redis, prefix).catch(() => undefined);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);

@@ -20,11 +20,12 @@ import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { createElasticsearchClient, createRedisClient, dropRedisPrefix, elasticsearchNodeUrls, fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { startServiceProcess } from '../lib/benchService.js';
+import { startCannedSearches, type CannedSearches } from '../lib/cannedSearches.js';
 import { elasticsearchCpuMs, measure, processCpuMs, type Target } from '../lib/httpLoad.js';
 import { profileParts, type CpuProfile } from '../lib/profileParts.js';
 import { distinctSearchQueries, resourcesMix, searchMix } from '../lib/searchQueryMix.js';
 
-const USAGE = 'usage: bench-gateway-profile --alias ALIAS [--workloads search,resources,explain,distinct] [--duration S] [--connections N] [--warm-up S] [--top N] [--keep-profiles DIR] [--service-root DIR] [--interval US]';
+const USAGE = 'usage: bench-gateway-profile --alias ALIAS [--workloads search,resources,explain,distinct] [--duration S] [--connections N] [--warm-up S] [--top N] [--keep-profiles DIR] [--service-root DIR] [--interval US] [--canned]';
 
 const WORKLOADS: Record<string, string[]> = {
   search: searchMix().map((q) => `/discovery/search?${q}`),
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
         'keep-profiles': { type: 'string' },
         'service-root': { type: 'string' },
         interval: { type: 'string', default: '1000' },
+        canned: { type: 'boolean', default: false },
       },
     },
     USAGE,
@@ -63,13 +65,17 @@ async function main(): Promise<void> {
   const stamp = Date.now().toString(36);
   const prefix = `bench-gateway-profile:${stamp}:`;
   const esUrl = elasticsearchNodeUrls(config.elasticsearchUrl)[0]!;
+  // --canned: searches answered from memory (lab/lib/cannedSearches.ts), so no sample is the
+  // gateway waiting on a core Elasticsearch holds.
+  let canned: CannedSearches | undefined;
   try {
+    if (values.canned) canned = await startCannedSearches(esUrl);
     if (!(await elasticsearch.indices.existsAlias({ name: values.alias }))) fail(`no alias ${values.alias}: keep a catalog first (npm run bench -- search --alias ${values.alias} --keep)`);
     const index = Object.keys(await elasticsearch.indices.getAlias({ name: values.alias }))[0]!;
     process.stdout.write(`catalog ${values.alias}; ${options.duration} s at ${options.connections} connections per workload after ${warmUp} s of warm-up, read cache off; load average ${loadavg()[0]!.toFixed(2)} before\n`);
     for (const workload of workloads) {
       const dir = values['keep-profiles'] ? join(values['keep-profiles'], workload) : mkdtempSync(join(tmpdir(), 'gateway-profile-'));
-      const env = { LISTINGS_ALIAS: values.alias, LISTINGS_INDEX: index, REDIS_PREFIX: `${prefix}${workload}:`, CURSOR_SECRET: `bench-gateway-profile-${stamp}`, READ_CACHE_MS: '0' };
+      const env = { LISTINGS_ALIAS: values.alias, LISTINGS_INDEX: index, REDIS_PREFIX: `${prefix}${workload}:`, CURSOR_SECRET: `bench-gateway-profile-${stamp}`, READ_CACHE_MS: '0', ...(canned ? { ELASTICSEARCH_URL: canned.url } : {}) };
       const { child, url } = await startServiceProcess(env, ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', values.interval], values['service-root']);
       const target: Target = { name: workload, url, requests: WORKLOADS[workload]!.map((path) => ({ method: 'GET' as const, path })) };
       const probe = { esUrl, es: () => elasticsearchCpuMs(elasticsearch), gateway: () => processCpuMs(child.pid) };
@@ -103,6 +109,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${lines.join('\n')}\n`);
     }
   } finally {
+    await canned?.close();
     await dropRedisPrefix(redis, prefix).catch(() => undefined);
     await Promise.allSettled([elasticsearch.close(), redis.quit()]);
   }
