@@ -15,8 +15,17 @@ describe('unit: a search body\'s JSON with its query vectors serialized once', (
     }
   });
 
+  it('leaves the body as it was, and serializes vectors nested in arrays in their order', () => {
+    const other = vector.map((x) => x / 2);
+    const b = { query: { bool: { should: [{ knn: { field: 'embedding', query_vector: vector, k: 5 } }, [{ knn: { query_vector: other } }]] } }, knn: [{ query_vector: other }, { query_vector: vector }] };
+    const before = JSON.stringify(b);
+    assert.equal(searchBodyJson(b), before);
+    assert.equal(JSON.stringify(b), before);
+    assert.equal(b.knn[1]!.query_vector, vector);
+  });
+
   it('a query that holds the stand-in itself is serialized plainly, not spliced', () => {
-    for (const q of ['\u0000query_vector', 'a"\u0000query_vector', 'x\u0000query_vector"y']) {
+    for (const q of ['\u0000query_vector', 'a"\u0000query_vector', 'x\u0000query_vector"y', '"query_vector":"\\u0000query_vector"', '"query_vector":"\u0000query_vector"']) {
       const b = body(q);
       assert.equal(searchBodyJson(b), JSON.stringify(b));
       assert.deepEqual(JSON.parse(searchBodyJson(b)), b);

@@ -18,36 +18,63 @@ export interface SearchHit {
 
 type Params = Record<string, unknown>;
 
-/** Stands for a query vector in the body's JSON until its own JSON goes in (a body whose strings hold it is serialized plainly). */
-const VECTOR = '\u0000query_vector';
-const VECTOR_JSON = /"\\u0000query_vector"/g;
+/** Stands for a query vector in the body's JSON until the vector's own JSON goes in. */
+const STAND_IN = '\u0000query_vector';
+/**
+ * The stand-in as the body's JSON holds it. Only a key can make it: in a string of the body (a
+ * query typed so) its quotes are escaped, and this has them bare.
+ */
+const STAND_IN_JSON = `"query_vector":${JSON.stringify(STAND_IN)}`;
 /** Each query vector's JSON, kept while the vector is (the query-vector cache holds one array per query: semantic/queryEmbeddings.ts). */
 const vectorJson = new WeakMap<readonly unknown[], string>();
 
 /**
  * A search body as JSON, with each `query_vector` (384 numbers, nine tenths of a ranked search's
  * body) serialized once per vector array rather than on every read: the numbers' conversion to
- * text was most of the body's serialization (33-35 against 17-18 us per body of the bench:search mix, measured in
- * one process, lab journal 2026-12-03). The bytes are exactly JSON.stringify's. Vector arrays are
- * never changed after they are made.
+ * text was most of the body's serialization (lab journal 2026-12-03). The body is walked once for
+ * its vectors and copied only along the path to each (the body itself is never changed), the copy
+ * serialized by plain JSON.stringify with a stand-in for each vector, then each vector's JSON put
+ * in its place: a replacer function, called for every key of the body, cost as much as the
+ * numbers it saved (lab journal 2026-12-07). The bytes are exactly JSON.stringify's. Vector
+ * arrays are never changed after they are made.
  */
 export function searchBodyJson(body: Record<string, unknown>): string {
   const vectors: string[] = [];
-  let clash = false;
-  const json = JSON.stringify(body, (key, value: unknown) => {
-    if (key === 'query_vector' && Array.isArray(value)) {
-      let text = vectorJson.get(value);
-      if (text === undefined) vectorJson.set(value, (text = JSON.stringify(value)));
-      vectors.push(text);
-      return VECTOR;
-    }
-    if (typeof value === 'string' && value.includes(VECTOR)) clash = true;
-    return value;
-  });
-  // A string of the body holding the stand-in (a query typed so): nothing is spliced.
-  if (clash) return JSON.stringify(body);
+  const stood = withStandIns(body, vectors);
+  if (vectors.length === 0) return JSON.stringify(body);
   let next = 0;
-  return vectors.length === 0 ? json : json.replace(VECTOR_JSON, () => vectors[next++]!);
+  const json = JSON.stringify(stood).replaceAll(STAND_IN_JSON, () => `"query_vector":${vectors[next++] ?? 'null'}`);
+  return next === vectors.length ? json : JSON.stringify(body);
+}
+
+/** `value`, or a copy of it along the paths to its query vectors with a stand-in for each (their JSON pushed to `vectors`, in JSON order). */
+function withStandIns(value: unknown, vectors: string[]): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const replaced = withStandIns(item, vectors);
+      if (replaced !== item) (copy ??= value.slice())[i] = replaced;
+    }
+    return copy ?? value;
+  }
+  const object = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(object)) {
+    const item = object[key];
+    let replaced: unknown;
+    if (key === 'query_vector' && Array.isArray(item)) {
+      let text = vectorJson.get(item);
+      if (text === undefined) vectorJson.set(item, (text = JSON.stringify(item)));
+      vectors.push(text);
+      replaced = STAND_IN;
+    } else {
+      replaced = withStandIns(item, vectors);
+    }
+    if (replaced !== item) (copy ??= { ...object })[key] = replaced;
+  }
+  return copy ?? value;
 }
 
 export class ListingSearchIndex {
