@@ -46,6 +46,7 @@ export { pageBody } from './search/queryBuilder.js';
 export { SEMANTIC_FUSIONS, shippedRanking, textFieldsOf, validateRanking, type RankingSettings } from './search/rankingSettings.js';
 export { setRanking } from './search/rankingCommand.js';
 export { RankingTunablesIndex } from './store/elasticsearch/rankingTunables.js';
+export { searchBodyJson } from './store/elasticsearch/listingSearch.js';
 
 // Meaning: the embedding model, listing texts and stored vectors.
 export { buildEmbeddingWorker } from './semantic/index.js';
