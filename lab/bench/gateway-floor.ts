@@ -19,8 +19,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCatalogSearch, createElasticsearchClient, createLogger, createRedisClient, dropRedisPrefix, elasticsearchNodeUrls, fail, loadConfig, loadConfigOrFail, numberOption, parseCommandLine, runMain, storesFor } from '../../src/door.js';
-import { startServiceProcess } from '../lib/benchService.js';
-import { directSearchRequest, elasticsearchCpuMs, measure, processCpuMs, processCpuSplitMs, type Measured, type Target } from '../lib/httpLoad.js';
+import { freePort, startServiceProcess, untilListening } from '../lib/benchService.js';
+import { directSearchRequest, elasticsearchCpuMs, measure, middle, processCpuMs, processCpuSplitMs, type Measured, type Target } from '../lib/httpLoad.js';
 import { prepareWorkloads } from '../lib/searchWorkloads.js';
 import { startCannedSearches, type CannedSearches } from '../lib/cannedSearches.js';
 
@@ -34,20 +34,12 @@ interface Contender {
   target: Target;
 }
 
-function startRelay(file: string, mode: 'pass' | 'reshape' | 'express', esUrl: string): Promise<{ child: ChildProcess; url: string }> {
+async function startRelay(file: string, mode: 'pass' | 'reshape' | 'express', esUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
   const entry = fileURLToPath(new URL('../lib/relayServer.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, file, mode, esUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('relay did not start within 30 s')), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      const port = /listening on (\d+)/.exec(chunk.toString())?.[1];
-      if (port) {
-        clearTimeout(timer);
-        resolve({ child, url: `http://127.0.0.1:${port}` });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`relay exited with ${code}`)));
-  });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, file, mode, esUrl], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await untilListening(child, 'relay', 30_000);
+  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 async function main(): Promise<void> {
@@ -116,7 +108,6 @@ async function main(): Promise<void> {
       }
       process.stderr.write(`round ${round + 1}/${rounds} done\n`);
     }
-    const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const lines = [
       `catalog ${alias}; ${rounds} alternating rounds of ${options.duration} s at ${options.connections} connections, read cache off; load average ${loadavg()[0]!.toFixed(2)} after`,
       ...(canned ? [`searches answered from memory (--canned): ${canned.counts().canned}, forwarded to Elasticsearch: ${canned.counts().forwarded}`] : []),
@@ -129,7 +120,7 @@ async function main(): Promise<void> {
         const ms = runs.get(c.target.name)!;
         const cpu = ms.map((m) => m.gatewayCpuMs ?? NaN);
         lines.push(
-          `| ${w} | ${c.name} | ${mid(cpu).toFixed(2)} (${Math.min(...cpu).toFixed(2)}) | ${mid(ms.map((m) => m.gatewaySystemCpuMs ?? NaN)).toFixed(2)} | ${mid(ms.map((m) => m.esCpuMs)).toFixed(2)} | ${mid(ms.map((m) => m.rps)).toFixed(0)} | ${mid(ms.map((m) => m.p50))} ms |${ms.some((m) => m.errors > 0) ? ' errors' : ''}`,
+          `| ${w} | ${c.name} | ${middle(cpu).toFixed(2)} (${Math.min(...cpu).toFixed(2)}) | ${middle(ms.map((m) => m.gatewaySystemCpuMs ?? NaN)).toFixed(2)} | ${middle(ms.map((m) => m.esCpuMs)).toFixed(2)} | ${middle(ms.map((m) => m.rps)).toFixed(0)} | ${middle(ms.map((m) => m.p50))} ms |${ms.some((m) => m.errors > 0) ? ' errors' : ''}`,
         );
       }
     }

@@ -23,7 +23,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createElasticsearchClient, createRedisClient, dropRedisPrefix, elasticsearchNodeUrls, fail, loadConfigOrFail, numberOption, parseCommandLine, runMain } from '../../src/door.js';
 import { startServiceProcess } from '../lib/benchService.js';
 import { head, removeWorktree, ROOT, worktreeOf, type Code } from '../lib/codeWorktree.js';
-import { elasticsearchCpuMs, measure, processCpuMs, processCpuSplitMs, type Measured, type Target } from '../lib/httpLoad.js';
+import { elasticsearchCpuMs, measure, middle, processCpuMs, processCpuSplitMs, type Measured, type Target } from '../lib/httpLoad.js';
 import { resourcesMix, searchMix } from '../lib/searchQueryMix.js';
 import { startCannedSearches, type CannedSearches } from '../lib/cannedSearches.js';
 
@@ -134,14 +134,13 @@ async function main(): Promise<void> {
       '| workload | code | gateway CPU ms/request, median (lowest) | net of idle, median | of it in the kernel, median | ES CPU ms/request behind it | req/s | p50 |',
       '|---|---|---|---|---|---|---|---|',
     ];
-    const mid = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     for (const w of workloads) {
       for (const g of gateways) {
         const ms = runs.get(`${w} ${g.code.label}`)!;
         const cpu = ms.map((m) => m.gatewayCpuMs ?? NaN);
         const net = ms.map((m) => (m.gatewayCpuMs ?? NaN) - g.idleMsPerS / Math.max(m.rps, 1));
         lines.push(
-          `| ${w} | ${g.code.label} | ${mid(cpu).toFixed(2)} (${Math.min(...cpu).toFixed(2)}) | ${mid(net).toFixed(2)} | ${mid(ms.map((m) => m.gatewaySystemCpuMs ?? NaN)).toFixed(2)} | ${mid(ms.map((m) => m.esCpuMs)).toFixed(2)} | ${mid(ms.map((m) => m.rps)).toFixed(0)} | ${mid(ms.map((m) => m.p50))} ms |`,
+          `| ${w} | ${g.code.label} | ${middle(cpu).toFixed(2)} (${Math.min(...cpu).toFixed(2)}) | ${middle(net).toFixed(2)} | ${middle(ms.map((m) => m.gatewaySystemCpuMs ?? NaN)).toFixed(2)} | ${middle(ms.map((m) => m.esCpuMs)).toFixed(2)} | ${middle(ms.map((m) => m.rps)).toFixed(0)} | ${middle(ms.map((m) => m.p50))} ms |`,
         );
       }
     }

@@ -40,17 +40,22 @@ export async function startServiceProcess(env: Record<string, string>, nodeArgs:
     env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: env.LOG_LEVEL ?? 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('service did not start within 60 s')), 60_000);
+  await untilListening(child, 'service', 60_000);
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/** Resolves once a child started by a benchmark printed its "listening on" line; rejects if it exits first or takes longer than `timeoutMs`. */
+export function untilListening(child: ChildProcess, name: string, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs / 1000} s`)), timeoutMs);
     child.stdout!.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('listening on')) {
         clearTimeout(timer);
         resolve();
       }
     });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
   });
-  return { child, url: `http://127.0.0.1:${port}` };
 }
 
 export interface InProcessService {

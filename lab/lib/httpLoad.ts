@@ -104,16 +104,21 @@ export async function elasticsearchCpuMs(elasticsearch: ElasticsearchClient): Pr
   return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
 }
 
+/** The middle of the values (the upper one of the two middles of an even count). */
+export function middle(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
 export function median(runs: Measured[]): Measured {
-  const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return {
     name: runs[0]!.name,
-    p50: mid(runs.map((r) => r.p50)),
-    p99: mid(runs.map((r) => r.p99)),
-    rps: mid(runs.map((r) => r.rps)),
+    p50: middle(runs.map((r) => r.p50)),
+    p99: middle(runs.map((r) => r.p99)),
+    rps: middle(runs.map((r) => r.rps)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
-    esCpuMs: mid(runs.map((r) => r.esCpuMs)),
-    ...(runs[0]!.gatewayCpuMs !== undefined ? { gatewayCpuMs: mid(runs.map((r) => r.gatewayCpuMs ?? 0)) } : {}),
+    esCpuMs: middle(runs.map((r) => r.esCpuMs)),
+    ...(runs[0]!.gatewayCpuMs !== undefined ? { gatewayCpuMs: middle(runs.map((r) => r.gatewayCpuMs ?? 0)) } : {}),
+    ...(runs[0]!.gatewaySystemCpuMs !== undefined ? { gatewaySystemCpuMs: middle(runs.map((r) => r.gatewaySystemCpuMs ?? 0)) } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
  * framework, validation, planning or listing shape. What it costs per request is what any Node
  * gateway in front of Elasticsearch pays for these very requests and answers.
  *
- *   node --import tsx lab/lib/relayServer.ts REQUESTS.json pass|reshape|express ES_URL
+ *   PORT=N node --import tsx lab/lib/relayServer.ts REQUESTS.json pass|reshape|express ES_URL
  *
  * `pass` writes Elasticsearch's bytes back as they came; `reshape` parses them and writes the
  * hits' `_source` objects as a page (`{results: [...]}`), the least a gateway that answers in its
@@ -63,7 +63,5 @@ if (mode === 'express') {
 }
 const server = http.createServer(handler);
 server.keepAliveTimeout = 30_000;
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`listening on ${typeof address === 'object' && address ? address.port : 0}\n`);
-});
+const port = Number(process.env.PORT ?? 0);
+server.listen(port, '127.0.0.1', () => process.stdout.write(`listening on ${port}\n`));

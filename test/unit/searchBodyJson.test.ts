@@ -24,7 +24,7 @@ describe('unit: a search body\'s JSON with its query vectors serialized once', (
     assert.equal(b.knn[1]!.query_vector, vector);
   });
 
-  it('a query that holds the stand-in itself is serialized plainly, not spliced', () => {
+  it('a query that holds the stand-in, or its JSON, still gives exactly JSON.stringify\'s bytes', () => {
     for (const q of ['\u0000query_vector', 'a"\u0000query_vector', 'x\u0000query_vector"y', '"query_vector":"\\u0000query_vector"', '"query_vector":"\u0000query_vector"']) {
       const b = body(q);
       assert.equal(searchBodyJson(b), JSON.stringify(b));
