@@ -128,6 +128,10 @@ describe('Redis Cluster: SIGTERM right after the write stream primary died', fun
     });
     await Promise.all(Array.from({ length: 10 }, (_, i) => publish(i)));
     await new Promise((r) => setTimeout(r, 1500));
+    // The fault must come while settlements are flowing: on a slow machine 1.5 s may not be
+    // enough for 30, so wait for them (bounded) rather than fault an idle gateway.
+    const busySince = Date.now();
+    while (settledBeforeTheFault <= 30 && next < bodies.length && Date.now() - busySince < 30_000) await new Promise((r) => setTimeout(r, 100));
 
     const owner = redis!.slots[calculateSlot(redisKeys(prefix).writeStream)]![0]!;
     const pid = /process_id:(\d+)/.exec(execFileSync('redis-cli', ['-p', owner.split(':')[1]!, 'info', 'server'], { encoding: 'utf8' }))![1]!;
